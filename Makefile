@@ -1,0 +1,31 @@
+# Two commands on a fresh machine:
+#   make run   creates .venv, installs ireval and evaluates the shipped examples/
+#   make test  runs the whole default test suite
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test test-all conformance bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/ireval examples/qrels.txt examples/run.txt
+	$(BIN)/ireval -m map -m ndcg_cut.10 -m P.10 examples/qrels.txt examples/run.txt
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+test-all: $(STAMP)
+	$(BIN)/python -m pytest -q -m ''
+
+conformance: $(STAMP)
+	$(BIN)/python ../shared/tools/conformance.py $(BIN)/ireval ../shared/conformance/trec_eval
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,17 @@
+"""ireval: a TREC-style evaluator for ranked retrieval, byte-compatible with trec_eval 10.0."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__version__ = "0.1.0"
+__all__ = ["__version__", "evaluate"]
+
+
+def __getattr__(name: str) -> Any:
+    # keep `import irevalcli` (and so `ireval --help`) free of numpy/pandas/pyarrow
+    if name == "evaluate":
+        from .api import evaluate
+
+        return evaluate
+    raise AttributeError(name)

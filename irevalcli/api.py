@@ -1,0 +1,165 @@
+"""The Python API: ``evaluate(qrels, run, measures, ...)``. The CLI is a client of it."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+from .engine import Results, evaluate_table
+from .errors import InputError, UsageError
+from .names import resolve
+from .readers import Qrels, Run, read_qrels, read_run
+from .table import EvalOptions, build_table
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+@dataclass
+class Evaluation:
+    """What :func:`evaluate` returns: the results plus the inputs' identities."""
+
+    results: Results
+    qrels: Qrels
+    run: Run
+
+    @property
+    def per_query(self) -> pd.DataFrame:
+        """Tidy per-topic values: columns qid, measure, value, text."""
+        return self.results.per_query_frame()
+
+    @property
+    def summary(self) -> pd.DataFrame:
+        """Summary values: columns measure, value, text."""
+        return self.results.summary_frame()
+
+
+def _frame_to_binary(df: Any, col: str, what: str) -> Any:
+    import pyarrow as pa
+
+    if col not in df.columns:
+        raise InputError(what, f"DataFrame has no '{col}' column (columns: {', '.join(map(str, df.columns))})")
+    values = df[col].astype(str).tolist()
+    return pa.array([v.encode("utf-8", "surrogateescape") for v in values], pa.large_binary())
+
+
+def qrels_from_frame(df: Any, name: str = "<qrels DataFrame>") -> Qrels:
+    """A qrels DataFrame with columns qid, docno, rel."""
+    import numpy as np
+    import pandas as pd
+
+    if "rel" not in df.columns:
+        raise InputError(name, "DataFrame has no 'rel' column")
+    rel = pd.to_numeric(df["rel"], errors="coerce")
+    bad = rel.isna() | (rel != np.floor(rel))
+    if bad.any():
+        i = int(np.flatnonzero(bad.to_numpy())[0])
+        raise InputError(name, f"relevance label '{df['rel'].iloc[i]}' is not an integer", i + 1)
+    return Qrels(
+        name=name,
+        sha256="",
+        qid=_frame_to_binary(df, "qid", name),
+        docno=_frame_to_binary(df, "docno", name),
+        rel=rel.to_numpy(dtype=np.int64),
+        lineno=np.arange(1, len(df) + 1, dtype=np.int64),
+    )
+
+
+def run_from_frame(df: Any, name: str = "<run DataFrame>", runid: str = "run") -> Run:
+    """A run DataFrame with columns qid, docno, score (and optionally runid)."""
+    import numpy as np
+    import pandas as pd
+
+    if "score" not in df.columns:
+        raise InputError(name, "DataFrame has no 'score' column")
+    score = pd.to_numeric(df["score"], errors="coerce")
+    bad = score.isna()
+    if bad.any():
+        i = int(np.flatnonzero(bad.to_numpy())[0])
+        raise InputError(name, f"score '{df['score'].iloc[i]}' is not a number", i + 1)
+    if len(df) == 0:
+        raise InputError(name, "the run has no results")
+    if "runid" in df.columns:
+        runid = str(df["runid"].iloc[-1])
+    return Run(
+        name=name,
+        sha256="",
+        qid=_frame_to_binary(df, "qid", name),
+        docno=_frame_to_binary(df, "docno", name),
+        score=score.to_numpy(dtype=np.float64),
+        lineno=np.arange(1, len(df) + 1, dtype=np.int64),
+        runid=runid,
+    )
+
+
+def load_qrels(qrels: Any, *, stdin: BinaryIO | None = None) -> Qrels:
+    if isinstance(qrels, Qrels):
+        return qrels
+    if isinstance(qrels, (str, os.PathLike)):
+        return read_qrels(qrels, stdin=stdin)
+    if hasattr(qrels, "columns"):
+        return qrels_from_frame(qrels)
+    raise UsageError(f"qrels must be a path or a DataFrame, not {type(qrels).__name__}")
+
+
+def load_run(run: Any, *, stdin: BinaryIO | None = None) -> Run:
+    if isinstance(run, Run):
+        return run
+    if isinstance(run, (str, os.PathLike)):
+        return read_run(run, stdin=stdin)
+    if hasattr(run, "columns"):
+        return run_from_frame(run)
+    raise UsageError(f"run must be a path or a DataFrame, not {type(run).__name__}")
+
+
+def evaluate(
+    qrels: Any,
+    run: Any,
+    measures: Sequence[str] = ("official",),
+    *,
+    complete: bool = False,
+    rel_level: int = 1,
+    max_docs: int | None = None,
+    judged_only: bool = False,
+    num_docs: int = 0,
+    only_query: str | None = None,
+    stdin: BinaryIO | None = None,
+) -> Evaluation:
+    """Evaluate ``run`` against ``qrels`` exactly as trec_eval 10.0 would.
+
+    ``qrels`` and ``run`` are paths (``-`` reads the run from stdin; gzip is detected)
+    or DataFrames (qrels: qid, docno, rel; run: qid, docno, score[, runid]).
+    ``measures`` are trec_eval names (``map``, ``P.5,10``, ``ndcg_cut_10``, ``all_trec``).
+    The keyword options are trec_eval's ``-c -l -M -J -N -D``.
+    Raises :class:`irevalcli.errors.IrevalError` subclasses with user-facing messages.
+    """
+    if max_docs is not None and max_docs < 0:
+        raise UsageError(f"-M {max_docs}: the number of documents to keep cannot be negative")
+    requests = resolve(list(measures))
+    q = load_qrels(qrels)
+    r = load_run(run, stdin=stdin)
+    opts = EvalOptions(
+        rel_level=rel_level,
+        max_docs=max_docs,
+        judged_only=judged_only,
+        complete=complete,
+        num_docs=num_docs,
+        only_query=only_query,
+    )
+    table = build_table(q, r, opts)
+    import numpy as np
+
+    nqrels_topics = len(np.unique(_codes(q.qid)))
+    results = evaluate_table(
+        table,
+        requests,
+        num_qrels_topics=nqrels_topics,
+        num_rel_complete=int(np.count_nonzero(q.rel > 0)),
+    )
+    return Evaluation(results=results, qrels=q, run=r)
+
+
+def _codes(arr: Any) -> Any:
+    return arr.dictionary_encode().indices.to_numpy(zero_copy_only=False)

@@ -1,0 +1,146 @@
+"""Requests x table -> per-topic values and the summary, in one pass.
+
+Every requested measure is evaluated over all topics at once (measure
+functions are vectorised over the table); the summary follows trec_eval's
+accumulate-then-average rules, with sums taken in topic order exactly as
+trec_eval's accumulators add them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .names import Request
+from .registry import values_2d
+from .table import EvalTable
+
+MIN_GEO_MEAN = 1e-5
+
+
+@dataclass
+class Column:
+    """One output label: its values per topic and its summary value."""
+
+    label: str
+    root: str
+    kind: str  # float | int | str
+    per_query: np.ndarray | list[str] | None  # None: no per-topic value
+    summary: float | int | str | None  # None: no summary line
+
+
+@dataclass
+class Results:
+    """Everything one evaluation produced."""
+
+    qids: list[str]
+    columns: list[Column]
+    num_q: int
+    runid: str
+    diagnostics: list[str] = field(default_factory=list)
+
+    def per_query_frame(self):  # type: ignore[no-untyped-def]
+        """Tidy per-topic table: qid, measure, value (strings in ``text``)."""
+        import pandas as pd
+
+        rows_q, rows_m, rows_v, rows_t = [], [], [], []
+        for col in self.columns:
+            if col.per_query is None:
+                continue
+            rows_q.extend(self.qids)
+            rows_m.extend([col.label] * len(self.qids))
+            if col.kind == "str":
+                rows_v.extend([math.nan] * len(self.qids))
+                rows_t.extend(col.per_query)
+            else:
+                rows_v.extend(np.asarray(col.per_query, dtype=np.float64).tolist())
+                rows_t.extend([None] * len(self.qids))
+        return pd.DataFrame({"qid": rows_q, "measure": rows_m, "value": rows_v, "text": rows_t})
+
+    def summary_frame(self):  # type: ignore[no-untyped-def]
+        import pandas as pd
+
+        m, v, t = [], [], []
+        for col in self.columns:
+            if col.summary is None:
+                continue
+            m.append(col.label)
+            if isinstance(col.summary, str):
+                v.append(math.nan)
+                t.append(col.summary)
+            else:
+                v.append(float(col.summary))
+                t.append(None)
+        return pd.DataFrame({"measure": m, "value": v, "text": t})
+
+    @property
+    def summary(self) -> dict[str, float | int | str]:
+        return {c.label: c.summary for c in self.columns if c.summary is not None}
+
+
+def _seq_sum(values: np.ndarray) -> float:
+    """Left-to-right double sum (trec_eval's accumulator), not numpy's pairwise sum."""
+    if len(values) == 0:
+        return 0.0
+    return float(np.cumsum(values, dtype=np.float64)[-1])
+
+
+def evaluate_table(table: EvalTable, requests: list[Request], *, num_qrels_topics: int, num_rel_complete: int) -> Results:
+    """Compute every request over ``table``.
+
+    ``num_qrels_topics``: the number of judged topics (the ``-c`` denominator);
+    ``num_rel_complete``: qrels lines with rel > 0 over all topics (``num_rel``'s
+    summary under ``-c``).
+    """
+    nq = table.nq
+    complete = table.opts.complete
+    denom = num_qrels_topics if complete else nq
+    missing = table.missing
+    columns: list[Column] = []
+    for req in requests:
+        meas = req.measure
+        labels = req.labels
+        raw = meas.func(table, req.params) if (meas.per_query or meas.agg not in ("num_q", "runid")) else None
+        if meas.kind == "str":
+            per_q = raw  # list of per-label lists of strings
+            for i, label in enumerate(labels):
+                col = list(per_q[i]) if per_q is not None else None
+                if col is not None and missing.any() and label == meas.name:
+                    for t in np.flatnonzero(missing):
+                        col[t] = ""
+                summary: float | int | str | None = table.runid if meas.agg == "runid" else None
+                columns.append(Column(label, meas.name, "str", col if meas.per_query else None, summary))
+            continue
+        if meas.agg == "num_q":
+            columns.append(Column(meas.name, meas.name, "int", None, int(denom)))
+            continue
+        vals = values_2d(raw, nq)
+        for i, label in enumerate(labels):
+            v = np.array(vals[i], dtype=np.float64)
+            if missing.any() and (label in ZEROED_WHEN_MISSING or label.startswith("unj")):
+                v[missing] = 0.0
+            if meas.agg == "gmean":
+                logs = np.log(np.maximum(v, MIN_GEO_MEAN))
+                s = _seq_sum(logs)
+                if complete:
+                    s += (denom - nq) * math.log(MIN_GEO_MEAN)
+                summary = math.exp(s / denom) if denom > 0 else 0.0
+            elif meas.agg == "sum":
+                summary = _seq_sum(v)
+            elif meas.agg == "num_rel":
+                summary = num_rel_complete if complete else _seq_sum(v)
+            else:
+                s = _seq_sum(v)
+                summary = s / denom if denom != 0 else s
+            if meas.kind == "int" and summary is not None:
+                summary = int(summary)
+            columns.append(Column(label, meas.name, meas.kind, v if meas.per_query else None, summary if meas.summary else None))
+    return Results(qids=table.qids, columns=columns, num_q=int(denom), runid=table.runid)
+
+
+# Value slots trec_eval zeroes for a -c placeholder topic, by exact name
+# (so parameterised variants such as utility_2,-1,0,0 keep their values),
+# plus every unj_* slot.
+ZEROED_WHEN_MISSING = frozenset({"num_ret", "utility", "rbp_resid"})

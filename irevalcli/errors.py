@@ -1,0 +1,56 @@
+"""The exception tree.
+
+Library code raises these; ``str(e)`` is the complete user-facing message.
+``cli.py`` turns them into one line on stderr and an exit code, in one place.
+"""
+
+from __future__ import annotations
+
+
+class IrevalError(Exception):
+    """Base class: anything the user can fix. Exit code 2 unless overridden."""
+
+    exit_code = 2
+
+
+class UsageError(IrevalError):
+    """A bad option, option value or argument combination."""
+
+
+class InputError(IrevalError):
+    """A malformed or unreadable input file.
+
+    The message names the file and, where one applies, the physical line number:
+    ``run.txt:17: expected at least 6 fields, got 3``.
+    """
+
+    def __init__(self, path: str, message: str, line: int | None = None) -> None:
+        self.path = path
+        self.line = line
+        self.detail = message
+        where = f"{path}:{line}" if line is not None else path
+        super().__init__(f"{where}: {message}")
+
+
+class DuplicateDocError(InputError):
+    """The same document twice in one topic (run) or judged twice (qrels)."""
+
+
+class MissingTopicError(InputError):
+    """A judged topic has no results and ``-c`` was not given."""
+
+
+class NoQueriesError(IrevalError):
+    """Nothing was evaluated (for example ``-D`` named a topic that is not judged)."""
+
+
+class UnknownMeasureError(UsageError):
+    """A measure name that is not in the registry."""
+
+
+class MeasureParamError(UsageError):
+    """A known measure with parameters it cannot take."""
+
+
+class OutputError(IrevalError):
+    """The result could not be written where the user asked."""

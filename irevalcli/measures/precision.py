@@ -1,0 +1,166 @@
+"""Precision- and recall-oriented measures at cutoffs, and interpolated precision."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..registry import Params, measure
+from ..table import EvalTable, seg_suffix_max
+
+CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+RECALL_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    den = np.asarray(den, dtype=np.float64)
+    out = np.zeros(np.broadcast(num, den).shape, dtype=np.float64)
+    np.divide(num, den, out=out, where=den != 0)
+    return out
+
+
+@measure("Rprec")
+def Rprec(t: EvalTable, p: Params) -> np.ndarray:
+    """R-precision: precision after R documents (R = number of relevant documents)."""
+    return _safe_div(t.rel_at(t.R), t.R)
+
+
+@measure("recip_rank")
+def recip_rank(t: EvalTable, p: Params) -> np.ndarray:
+    """Reciprocal rank of the first relevant document (0 if none is retrieved)."""
+    first = t.seg_first(t.is_rel, t.rank.astype(np.float64), default=np.inf)
+    return 1.0 / first
+
+
+def _lround(x: np.ndarray) -> np.ndarray:
+    """C lround: round half away from zero."""
+    return (np.sign(x) * np.floor(np.abs(x) + 0.5)).astype(np.int64)
+
+
+def interpolated_points(t: EvalTable, xs: tuple[float, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """trec_eval's interpolated precision at recall points ``xs`` (in the given order).
+
+    Returns (values[point, topic], output[point, topic]): ``output`` says whether the
+    point was emitted by trec_eval's reverse scan (points it skips stay 0). For
+    ascending points this is the textbook definition: 0 when the K = lround(x*R)-th
+    relevant document is not retrieved, else the highest precision at or below it.
+    """
+    nq = t.nq
+    ncut = len(xs)
+    rel_ret = t.rel_ret
+    K = _lround(np.asarray(xs, dtype=np.float64)[:, None] * t.R.astype(np.float64)[None, :])
+    # precision at each relevant retrieved document, and its suffix max per topic
+    rel_rows = np.flatnonzero(t.is_rel & (t.label >= 0))
+    rg = t.g[rel_rows]
+    prec = t.cum_rel[rel_rows] / t.rank[rel_rows].astype(np.float64)
+    smax = seg_suffix_max(prec, rg, nq)
+    rel_start = np.zeros(nq + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rg, minlength=nq), out=rel_start[1:])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        initial = rel_ret / t.n.astype(np.float64)  # 0/0 -> NaN, as in C
+    final = initial.copy()
+    has = rel_ret > 0
+    final[has] = smax[rel_start[:-1][has]]
+
+    values = np.zeros((ncut, nq), dtype=np.float64)
+    emitted = np.zeros((ncut, nq), dtype=bool)
+    cc = ncut - 1
+    # leading points (from the top) beyond num_rel_ret are skipped per topic
+    skipping = np.ones(nq, dtype=bool)
+    prev = rel_ret.copy()
+    stuck = np.zeros(nq, dtype=bool)
+    for cc in range(ncut - 1, -1, -1):
+        k = K[cc]
+        skip = skipping & (k > rel_ret)
+        skipping = skip
+        live = ~skip
+        hit = live & ~stuck & (k >= 1) & (k <= prev)
+        idx = rel_start[:-1] + np.maximum(k, 1) - 1
+        values[cc, hit] = smax[idx[hit]] if len(smax) else 0.0
+        prev = np.where(hit, k, prev)
+        stuck = stuck | (live & ~hit)
+        late = live & ~hit
+        values[cc, late] = final[late]
+        emitted[cc] = live
+    return values, emitted
+
+
+@measure("iprec_at_recall", params="double_cutoffs", default=RECALL_POINTS)
+def iprec_at_recall(t: EvalTable, p: Params) -> np.ndarray:
+    """Interpolated precision at recall x: the highest precision at any rank at or below the
+    one where recall x is reached (K = lround(x*R) relevant documents)."""
+    values, _ = interpolated_points(t, p.values)
+    return values
+
+
+@measure("P", params="long_cutoffs", default=CUTOFFS)
+def P(t: EvalTable, p: Params) -> np.ndarray:
+    """Precision at k: relevant documents in the top k, divided by k (missing ranks count as
+    non-relevant)."""
+    return np.stack([t.rel_at(k) / float(k) for k in p.values])
+
+
+def _relstring_check(vals: tuple[float, ...]) -> str | None:
+    return None
+
+
+@measure("relstring", params="double_params", default=(10.0,), kind="str", agg="none", summary=False)
+def relstring(t: EvalTable, p: Params) -> list[list[str]]:
+    """The relevance of the first k ranks (default 10) as text: a digit per level, '>' above
+    9, '-' not in the pool, '.' pooled but unjudged (per topic only)."""
+    k = max(int(p.values[0]), 0) if p.values else 0
+    keep = t.rank <= k
+    lab = t.label[keep]
+    chars = np.where(lab > 9, ord(">"), np.where(lab >= 0, ord("0") + np.clip(lab, 0, 9), 0)).astype(np.uint8)
+    chars[lab == -1] = ord("-")
+    chars[lab == -2] = ord(".")
+    chars[lab < -2] = ord("<")
+    text = chars.tobytes().decode("ascii")
+    ends = np.cumsum(np.bincount(t.g[keep], minlength=t.nq))
+    begins = ends - np.bincount(t.g[keep], minlength=t.nq)
+    return [[text[b:e] for b, e in zip(begins.tolist(), ends.tolist())]]
+
+
+@measure("recall", params="long_cutoffs", default=CUTOFFS)
+def recall(t: EvalTable, p: Params) -> np.ndarray:
+    """Recall at k: relevant documents in the top k, divided by R."""
+    return np.stack([_safe_div(t.rel_at(k), t.R) for k in p.values])
+
+
+@measure("Rprec_mult", params="double_cutoffs", default=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0))
+def Rprec_mult(t: EvalTable, p: Params) -> np.ndarray:
+    """Precision at x*R documents (cutoff trunc(x*R + 0.9)); Rprec_mult_1.00 is Rprec."""
+    out = []
+    for x in p.values:
+        c = np.trunc(x * t.R.astype(np.float64) + 0.9).astype(np.int64)
+        out.append(_safe_div(t.rel_at(c), np.where(c >= 1, c, 0)))
+    return np.stack(out)
+
+
+@measure("11pt_avg", params="double_params", default=RECALL_POINTS)
+def eleven_pt_avg(t: EvalTable, p: Params) -> np.ndarray:
+    """Mean interpolated precision over the recall points (default 0.0, 0.1, ..., 1.0)."""
+    values, emitted = interpolated_points(t, p.values)
+    total = np.zeros(t.nq, dtype=np.float64)
+    for cc in range(len(p.values) - 1, -1, -1):  # trec_eval adds the points in this order
+        total = np.where(emitted[cc], total + values[cc], total)
+    return total / len(p.values)
+
+
+@measure("relative_P", params="long_cutoffs", default=CUTOFFS)
+def relative_P(t: EvalTable, p: Params) -> np.ndarray:
+    """Relative precision at k: relevant in the top k divided by min(k, R)."""
+    return np.stack([_safe_div(t.rel_at(k), np.minimum(k, t.R)) for k in p.values])
+
+
+@measure("success", params="long_cutoffs", default=(1, 5, 10))
+def success(t: EvalTable, p: Params) -> np.ndarray:
+    """Success at k: 1 if a relevant document is in the top k, else 0."""
+    return np.stack([(t.rel_at(k) > 0).astype(np.float64) for k in p.values])
+
+
+@measure("unj", params="long_cutoffs", default=(5, 10, 20))
+def unj(t: EvalTable, p: Params) -> np.ndarray:
+    """Unjudged at k: documents in the top k that are not judged (not in the qrels, or with a
+    negative qrels value), divided by k."""
+    cum = t.seg_cumsum((t.label < 0).astype(np.int64))
+    return np.stack([t.at_depth(cum, k) / float(k) for k in p.values])

@@ -1,0 +1,173 @@
+"""Measure-name grammar: ``-m`` arguments -> the measures to compute.
+
+trec_eval's rules, restated:
+
+* ``NAME[.PARAMS]`` splits at the first dot; ``NAME.`` (a dot and nothing after
+  it) is an error.
+* ``NAME`` may be a nickname (``official``, ``all_trec``, ``set``, ...) that marks
+  a list of measures; parameters on a nickname are ignored.
+* Only the first parameter string given for a measure is used, and it also
+  applies when the measure is marked through a nickname.
+* Output order is the registry's order, not the command line's.
+
+ireval also accepts the output labels as input (``P_5``, ``ndcg_cut_10``,
+``iprec_at_recall_0.10``, ``utility_2,-1,0,0``): they mean ``P.5`` and so on.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from .errors import MeasureParamError, UnknownMeasureError
+from .registry import NICKNAMES, Measure, Params, load
+
+_LONG_PREFIX = re.compile(r"^\s*[+-]?[0-9]+")
+_DOUBLE_PREFIX = re.compile(r"^\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
+
+@dataclass(frozen=True)
+class Request:
+    """One measure to compute, with its parameters and output labels."""
+
+    measure: Measure
+    params: Params
+
+    @property
+    def labels(self) -> list[str]:
+        return self.measure.labels(self.params)
+
+
+def _atol(text: str, spec: str, what: str) -> int:
+    m = _LONG_PREFIX.match(text)
+    if not m:
+        raise MeasureParamError(f"{spec}: {what} '{text}' is not a positive integer")
+    return int(m.group(0))
+
+
+def _atof(text: str, spec: str, what: str) -> float:
+    m = _DOUBLE_PREFIX.match(text)
+    if not m:
+        raise MeasureParamError(f"{spec}: {what} '{text}' is not a number")
+    return float(m.group(0))
+
+
+def parse_params(meas: Measure, text: str, spec: str) -> Params:
+    """Parse a parameter string the way the measure's kind does in trec_eval."""
+    kind = meas.params
+    if kind == "none":
+        # trec_eval ignores parameters on a measure that takes none
+        return Params(meas.default, None)
+    items = text.split(",")
+    if kind == "long_cutoffs":
+        cut = sorted(_atol(t, spec, "cutoff") for t in items)
+        if cut[0] <= 0:
+            raise MeasureParamError(f"{spec}: cutoff {cut[0]} is not a positive integer")
+        for a, b in zip(cut, cut[1:]):
+            if a == b:
+                raise MeasureParamError(f"{spec}: cutoff {a} is given twice")
+        return Params(tuple(cut), text)
+    if kind == "double_cutoffs":
+        dcut = sorted(_atof(t, spec, "cutoff") for t in items)
+        for a, b in zip(dcut, dcut[1:]):
+            if a == b:
+                raise MeasureParamError(f"{spec}: cutoff {a:g} is given twice")
+        return Params(tuple(dcut), text)
+    if kind == "double_params":
+        vals = tuple(_atof(t, spec, "parameter") for t in items)
+        check = meas.extra.get("check_params")
+        if check is not None:
+            problem = check(vals)
+            if problem:
+                raise MeasureParamError(f"{spec}: {problem}")
+        return Params(vals, text)
+    if kind == "pairs":
+        return Params(_parse_pairs(text, spec), text)
+    raise AssertionError(kind)  # pragma: no cover
+
+
+def _parse_pairs(text: str, spec: str) -> tuple[tuple[str, float], ...]:
+    """``k=v,k=v``: trec_eval refuses an empty item, ``==`` and an item without ``=``."""
+    pairs = []
+    for item in text.split(","):
+        key, eq, val = item.partition("=")
+        if not eq or key == "" or "=" in val:
+            raise MeasureParamError(f"{spec}: malformed parameter '{item}' (expected key=value pairs, e.g. 1=3,2=9)")
+        pairs.append((key, _atof(val, spec, f"value of '{key}'")))
+    return tuple(pairs)
+
+
+def _label_form(name: str, registry: dict[str, Measure]) -> tuple[Measure, str] | None:
+    """``ndcg_cut_10`` -> (ndcg_cut, "10"): an output label typed as input."""
+    best: tuple[Measure, str] | None = None
+    for root, meas in registry.items():
+        if meas.params == "none" or not name.startswith(root + "_"):
+            continue
+        rest = name[len(root) + 1 :]
+        if not rest:
+            continue
+        try:
+            parse_params(meas, rest, name)
+        except MeasureParamError:
+            continue
+        if best is None or len(root) > len(best[0].name):
+            best = (meas, rest)
+    return best
+
+
+def suggest(name: str, registry: dict[str, Measure]) -> str:
+    pool = list(registry) + list(NICKNAMES)
+    close = difflib.get_close_matches(name, pool, n=1, cutoff=0.6)
+    if not close:
+        lowered = {p.lower(): p for p in pool}
+        close = [lowered[name.lower()]] if name.lower() in lowered else []
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def resolve(
+    specs: Sequence[str],
+    *,
+    rel_format: str = "qrels",
+    default: Iterable[str] = ("official",),
+) -> list[Request]:
+    """The measures selected by ``-m`` arguments, in output order."""
+    registry = load()
+    specs = list(specs) or list(default)
+    marked: set[str] = set()
+    param_text: dict[str, tuple[str, str]] = {}  # root -> (params, the spec that gave them)
+    for spec in specs:
+        name, dot, text = spec.partition(".")
+        if dot and text == "":
+            raise MeasureParamError(f"{spec}: a '.' must be followed by parameters (e.g. P.5,10)")
+        if name in NICKNAMES:
+            marked.update(NICKNAMES[name])
+            continue
+        if name in registry:
+            marked.add(name)
+            if dot:
+                param_text.setdefault(name, (text, spec))
+            continue
+        label = _label_form(spec, registry)
+        if label is not None:
+            meas, text = label
+            marked.add(meas.name)
+            param_text.setdefault(meas.name, (text, spec))
+            continue
+        raise UnknownMeasureError(f"unknown measure '{spec}'{suggest(name, registry)}; 'ireval measures' lists them")
+
+    requests = []
+    for root, meas in registry.items():
+        if root not in marked:
+            continue
+        if rel_format not in meas.rel_formats:
+            needs = " or ".join(f"-R {f}" for f in sorted(meas.rel_formats))
+            raise MeasureParamError(f"measure '{root}' cannot be computed from -R {rel_format} judgements (it needs {needs})")
+        if root in param_text:
+            text, spec = param_text[root]
+            params = parse_params(meas, text, spec)
+        else:
+            params = Params(meas.default, None)
+        requests.append(Request(meas, params))
+    return requests

@@ -1,0 +1,358 @@
+"""EvalTable: qrels and run joined into one ranked columnar table.
+
+Built once per evaluation, with every topic id and docno factorised once:
+
+* topics are the judged topics (trec_eval 10.0 iterates over the qrels), in
+  bytewise ``strcmp`` order; run topics that are not judged are ignored;
+* each topic's results are ranked by score descending, ties broken by docno
+  descending (bytewise); the rank column of the file is never read;
+* ``-M`` keeps the top M, then each document is labelled with its qrels value,
+  ``-1`` when it is not in the qrels and ``-2`` when its qrels value is negative;
+  ``-J`` then drops the ``-1``/``-2`` documents and closes the gaps;
+* with ``-c`` a topic with no results gets trec_eval's one-document placeholder
+  ranking (``ceci_nest_pas_un_docno``, score 1.0).
+
+Every array is numpy; measures are reductions over the topic index ``g``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .errors import DuplicateDocError, MissingTopicError, NoQueriesError
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from .readers import Qrels, Run
+
+PLACEHOLDER_DOCNO = b"ceci_nest_pas_un_docno"
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    """The trec_eval options that change what is evaluated."""
+
+    rel_level: int = 1  # -l
+    max_docs: int | None = None  # -M (None: no limit)
+    judged_only: bool = False  # -J
+    complete: bool = False  # -c
+    num_docs: int = 0  # -N
+    only_query: str | None = None  # -D N.qid
+
+
+@dataclass
+class EvalTable:
+    """The ranked, labelled results of every evaluated topic."""
+
+    qids: list[str]  # evaluated topics, strcmp order
+    g: np.ndarray  # topic index of each ranked row
+    label: np.ndarray  # qrels value, -1 not pooled, -2 pooled but unjudged
+    starts: np.ndarray  # row offset of each topic (len nq + 1)
+    qg: np.ndarray  # topic index of each judgement (evaluated topics only)
+    qrel: np.ndarray  # its relevance value
+    missing: np.ndarray  # bool per topic: placeholder ranking under -c
+    opts: EvalOptions
+    runid: str = ""
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    # ---- sizes ----------------------------------------------------------
+    @property
+    def nq(self) -> int:
+        return len(self.qids)
+
+    @cached_property
+    def n(self) -> np.ndarray:
+        """num_ret per topic."""
+        return np.diff(self.starts)
+
+    @cached_property
+    def rank(self) -> np.ndarray:
+        """1-based rank of each row within its topic."""
+        return np.arange(len(self.g), dtype=np.int64) - self.starts[self.g] + 1
+
+    @property
+    def level(self) -> int:
+        return self.opts.rel_level
+
+    # ---- judgements -----------------------------------------------------
+    @cached_property
+    def judged(self) -> np.ndarray:
+        """Mask over qrels rows: judged (rel >= 0)."""
+        return self.qrel >= 0
+
+    @cached_property
+    def R(self) -> np.ndarray:
+        """num_rel: judged documents with rel >= level, per topic."""
+        m = self.judged & (self.qrel >= self.level)
+        return np.bincount(self.qg[m], minlength=self.nq).astype(np.int64)
+
+    @cached_property
+    def NR(self) -> np.ndarray:
+        """Judged non-relevant documents (0 <= rel < level), per topic."""
+        m = self.judged & (self.qrel < self.level)
+        return np.bincount(self.qg[m], minlength=self.nq).astype(np.int64)
+
+    # ---- per-row columns --------------------------------------------------
+    @cached_property
+    def is_rel(self) -> np.ndarray:
+        return self.label >= self.level
+
+    @cached_property
+    def cum_rel(self) -> np.ndarray:
+        """Relevant documents at or above each row, within its topic."""
+        return self.seg_cumsum(self.is_rel.astype(np.int64))
+
+    @cached_property
+    def rel_ret(self) -> np.ndarray:
+        """num_rel_ret per topic (never counts -1/-2 documents, even with -l below 0)."""
+        return self.seg_count(self.is_rel & (self.label >= 0))
+
+    # ---- grouped reductions ---------------------------------------------
+    def seg_sum(self, values: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
+        """Per-topic sum, added in rank order (as trec_eval's loops add)."""
+        if where is None:
+            return np.bincount(self.g, weights=values, minlength=self.nq)
+        return np.bincount(self.g[where], weights=values[where], minlength=self.nq)
+
+    def seg_count(self, where: np.ndarray) -> np.ndarray:
+        return np.bincount(self.g[where], minlength=self.nq).astype(np.int64)
+
+    def seg_cumsum(self, values: np.ndarray) -> np.ndarray:
+        """Running total within each topic (integers only: exact)."""
+        c = np.cumsum(values)
+        before = np.concatenate(([0], c))[self.starts[:-1]]
+        return c - np.repeat(before, self.n)
+
+    def seg_cumsum_exact(self, values: np.ndarray) -> np.ndarray:
+        """Running float total within each topic, added left to right as C loops add.
+
+        A global cumsum minus the topic's base would round differently, so rows are
+        laid out as a zero-padded (topics x depth) matrix, bucketed by depth so the
+        padding stays under 2x, and accumulated along each row.
+        """
+        return seg_cumsum_exact(values, self.starts)
+
+    def at_depth(self, prefix: np.ndarray, k: np.ndarray | int, empty: float = 0.0) -> np.ndarray:
+        """A per-row running total read at depth ``min(k, n)`` of each topic.
+
+        ``k`` is a scalar or one value per topic; depth 0 gives ``empty``.
+        """
+        depth = np.minimum(np.broadcast_to(np.asarray(k, dtype=np.int64), (self.nq,)), self.n)
+        out = np.full(self.nq, empty, dtype=prefix.dtype if prefix.dtype.kind == "f" else np.float64)
+        ok = depth >= 1
+        if len(prefix):
+            out[ok] = prefix[self.starts[:-1][ok] + depth[ok] - 1]
+        return out
+
+    def rel_at(self, k: np.ndarray | int) -> np.ndarray:
+        """Relevant documents in the top ``k`` of each topic."""
+        return self.at_depth(self.cum_rel, k)
+
+    def seg_first(self, where: np.ndarray, values: np.ndarray, default: float = 0.0) -> np.ndarray:
+        """Value at the first row of each topic where ``where`` holds."""
+        out = np.full(self.nq, default, dtype=np.float64)
+        idx = np.flatnonzero(where)
+        if len(idx):
+            gi = self.g[idx]
+            firsts = np.concatenate(([True], gi[1:] != gi[:-1]))
+            out[gi[firsts]] = values[idx[firsts]]
+        return out
+
+
+# --------------------------------------------------------------------------
+
+
+def _factorize_sorted(*arrays: pa.Array) -> tuple[list[np.ndarray], pa.Array]:
+    """Codes for the values of several binary arrays, numbered in bytewise order."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    chunked = pa.chunked_array([a.cast(pa.large_binary()) for a in arrays], type=pa.large_binary())
+    enc = chunked.dictionary_encode()
+    dictionary = enc.chunk(0).dictionary if enc.num_chunks else pa.array([], pa.large_binary())
+    order = pc.sort_indices(dictionary).to_numpy()
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order), dtype=np.int64)
+    codes = []
+    for chunk in enc.chunks:
+        idx = chunk.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+        codes.append(rank[idx])
+    return codes, dictionary.take(pa.array(order))
+
+
+def _decode(b: bytes) -> str:
+    return b.decode("utf-8", "surrogateescape")
+
+
+def build_table(qrels: Qrels, run: Run, opts: EvalOptions) -> EvalTable:
+    """Join, rank and label; check duplicates and missing topics."""
+    import pyarrow as pa
+
+    # ---- topics: factorise once, bytewise order == code order
+    (q_qcode, r_qcode), qid_dict = _factorize_sorted(qrels.qid, run.qid)
+    nqid = len(qid_dict)
+    judged_topics = np.unique(q_qcode)
+    if opts.only_query is not None:
+        want = opts.only_query.encode("utf-8", "surrogateescape")
+        hit = [c for c in judged_topics.tolist() if qid_dict[c].as_py() == want]
+        if not hit:
+            raise NoQueriesError(f"-D: topic '{opts.only_query}' is not in the qrels: nothing to evaluate")
+        judged_topics = np.asarray(hit, dtype=np.int64)
+    topic_of_code = np.full(nqid, -1, dtype=np.int64)
+    topic_of_code[judged_topics] = np.arange(len(judged_topics))
+    nq = len(judged_topics)
+    qids = [_decode(qid_dict[int(c)].as_py()) for c in judged_topics]
+
+    # ---- which judged topics have results
+    r_topic = topic_of_code[r_qcode]
+    keep_run = r_topic >= 0
+    has_results = np.zeros(nq, dtype=bool)
+    has_results[r_topic[keep_run]] = True
+    missing = ~has_results
+    if missing.any() and not opts.complete:
+        t = int(np.argmax(missing))
+        raise MissingTopicError(
+            run.name,
+            f"topic '{qids[t]}' is judged in {qrels.name} but has no results in the run "
+            "(use -c to score missing topics as 0)",
+        )
+
+    # ---- documents: factorise qrels and kept run docnos together
+    run_docno = run.docno.filter(pa.array(keep_run)) if not keep_run.all() else run.docno
+    extra = [pa.array([PLACEHOLDER_DOCNO], pa.large_binary())] if missing.any() else []
+    codes, doc_dict = _factorize_sorted(qrels.docno, run_docno, *extra)
+    q_dcode, r_dcode = codes[0], codes[1]
+    ndoc = max(len(doc_dict), 1)
+
+    # ---- judgements of evaluated topics, with duplicate check
+    q_topic = topic_of_code[q_qcode]
+    qmask = q_topic >= 0
+    qg = q_topic[qmask]
+    qrel = qrels.rel[qmask]
+    qkey = qg * ndoc + q_dcode[qmask]
+    qline = qrels.lineno[qmask]
+    qorder = np.argsort(qkey, kind="stable")
+    qkey_sorted = qkey[qorder]
+    dup = np.flatnonzero(qkey_sorted[1:] == qkey_sorted[:-1])
+    if len(dup):
+        lines_second = qline[qorder[dup + 1]]
+        j = int(np.argmin(lines_second))
+        first, second = qorder[dup[j]], qorder[dup[j] + 1]
+        d = _decode(doc_dict[int(q_dcode[qmask][second])].as_py())
+        raise DuplicateDocError(
+            qrels.name,
+            f"document '{d}' is judged twice for topic '{qids[int(qg[second])]}' (first at line {int(qline[first])})",
+            int(qline[second]),
+        )
+
+    # ---- ranked rows
+    rg = r_topic[keep_run]
+    rscore = run.score[keep_run]
+    rline = run.lineno[keep_run]
+    if missing.any():
+        mt = np.flatnonzero(missing)
+        rg = np.concatenate((rg, mt))
+        rscore = np.concatenate((rscore, np.ones(len(mt))))
+        rline = np.concatenate((rline, np.zeros(len(mt), dtype=np.int64)))
+        r_dcode = np.concatenate((r_dcode, np.full(len(mt), codes[2][0], dtype=np.int64)))
+    order = np.lexsort((-r_dcode, -rscore, rg))
+    rg = rg[order]
+    r_dcode = r_dcode[order]
+    rline = rline[order]
+    counts = np.bincount(rg, minlength=nq)
+    starts = np.zeros(nq + 1, dtype=np.int64)
+    np.cumsum(counts, out=starts[1:])
+
+    if opts.max_docs is not None:
+        rank0 = np.arange(len(rg)) - starts[rg]
+        keep = rank0 < opts.max_docs
+        rg, r_dcode, rline = rg[keep], r_dcode[keep], rline[keep]
+        counts = np.bincount(rg, minlength=nq)
+        starts[1:] = np.cumsum(counts)
+
+    # duplicate docs within a topic (among the documents kept by -M)
+    rkey = rg * ndoc + r_dcode
+    korder = np.argsort(rkey, kind="stable")
+    ks = rkey[korder]
+    dup = np.flatnonzero(ks[1:] == ks[:-1])
+    if len(dup):
+        a, b = korder[dup], korder[dup + 1]
+        la, lb = np.minimum(rline[a], rline[b]), np.maximum(rline[a], rline[b])
+        j = int(np.argmin(lb))
+        d = _decode(doc_dict[int(r_dcode[a[j]])].as_py())
+        raise DuplicateDocError(
+            run.name,
+            f"document '{d}' is retrieved twice for topic '{qids[int(rg[a[j]])]}' (first at line {int(la[j])})",
+            int(lb[j]),
+        )
+
+    # ---- labels: qrels lookup by (topic, docno)
+    pos = np.searchsorted(qkey_sorted, rkey)
+    pos_c = np.minimum(pos, max(len(qkey_sorted) - 1, 0))
+    found = (pos < len(qkey_sorted)) & (qkey_sorted[pos_c] == rkey) if len(qkey_sorted) else np.zeros(len(rkey), bool)
+    qrel_sorted = qrel[qorder]
+    label = np.full(len(rkey), -1, dtype=np.int64)
+    label[found] = np.where(qrel_sorted[pos_c[found]] < 0, -2, qrel_sorted[pos_c[found]])
+
+    if opts.judged_only:
+        keep = label >= 0
+        rg, label = rg[keep], label[keep]
+        starts[1:] = np.cumsum(np.bincount(rg, minlength=nq))
+
+    return EvalTable(
+        qids=qids,
+        g=rg,
+        label=label,
+        starts=starts,
+        qg=qg,
+        qrel=qrel,
+        missing=missing,
+        opts=opts,
+        runid=run.runid,
+    )
+
+
+def seg_suffix_max(values: np.ndarray, groups: np.ndarray, ngroups: int) -> np.ndarray:
+    """Exact max of ``values[i:]`` within each group (groups contiguous, ascending).
+
+    Values are replaced by their rank among all values and offset per group so
+    that, scanning from the end, no group can see another's maximum; the scan is
+    integer arithmetic, so the result is exactly one of the input values.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if len(values) == 0:
+        return values
+    uniq, rank = np.unique(values, return_inverse=True)
+    offset = (ngroups - 1 - np.asarray(groups, dtype=np.int64)) * len(uniq)
+    key = (rank.astype(np.int64) + offset)[::-1]
+    best = np.maximum.accumulate(key)[::-1] - offset
+    return uniq[best]
+
+
+def seg_cumsum_exact(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Exact per-segment running sums for a flat array grouped by ``starts``."""
+    values = np.asarray(values, dtype=np.float64)
+    out = np.empty_like(values)
+    n = np.diff(starts)
+    nonempty = np.flatnonzero(n > 0)
+    if len(nonempty) == 0:
+        return out
+    bucket = np.floor(np.log2(n[nonempty])).astype(np.int64)
+    for b in np.unique(bucket):
+        topics = nonempty[bucket == b]
+        lens = n[topics]
+        depth = int(lens.max())
+        rows = np.repeat(np.arange(len(topics)), lens)
+        first = np.repeat(starts[topics], lens)
+        cols = np.arange(len(rows)) - np.repeat(np.cumsum(lens) - lens, lens)
+        idx = first + cols
+        mat = np.zeros((len(topics), depth), dtype=np.float64)
+        mat[rows, cols] = values[idx]
+        np.cumsum(mat, axis=1, out=mat)
+        out[idx] = mat[rows, cols]
+    return out
