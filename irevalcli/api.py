@@ -10,11 +10,15 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from .engine import Results, evaluate_table
 from .errors import InputError, UsageError
 from .names import resolve
-from .readers import Qrels, Run, read_qrels, read_run
+from .readers import Qrels, Run, read_qrels, read_run, read_zscores
 from .table import EvalOptions, build_table
 
 if TYPE_CHECKING:
     import pandas as pd
+
+
+REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
+COMPAT_MODES = ("10.0", "9.0.8")
 
 
 @dataclass
@@ -125,6 +129,9 @@ def evaluate(
     judged_only: bool = False,
     num_docs: int = 0,
     only_query: str | None = None,
+    rel_format: str = "qrels",
+    compat: str = "10.0",
+    zscores: str | os.PathLike[str] | None = None,
     stdin: BinaryIO | None = None,
 ) -> Evaluation:
     """Evaluate ``run`` against ``qrels`` exactly as trec_eval 10.0 would.
@@ -132,14 +139,26 @@ def evaluate(
     ``qrels`` and ``run`` are paths (``-`` reads the run from stdin; gzip is detected)
     or DataFrames (qrels: qid, docno, rel; run: qid, docno, score[, runid]).
     ``measures`` are trec_eval names (``map``, ``P.5,10``, ``ndcg_cut_10``, ``all_trec``).
-    The keyword options are trec_eval's ``-c -l -M -J -N -D``.
+    The keyword options are trec_eval's ``-c -l -M -J -N -D -R -Z``; ``compat="9.0.8"``
+    reproduces trec_eval 9.0.8 (the version inside pytrec_eval) instead of 10.0.
     Raises :class:`irevalcli.errors.IrevalError` subclasses with user-facing messages.
     """
     if max_docs is not None and max_docs < 0:
         raise UsageError(f"-M {max_docs}: the number of documents to keep cannot be negative")
-    requests = resolve(list(measures))
+    if rel_format not in REL_FORMATS:
+        raise UsageError(f"-R {rel_format}: unknown judgement format (known: {', '.join(REL_FORMATS)})")
+    if compat not in COMPAT_MODES:
+        raise UsageError(f"--compat {compat}: unknown version (known: {', '.join(COMPAT_MODES)})")
+    requests = resolve(list(measures), rel_format=rel_format, compat=compat)
+    if rel_format != "qrels":
+        from .relformats import evaluate_rel_format
+
+        return evaluate_rel_format(
+            rel_format, qrels, run, requests, complete=complete, max_docs=max_docs, only_query=only_query, stdin=stdin
+        )
     q = load_qrels(qrels)
     r = load_run(run, stdin=stdin)
+    z = read_zscores(zscores) if zscores is not None else None
     opts = EvalOptions(
         rel_level=rel_level,
         max_docs=max_docs,
@@ -147,6 +166,7 @@ def evaluate(
         complete=complete,
         num_docs=num_docs,
         only_query=only_query,
+        compat=compat,
     )
     table = build_table(q, r, opts)
     import numpy as np
@@ -157,6 +177,7 @@ def evaluate(
         requests,
         num_qrels_topics=nqrels_topics,
         num_rel_complete=int(np.count_nonzero(q.rel > 0)),
+        zscores=z,
     )
     return Evaluation(results=results, qrels=q, run=r)
 

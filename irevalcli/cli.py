@@ -55,6 +55,9 @@ ndcg.1=3,2=9  utility.2,-1,0,0  rbp.p=0.8) and nicknames (official, all_trec,
 set). Output labels are accepted too (P_5, ndcg_cut_10).
 
 \b
+Other commands: 'ireval measures [NAME]' lists the measures or describes one.
+
+\b
 Exit codes: 0 success; 2 usage or input error (one line on stderr naming the
 file and line); 1 is reserved for a failed quality gate; 3 internal error.
 """
@@ -122,10 +125,14 @@ def write_atomic(path: str, data: bytes) -> None:
 @click.option("-M", "--Max_retrieved_per_topic", "max_docs", type=CLong(), default=None, metavar="N",
               help="Keep only the top N documents of each topic.")
 @click.option("-R", "--Rel_info_format", "rel_format", default="qrels", metavar="FORMAT",
-              help="Judgement file format (qrels).")
+              help="Judgement file format: qrels (default), qrels_jg, prefs, qrels_prefs.")
 @click.option("-T", "--Results_format", "results_format", default="trec_results", metavar="FORMAT",
               help="Run file format (trec_results).")
+@click.option("-Z", "--Zscore", "zscore_file", metavar="FILE",
+              help="Print z-scores (v - mean) / stddev using FILE's 'qid measure mean stddev' lines.")
 @click.option("-o", "--Output_old_results_format", "old_format", count=True, hidden=True)
+@click.option("--compat", type=click.Choice(["10.0", "9.0.8"]), default="10.0", show_default=True,
+              help="trec_eval version to reproduce; 9.0.8 is the one inside pytrec_eval and Anserini.")
 @click.option("-v", "--version", "show_version", is_flag=True, help="Print the version and exit.")
 @click.option("--format", "fmt", type=click.Choice(["trec", "json", "parquet"]), default="trec",
               show_default=True, help="Output format.")
@@ -157,6 +164,8 @@ def run_eval(
     rel_format: str,
     results_format: str,
     old_format: int,
+    zscore_file: str | None,
+    compat: str,
     show_version: bool,
     fmt: str,
     output: str | None,
@@ -164,8 +173,6 @@ def run_eval(
 ) -> None:
     from .api import evaluate
 
-    if rel_format != "qrels":
-        raise UsageError(f"-R {rel_format}: unknown judgement format (known: qrels)")
     if results_format != "trec_results":
         raise UsageError(f"-T {results_format}: unknown run format (known: trec_results)")
     only_query = None
@@ -184,12 +191,15 @@ def run_eval(
         judged_only=bool(judged_only),
         num_docs=num_docs,
         only_query=only_query,
+        rel_format=rel_format,
+        compat=compat,
+        zscores=zscore_file,
     )
     from .formatters import FORMATTERS
 
     meta = {
         "ireval": __version__,
-        "compat": "trec_eval 10.0",
+        "compat": f"trec_eval {compat}",
         "options": {
             "measures": list(measures or ("official",)),
             "per_query": bool(per_query),
@@ -200,6 +210,8 @@ def run_eval(
             "num_docs": num_docs,
             "only_query": only_query,
             "summary": not nosummary,
+            "rel_format": rel_format,
+            "zscores": zscore_file,
         },
         "inputs": {
             "qrels": {"path": ev.qrels.name, "sha256": ev.qrels.sha256},
@@ -216,6 +228,64 @@ def _one_line(msg: str) -> str:
     return " ".join(str(msg).split())
 
 
+def _describe(meas: Any) -> str:
+    kinds = {
+        "none": "no parameters",
+        "long_cutoffs": "integer cutoffs",
+        "double_cutoffs": "real cutoffs",
+        "double_params": "real parameters",
+        "pairs": "level=gain pairs (and p= for rbp)",
+    }
+    params = kinds[meas.params]
+    if meas.default:
+        shown = ",".join(f"{v:g}" if isinstance(v, float) else str(v) for v in meas.default)
+        params += f", default {shown}"
+    agg = {
+        "mean": "mean over topics",
+        "sum": "sum over topics",
+        "gmean": "geometric mean over topics",
+        "num_rel": "sum over topics",
+        "num_q": "count",
+        "runid": "text",
+        "none": "per topic only",
+    }[meas.agg]
+    lines = [f"{meas.name}: {meas.doc}", f"  parameters: {params}", f"  summary: {agg}"]
+    if meas.citation:
+        lines.append(f"  reference: {meas.citation}")
+    fmts = ", ".join(sorted(meas.rel_formats))
+    lines.append(f"  judgements: -R {fmts}")
+    return "\n".join(lines)
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("name", required=False)
+def measures_command(name: str | None) -> None:
+    """List every measure (or describe NAME): parameters, defaults, definition, reference."""
+    from .names import suggest
+    from .registry import NICKNAMES, load
+
+    registry = load()
+    if name is None:
+        for meas in registry.values():
+            click.echo(f"{meas.name:<24}{meas.doc.split('. ')[0].rstrip('.')}")
+        click.echo("")
+        for nick, members in NICKNAMES.items():
+            click.echo(f"{nick:<24}nickname: {' '.join(members)}")
+        return
+    root = name.split(".", 1)[0]
+    if root in NICKNAMES:
+        click.echo(f"{root}: nickname for {' '.join(NICKNAMES[root])}")
+        return
+    if root not in registry:
+        from .errors import UnknownMeasureError
+
+        raise UnknownMeasureError(f"unknown measure '{name}'{suggest(root, registry)}")
+    click.echo(_describe(registry[root]))
+
+
+SUBCOMMANDS = {"measures": measures_command}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: parse, run, and turn every error into one line and an exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -225,6 +295,9 @@ def main(argv: list[str] | None = None) -> int:
             click.echo(f"ireval {__version__} (trec_eval 10.0 semantics)")
             return EXIT_OK
     try:
+        if args and args[0] in SUBCOMMANDS:
+            SUBCOMMANDS[args[0]].main(args=args[1:], prog_name=f"ireval {args[0]}", standalone_mode=False)
+            return EXIT_OK
         eval_command.main(args=args, prog_name="ireval", standalone_mode=False)
         return EXIT_OK
     except click.exceptions.Exit as exc:  # --help
@@ -232,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
     except click.UsageError as exc:
         msg = exc.format_message()
         if "Missing argument" in msg or "Got unexpected extra argument" in msg:
-            msg = f"{_one_line(msg)}; usage: ireval [OPTIONS] QRELS RUN"
+            msg = f"{_one_line(msg).rstrip('.')}; usage: ireval [OPTIONS] QRELS RUN"
         click.echo(f"ireval: {_one_line(msg)} (see 'ireval --help')", err=True)
         return EXIT_USAGE
     except click.Abort:

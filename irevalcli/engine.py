@@ -39,6 +39,8 @@ class Results:
     columns: list[Column]
     num_q: int
     runid: str
+    zscore: bool = False  # values are z-scores (-Z): trec output prefixes labels with Z
+    compat: str = "10.0"
     diagnostics: list[str] = field(default_factory=list)
 
     def per_query_frame(self):  # type: ignore[no-untyped-def]
@@ -87,15 +89,24 @@ def _seq_sum(values: np.ndarray) -> float:
     return float(np.cumsum(values, dtype=np.float64)[-1])
 
 
-def evaluate_table(table: EvalTable, requests: list[Request], *, num_qrels_topics: int, num_rel_complete: int) -> Results:
+def evaluate_table(
+    table: EvalTable,
+    requests: list[Request],
+    *,
+    num_qrels_topics: int,
+    num_rel_complete: int,
+    zscores: ZScores | None = None,
+) -> Results:
     """Compute every request over ``table``.
 
     ``num_qrels_topics``: the number of judged topics (the ``-c`` denominator);
     ``num_rel_complete``: qrels lines with rel > 0 over all topics (``num_rel``'s
-    summary under ``-c``).
+    summary under ``-c``); ``zscores``: convert every per-topic value to a
+    z-score before it is summarised (``-Z``), as trec_eval does.
     """
     nq = table.nq
     complete = table.opts.complete
+    compat = getattr(table.opts, "compat", "10.0")
     denom = num_qrels_topics if complete else nq
     missing = table.missing
     columns: list[Column] = []
@@ -123,21 +134,61 @@ def evaluate_table(table: EvalTable, requests: list[Request], *, num_qrels_topic
                 v[missing] = 0.0
             if meas.agg == "gmean":
                 logs = np.log(np.maximum(v, MIN_GEO_MEAN))
+                if zscores is not None:
+                    logs = zscores.convert(table.qids, label, logs)
                 s = _seq_sum(logs)
                 if complete:
                     s += (denom - nq) * math.log(MIN_GEO_MEAN)
                 summary = math.exp(s / denom) if denom > 0 else 0.0
+            elif zscores is not None and meas.agg != "gmean":
+                v = zscores.convert(table.qids, label, v)
+            if meas.agg == "gmean":
+                pass
             elif meas.agg == "sum":
                 summary = _seq_sum(v)
             elif meas.agg == "num_rel":
-                summary = num_rel_complete if complete else _seq_sum(v)
+                summary = num_rel_complete if (complete and compat == "10.0") else _seq_sum(v)
             else:
                 s = _seq_sum(v)
                 summary = s / denom if denom != 0 else s
-            if meas.kind == "int" and summary is not None:
+            if meas.kind == "int" and summary is not None and zscores is None:
                 summary = int(summary)
             columns.append(Column(label, meas.name, meas.kind, v if meas.per_query else None, summary if meas.summary else None))
-    return Results(qids=table.qids, columns=columns, num_q=int(denom), runid=table.runid)
+    return Results(
+        qids=table.qids, columns=columns, num_q=int(denom), runid=table.runid, zscore=zscores is not None, compat=compat
+    )
+
+
+class ZScores:
+    """``-Z`` normalisation table: (qid, label) -> (mean, standard deviation).
+
+    A topic or label missing from the table gives -1000000; a zero standard
+    deviation gives 0 when the value equals the mean, else -1000000 (trec_eval).
+    """
+
+    MISSING = -1000000.0
+
+    def __init__(self, entries: dict[tuple[str, str], tuple[float, float]]) -> None:
+        self.by_label: dict[str, dict[str, tuple[float, float]]] = {}
+        for (qid, label), ms in entries.items():
+            self.by_label.setdefault(label, {})[qid] = ms
+
+    def convert(self, qids: list[str], label: str, values: np.ndarray) -> np.ndarray:
+        table = self.by_label.get(label, {})
+        mean = np.full(len(qids), np.nan)
+        sd = np.full(len(qids), np.nan)
+        index = {q: i for i, q in enumerate(qids)}
+        for qid, (m, d) in table.items():  # loops over the Z file's entries, not over topics
+            i = index.get(qid)
+            if i is not None:
+                mean[i], sd[i] = m, d
+        out = np.full(len(qids), self.MISSING)
+        have = ~np.isnan(mean)
+        nz = have & (sd != 0)
+        out[nz] = (values[nz] - mean[nz]) / sd[nz]
+        zero_sd = have & (sd == 0)
+        out[zero_sd & (values == mean)] = 0.0
+        return out
 
 
 # Value slots trec_eval zeroes for a -c placeholder topic, by exact name

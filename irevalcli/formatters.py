@@ -29,7 +29,17 @@ def _trec_value(kind: str, v: Any) -> str:
 
 
 def format_trec(results: Results, *, per_query: bool = False, summary: bool = True, **_: Any) -> bytes:
-    """trec_eval's layout: ``%-22s\\t%s\\t%6.4f`` per line; topics first (``-q``), then ``all``."""
+    """trec_eval's layout: ``%-22s\\t%s\\t%6.4f`` per line; topics first (``-q``), then ``all``.
+
+    With z-scores (-Z) every numeric label is prefixed with ``Z`` and printed with
+    ``%6.4f``, integers included; runid and relstring lines are unchanged.
+    """
+    z = results.zscore
+    prefix = "Z" if z else ""
+
+    def value(kind: str, v: Any) -> str:
+        return _trec_value("float" if (z and kind == "int") else kind, v)
+
     out: list[str] = []
     if per_query:
         cols = [c for c in results.columns if c.per_query is not None]
@@ -39,12 +49,13 @@ def format_trec(results: Results, *, per_query: bool = False, summary: bool = Tr
                 if c.kind == "str":
                     out.append(f"{c.label:<22}\t{qid}\t'{v}'\n")
                 else:
-                    out.append(f"{c.label:<22}\t{qid}\t{_trec_value(c.kind, v)}\n")
+                    out.append(f"{prefix}{c.label:<22}\t{qid}\t{value(c.kind, v)}\n")
     if summary:
         for c in results.columns:
             if c.summary is None:
                 continue
-            out.append(f"{c.label:<22}\tall\t{_trec_value(c.kind, c.summary)}\n")
+            p = "" if c.kind == "str" else prefix
+            out.append(f"{p}{c.label:<22}\tall\t{value(c.kind, c.summary)}\n")
     return "".join(out).encode("utf-8", "surrogateescape")
 
 

@@ -126,14 +126,21 @@ def suggest(name: str, registry: dict[str, Measure]) -> str:
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 
+# Measures trec_eval 9.0.8 (pytrec_eval's) does not have.
+NOT_IN_9_0_8 = frozenset({"rbp", "rbp_resid", "unj"})
+
+
 def resolve(
     specs: Sequence[str],
     *,
     rel_format: str = "qrels",
     default: Iterable[str] = ("official",),
+    compat: str = "10.0",
 ) -> list[Request]:
     """The measures selected by ``-m`` arguments, in output order."""
     registry = load()
+    if compat == "9.0.8":
+        registry = {k: v for k, v in registry.items() if k not in NOT_IN_9_0_8}
     specs = list(specs) or list(default)
     marked: set[str] = set()
     param_text: dict[str, tuple[str, str]] = {}  # root -> (params, the spec that gave them)
@@ -142,7 +149,7 @@ def resolve(
         if dot and text == "":
             raise MeasureParamError(f"{spec}: a '.' must be followed by parameters (e.g. P.5,10)")
         if name in NICKNAMES:
-            marked.update(NICKNAMES[name])
+            marked.update(m for m in NICKNAMES[name] if m in registry)
             continue
         if name in registry:
             marked.add(name)
@@ -155,6 +162,8 @@ def resolve(
             marked.add(meas.name)
             param_text.setdefault(meas.name, (text, spec))
             continue
+        if compat == "9.0.8" and (name in NOT_IN_9_0_8 or name.split("_")[0] in NOT_IN_9_0_8):
+            raise UnknownMeasureError(f"measure '{spec}' does not exist in trec_eval 9.0.8 (--compat 9.0.8)")
         raise UnknownMeasureError(f"unknown measure '{spec}'{suggest(name, registry)}; 'ireval measures' lists them")
 
     requests = []

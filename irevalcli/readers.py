@@ -342,3 +342,27 @@ def parse_run(src: Source) -> Run:
         lineno=np.asarray(lines.lineno, dtype=np.int64),
         runid=runid,
     )
+
+
+def read_zscores(path: str | os.PathLike[str]):  # -> engine.ZScores
+    """A -Z file: ``qid measure mean stddev`` per line (``#`` lines are comments)."""
+    from .engine import ZScores
+
+    src = read_source(path, what="z-score", stdin=None)
+    lines = tokenize(src.data, src.name, blank_lines_ok=False, what="z-score")
+    bad = lines.ntok != 4
+    if bad.any():
+        i = _first_bad(bad)
+        raise InputError(src.name, f"expected 4 fields (qid measure mean stddev), got {int(lines.ntok[i])}", int(lines.lineno[i]))
+    f0 = lines.first_tok
+    qid = take_tokens(lines, f0).to_pylist()
+    label = take_tokens(lines, f0 + 1).to_pylist()
+    mean = parse_floats(take_tokens(lines, f0 + 2), lines.lineno, src.name, "mean")
+    sd = parse_floats(take_tokens(lines, f0 + 3), lines.lineno, src.name, "standard deviation")
+    entries: dict[tuple[str, str], tuple[float, float]] = {}
+    for i, (q, m) in enumerate(zip(qid, label)):  # the Z file is small: one entry per line
+        key = (q.decode("utf-8", "surrogateescape"), m.decode("utf-8", "surrogateescape"))
+        if key in entries:
+            raise InputError(src.name, f"topic '{key[0]}' measure '{key[1]}' is given twice", int(lines.lineno[i]))
+        entries[key] = (float(mean[i]), float(sd[i]))
+    return ZScores(entries)

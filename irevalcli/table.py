@@ -43,6 +43,7 @@ class EvalOptions:
     complete: bool = False  # -c
     num_docs: int = 0  # -N
     only_query: str | None = None  # -D N.qid
+    compat: str = "10.0"  # or "9.0.8" (pytrec_eval, Anserini): float32 scores, missing topics skipped
 
 
 @dataclass
@@ -214,6 +215,17 @@ def build_table(qrels: Qrels, run: Run, opts: EvalOptions) -> EvalTable:
     has_results = np.zeros(nq, dtype=bool)
     has_results[r_topic[keep_run]] = True
     missing = ~has_results
+    if opts.compat == "9.0.8" and missing.any():
+        # 9.0.8 walks the run's topics: a judged topic without results is not
+        # evaluated at all (with -c it still counts in the averages, as 0)
+        judged_topics = judged_topics[has_results]
+        qids = [q for q, h in zip(qids, has_results.tolist()) if h]
+        topic_of_code[:] = -1
+        topic_of_code[judged_topics] = np.arange(len(judged_topics))
+        nq = len(judged_topics)
+        r_topic = topic_of_code[r_qcode]
+        keep_run = r_topic >= 0
+        missing = np.zeros(nq, dtype=bool)
     if missing.any() and not opts.complete:
         t = int(np.argmax(missing))
         raise MissingTopicError(
@@ -253,6 +265,8 @@ def build_table(qrels: Qrels, run: Run, opts: EvalOptions) -> EvalTable:
     # ---- ranked rows
     rg = r_topic[keep_run]
     rscore = run.score[keep_run]
+    if opts.compat == "9.0.8":
+        rscore = rscore.astype(np.float32).astype(np.float64)  # 9.0.8 stores scores as float
     rline = run.lineno[keep_run]
     if missing.any():
         mt = np.flatnonzero(missing)

@@ -39,6 +39,8 @@ def _lround(x: np.ndarray) -> np.ndarray:
 def interpolated_points(t: EvalTable, xs: tuple[float, ...]) -> tuple[np.ndarray, np.ndarray]:
     """trec_eval's interpolated precision at recall points ``xs`` (in the given order).
 
+    K = lround(x*R) in 10.0; trunc(x*R + 0.9) under ``--compat 9.0.8``.
+
     Returns (values[point, topic], output[point, topic]): ``output`` says whether the
     point was emitted by trec_eval's reverse scan (points it skips stay 0). For
     ascending points this is the textbook definition: 0 when the K = lround(x*R)-th
@@ -47,7 +49,11 @@ def interpolated_points(t: EvalTable, xs: tuple[float, ...]) -> tuple[np.ndarray
     nq = t.nq
     ncut = len(xs)
     rel_ret = t.rel_ret
-    K = _lround(np.asarray(xs, dtype=np.float64)[:, None] * t.R.astype(np.float64)[None, :])
+    xr = np.asarray(xs, dtype=np.float64)[:, None] * t.R.astype(np.float64)[None, :]
+    if t.opts.compat == "9.0.8":
+        K = np.trunc(xr + 0.9).astype(np.int64)  # trec_eval 9.0.8's (long)(x*R + 0.9)
+    else:
+        K = _lround(xr)
     # precision at each relevant retrieved document, and its suffix max per topic
     rel_rows = np.flatnonzero(t.is_rel & (t.label >= 0))
     rg = t.g[rel_rows]

@@ -1,0 +1,124 @@
+"""Readers: exact path:line errors, comments, whitespace, compression, ids kept as bytes."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import lzma
+
+import numpy as np
+import pytest
+
+from irevalcli.errors import InputError
+from irevalcli.readers import Source, parse_qrels, parse_run, read_run
+
+
+def src(text: str | bytes, name: str = "f") -> Source:
+    data = text.encode() if isinstance(text, str) else text
+    return Source(name=name, data=data, sha256="")
+
+
+def test_run_fields_and_runid_from_last_line():
+    run = parse_run(src("1 Q0 a 1 2.5 first\n  \n# comment\n\t2\tQ0  b 9 -1e3 last extra fields\n"))
+    assert run.qid.to_pylist() == [b"1", b"2"]
+    assert run.docno.to_pylist() == [b"a", b"b"]
+    assert run.score.tolist() == [2.5, -1000.0]
+    assert run.lineno.tolist() == [1, 4]
+    assert run.runid == "last"
+
+
+def test_crlf_and_tabs():
+    run = parse_run(src("1\tQ0\ta\t1\t  2.129133\tR\r\n1 Q0 b 2 1 R\r\n"))
+    assert run.score.tolist() == [2.129133, 1.0]
+    assert run.runid == "R"
+    q = parse_qrels(src("1 0 a 1\r\n1\t0\tb\t0\r\n"))
+    assert q.rel.tolist() == [1, 0]
+
+
+def test_hash_inside_ids_is_data():
+    run = parse_run(src("1 Q0 doc#1 1 2 r\n#1 Q0 x 1 2 r\n"))
+    assert run.docno.to_pylist() == [b"doc#1"]
+
+
+def test_non_utf8_ids_kept_exactly():
+    run = parse_run(src(b"1 Q0 d\xff\xfe 1 2 r\n"))
+    assert run.docno.to_pylist() == [b"d\xff\xfe"]
+
+
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("1 Q0 a 1 2\n", "f:1: expected at least 6 fields (qid iter docno rank score runid), got 5"),
+        ("1 Q0 a 1 2 r\n1 Q0 b 2 abc r\n", "f:2: score 'abc' is not a number"),
+        ("1 Q0 a 1 2.5x r\n", "f:1: score '2.5x' is not a number"),
+        ("1 Q0 a 1 nan r\n", "f:1: score 'nan' cannot be ranked"),
+        ("", "f: the run file is empty"),
+        ("# only a comment\n\n", "f: the run file has no results (only comments or blank lines)"),
+        ("1 Q0 a 1 2 r\x00\n", "f:1: contains a NUL byte"),
+    ],
+)
+def test_run_errors(text, message):
+    with pytest.raises(InputError) as e:
+        parse_run(src(text))
+    assert str(e.value) == message
+
+
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("1 0 a\n", "f:1: expected 4 fields (qid iter docno rel), got 3"),
+        ("1 0 a 1 x\n", "f:1: expected 4 fields (qid iter docno rel), got 5"),
+        ("1 0 a 1\n\n1 0 b 1\n", "f:2: blank line (a qrels line needs 4 fields: qid iter docno rel)"),
+        ("1 0 a 1\n1 0 b high\n", "f:2: relevance label 'high' is not a number"),
+        ("1 0 a 1.5\n", "f:1: relevance label '1.5' is not an integer (trec_eval would truncate it; ireval refuses)"),
+        ("# nothing\n", "f: the qrels file has no judgements (only comments)"),
+    ],
+)
+def test_qrels_errors(text, message):
+    with pytest.raises(InputError) as e:
+        parse_qrels(src(text))
+    assert str(e.value) == message
+
+
+def test_qrels_comments_anywhere_and_signed_labels():
+    q = parse_qrels(src("# head\n# two comment lines in a row\n1 0 a +1\n  # indented\n1 0 b -1\n"))
+    assert q.rel.tolist() == [1, -1]
+    assert q.lineno.tolist() == [3, 5]
+
+
+def test_line_numbers_are_physical():
+    with pytest.raises(InputError) as e:
+        parse_run(src("# c\n\n1 Q0 a 1 2 r\n\n1 Q0 b\n"))
+    assert e.value.line == 5
+
+
+@pytest.mark.parametrize("compress", [gzip.compress, bz2.compress, lzma.compress])
+def test_compressed_by_content(tmp_path, compress):
+    p = tmp_path / "run"
+    p.write_bytes(compress(b"1 Q0 a 1 2 r\n"))
+    assert read_run(p).docno.to_pylist() == [b"a"]
+
+
+def test_truncated_gzip(tmp_path):
+    p = tmp_path / "run.gz"
+    p.write_bytes(gzip.compress(b"1 Q0 a 1 2 r\n" * 100)[:-12])
+    with pytest.raises(InputError) as e:
+        read_run(p)
+    assert str(e.value).startswith(f"{p}: cannot read run file: corrupt or truncated compressed data")
+
+
+def test_directory_and_missing(tmp_path):
+    with pytest.raises(InputError) as e:
+        read_run(tmp_path)
+    assert str(e.value) == f"{tmp_path}: cannot read run file: it is a directory"
+    with pytest.raises(InputError) as e:
+        read_run(tmp_path / "nope")
+    assert str(e.value) == f"{tmp_path / 'nope'}: cannot read run file: no such file"
+
+
+def test_large_file_is_vectorised_and_exact():
+    n = 20000
+    lines = "".join(f"{i % 97} Q0 d{i} {i} {i / 7!r} run\n" for i in range(n))
+    run = parse_run(src(lines))
+    assert len(run.score) == n
+    assert run.score[123] == 123 / 7
