@@ -283,7 +283,17 @@ def measures_command(name: str | None) -> None:
     click.echo(_describe(registry[root]))
 
 
-SUBCOMMANDS = {"measures": measures_command}
+# Subcommands: name -> "module:attribute" of a click command, imported only when used.
+SUBCOMMANDS: dict[str, str] = {
+    "measures": "irevalcli.cli:measures_command",
+}
+
+
+def _subcommand(name: str) -> click.Command:
+    import importlib
+
+    module, attr = SUBCOMMANDS[name].split(":")
+    return getattr(importlib.import_module(module), attr)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -296,7 +306,7 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_OK
     try:
         if args and args[0] in SUBCOMMANDS:
-            SUBCOMMANDS[args[0]].main(args=args[1:], prog_name=f"ireval {args[0]}", standalone_mode=False)
+            _subcommand(args[0]).main(args=args[1:], prog_name=f"ireval {args[0]}", standalone_mode=False)
             return EXIT_OK
         eval_command.main(args=args, prog_name="ireval", standalone_mode=False)
         return EXIT_OK
