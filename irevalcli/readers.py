@@ -87,9 +87,7 @@ def _decompress(raw: bytes, name: str, what: str) -> bytes:
 class Lines:
     """Tokens of the data lines of a file (comments and skipped blanks removed)."""
 
-    buf: np.ndarray  # uint8 view of the file, with a final LF guaranteed
-    tok_start: np.ndarray  # int64 start offset of each token
-    tok_end: np.ndarray  # int64 end offset (exclusive)
+    tokens: pa.Array  # every token of the file, in file order (large_binary)
     first_tok: np.ndarray  # index of the first token of each data line
     ntok: np.ndarray  # number of tokens on each data line
     lineno: np.ndarray  # physical 1-based line number of each data line
@@ -110,77 +108,115 @@ def _space_lut() -> np.ndarray:
     return _SPACE_LUT
 
 
+def _check_nul(data: bytes, name: str) -> None:
+    pos = data.find(b"\x00")
+    if pos >= 0:
+        raise InputError(name, "contains a NUL byte", data.count(b"\n", 0, pos) + 1)
+
+
 def tokenize(data: bytes, name: str, *, blank_lines_ok: bool, what: str) -> Lines:
     """Split ``data`` into lines and tokens, vectorised.
 
-    ``blank_lines_ok``: results files skip blank lines; qrels files refuse them
-    (as trec_eval does).
+    Every token's bytes are compacted into one buffer in a single pass, so a
+    column is then one Arrow ``take``. ``blank_lines_ok``: results files skip
+    blank lines; qrels files refuse them (as trec_eval does).
     """
     import numpy as np
+    import pyarrow as pa
 
     if not data:
         raise InputError(name, f"the {what} file is empty")
+    _check_nul(data, name)
     if not data.endswith(b"\n"):
         data = data + b"\n"
     buf = np.frombuffer(data, dtype=np.uint8)
-    if (buf == 0).any():
-        line = int(np.count_nonzero(buf[: int(np.argmax(buf == 0))] == 10)) + 1
-        raise InputError(name, "contains a NUL byte", line)
-
-    is_sp = _space_lut()[buf]
+    not_sp = ~np.take(_space_lut(), buf)
+    # token boundaries: +1 where a token starts, -1 just past where it ends
+    edge = np.diff(not_sp.view(np.int8), prepend=np.int8(0))
+    starts = np.flatnonzero(edge == 1)
+    ends = np.flatnonzero(edge == -1)  # the buffer ends in LF, so every token ends
+    del edge
+    payload = buf[not_sp]
+    del not_sp
+    offsets = np.zeros(len(starts) + 1, dtype=np.int64)
+    np.cumsum(ends - starts, out=offsets[1:])
+    tokens = pa.Array.from_buffers(
+        pa.large_binary(), len(starts), [None, pa.py_buffer(offsets), pa.py_buffer(payload)]
+    )
     nl = np.flatnonzero(buf == 10)
-    # token boundaries: a token is a maximal run of non-space bytes
-    not_sp = ~is_sp
-    starts = np.flatnonzero(not_sp[1:] & is_sp[:-1]) + 1
-    if not_sp[0]:
-        starts = np.concatenate(([0], starts))
-    ends = np.flatnonzero(not_sp[:-1] & is_sp[1:]) + 1  # buffer ends in LF: every token ends
-    del is_sp, not_sp
-    tok_line = np.searchsorted(nl, starts)  # line index of each token
-    nlines = len(nl)
-    ntok_all = np.bincount(tok_line, minlength=nlines)
-    first_all = np.concatenate(([0], np.cumsum(ntok_all)[:-1]))
+    before = np.searchsorted(starts, nl)  # tokens that start before each line end
+    ntok_all = np.diff(before, prepend=0)
+    first_all = before - ntok_all
+    del before, starts, ends
     has_tok = ntok_all > 0
-    is_comment = np.zeros(nlines, dtype=bool)
-    if len(starts):
-        lead = np.where(has_tok, first_all, 0)
-        is_comment = has_tok & (buf[starts[np.minimum(lead, len(starts) - 1)]] == ord("#"))
+    lead = offsets[np.minimum(first_all, max(len(offsets) - 2, 0))] if len(payload) else np.zeros(len(nl), np.int64)
+    is_comment = has_tok & (payload[np.minimum(lead, max(len(payload) - 1, 0))] == ord("#")) if len(payload) else has_tok
     if not blank_lines_ok:
         blank = ~has_tok
         if blank.any():
             raise InputError(name, "blank line (a qrels line needs 4 fields: qid iter docno rel)", int(np.argmax(blank)) + 1)
-    data_line = has_tok & ~is_comment
-    idx = np.flatnonzero(data_line)
-    return Lines(
-        buf=buf,
-        tok_start=starts,
-        tok_end=ends,
-        first_tok=first_all[idx],
-        ntok=ntok_all[idx],
-        lineno=idx + 1,
-    )
+    idx = np.flatnonzero(has_tok & ~is_comment)
+    return Lines(tokens=tokens, first_tok=first_all[idx], ntok=ntok_all[idx], lineno=idx + 1)
 
 
 def take_tokens(lines: Lines, tok_idx: np.ndarray) -> pa.Array:
-    """The tokens at ``tok_idx`` (in increasing order) as a pyarrow binary array."""
-    import numpy as np
+    """The tokens at ``tok_idx`` as a pyarrow binary array."""
     import pyarrow as pa
 
-    s = lines.tok_start[tok_idx]
-    e = lines.tok_end[tok_idx]
-    lengths = e - s
-    offsets = np.zeros(len(s) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    # Tokens are requested in file order and never overlap, so their bytes can
-    # be gathered with one boolean mask: +1 at each start, -1 at each end.
-    mark = np.zeros(len(lines.buf) + 1, dtype=np.int8)
-    mark[s] = 1
-    mark[e] -= 1
-    keep = np.cumsum(mark[:-1], dtype=np.int8).view(bool)
-    payload = lines.buf[keep]
-    return pa.Array.from_buffers(
-        pa.large_binary(), len(s), [None, pa.py_buffer(offsets), pa.py_buffer(payload.tobytes())]
-    )
+    return lines.tokens.take(pa.array(tok_idx, type=pa.int64()))
+
+
+def _fast_table(data: bytes, ncols: int | None, min_cols: int, types: dict) -> pa.Table | None:
+    """pyarrow's multithreaded CSV parser, used only when its reading is provably
+    the same as trec_eval's: a single delimiter (space or tab), no other
+    whitespace or CR, a constant number of fields, no empty field (so no
+    doubled, leading or trailing delimiter and no blank line) and no comment
+    line. Returns None when not applicable; the general path then reads the
+    file and reports any problem exactly.
+    """
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as csv
+
+    end = data.find(b"\n")
+    first = data[:end] if end >= 0 else data
+    if b" " in first and b"\t" not in first:
+        d, other = b" ", b"\t"
+    elif b"\t" in first and b" " not in first:
+        d, other = b"\t", b" "
+    else:
+        return None
+    k = first.count(d) + 1
+    if k < min_cols or (ncols is not None and k != ncols):
+        return None
+    for bad in (other, b"\r", b"\v", b"\f", b"\x00"):  # single bytes: memchr speed
+        if data.find(bad) >= 0:
+            return None
+    names = [f"f{i}" for i in range(k)]
+    col_types = {n: pa.large_binary() for n in names}
+    col_types.update({f"f{i}": t for i, t in types.items()})
+    try:
+        table = csv.read_csv(
+            pa.BufferReader(data),
+            csv.ReadOptions(column_names=names, use_threads=True, block_size=1 << 24),
+            csv.ParseOptions(delimiter=d.decode(), quote_char=False, escape_char=False, ignore_empty_lines=False),
+            csv.ConvertOptions(
+                column_types=col_types, null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    for name in names:
+        col = table.column(name)
+        if pa.types.is_large_binary(col.type) and len(col) and pc.min(pc.binary_length(col)).as_py() == 0:
+            return None  # an empty field: doubled, leading or trailing delimiter, or a blank line
+    f0 = table.column("f0").combine_chunks()
+    if len(f0):
+        heads = np.frombuffer(f0.buffers()[2], dtype=np.uint8)[np.frombuffer(f0.buffers()[1], dtype=np.int64)[:-1]]
+        if (heads == ord("#")).any():
+            return None  # a comment line
+    return table.select([f"f{i}" for i in sorted(types)])
 
 
 def _first_bad(mask: np.ndarray) -> int:
@@ -284,7 +320,18 @@ def read_qrels(path: str | os.PathLike[str], *, stdin: BinaryIO | None = None) -
 
 def parse_qrels(src: Source) -> Qrels:
     import numpy as np
+    import pyarrow as pa
 
+    fast = _fast_table(src.data, 4, 4, {0: pa.large_binary(), 2: pa.large_binary(), 3: pa.int64()})
+    if fast is not None and len(fast):
+        return Qrels(
+            name=src.name,
+            sha256=src.sha256,
+            qid=fast.column("f0").combine_chunks(),
+            docno=fast.column("f2").combine_chunks(),
+            rel=fast.column("f3").to_numpy(),
+            lineno=np.arange(1, len(fast) + 1, dtype=np.int64),
+        )
     lines = tokenize(src.data, src.name, blank_lines_ok=False, what="qrels")
     if len(lines.ntok) == 0:
         raise InputError(src.name, "the qrels file has no judgements (only comments)")
@@ -314,7 +361,21 @@ def read_run(path: str | os.PathLike[str], *, stdin: BinaryIO | None = None) -> 
 
 def parse_run(src: Source) -> Run:
     import numpy as np
+    import pyarrow as pa
 
+    fast = _fast_table(src.data, None, 6, {0: pa.large_binary(), 2: pa.large_binary(), 4: pa.float64(), 5: pa.large_binary()})
+    if fast is not None and len(fast):
+        score = fast.column("f4").to_numpy()
+        if not np.isnan(score).any():
+            return Run(
+                name=src.name,
+                sha256=src.sha256,
+                qid=fast.column("f0").combine_chunks(),
+                docno=fast.column("f2").combine_chunks(),
+                score=score,
+                lineno=np.arange(1, len(fast) + 1, dtype=np.int64),
+                runid=fast.column("f5")[-1].as_py().decode("utf-8", "surrogateescape"),
+            )
     lines = tokenize(src.data, src.name, blank_lines_ok=True, what="run")
     if len(lines.ntok) == 0:
         raise InputError(src.name, "the run file has no results (only comments or blank lines)")
@@ -331,8 +392,7 @@ def parse_run(src: Source) -> Run:
     nan = np.isnan(score)
     if nan.any():
         raise InputError(src.name, "score 'nan' cannot be ranked", int(lines.lineno[_first_bad(nan)]))
-    last = f0[-1] + 5
-    runid = bytes(lines.buf[lines.tok_start[last] : lines.tok_end[last]]).decode("utf-8", "surrogateescape")
+    runid = lines.tokens[int(f0[-1] + 5)].as_py().decode("utf-8", "surrogateescape")
     return Run(
         name=src.name,
         sha256=src.sha256,
