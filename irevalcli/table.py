@@ -190,9 +190,64 @@ def _decode(b: bytes) -> str:
     return b.decode("utf-8", "surrogateescape")
 
 
+def _encode(*arrays: pa.Array) -> tuple[list[np.ndarray], pa.Array]:
+    """Hash-factorise several binary arrays together (codes in first-seen order)."""
+    import pyarrow as pa
+
+    chunked = pa.chunked_array([a.cast(pa.large_binary()) for a in arrays], type=pa.large_binary())
+    enc = chunked.dictionary_encode()
+    dictionary = enc.chunk(0).dictionary if enc.num_chunks else pa.array([], pa.large_binary())
+    codes = [c.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False) for c in enc.chunks]
+    return codes, dictionary
+
+
+def rank_order(topic: np.ndarray, score: np.ndarray, docno: pa.Array) -> np.ndarray:
+    """Row order by topic, then score descending, then docno descending (bytewise).
+
+    TREC runs are usually grouped by topic and sorted by score already; that is
+    checked (not assumed) in one pass and then only the topic blocks are
+    reordered. Otherwise a two-key sort is done. Either way only rows whose
+    (topic, score) is tied are ordered by docno, with Arrow's bytewise sort.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(topic)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    same = topic[1:] == topic[:-1]
+    block_start = np.concatenate(([0], np.flatnonzero(~same) + 1))
+    block_topic = topic[block_start]
+    grouped = len(np.unique(block_topic)) == len(block_topic)
+    if grouped and not (same & (score[1:] > score[:-1])).any():
+        lengths = np.diff(np.concatenate((block_start, [n])))
+        by_topic = np.argsort(block_topic, kind="stable")
+        first = block_start[by_topic]
+        lens = lengths[by_topic]
+        order = np.repeat(first - np.concatenate(([0], np.cumsum(lens)[:-1])), lens) + np.arange(n)
+    else:
+        order = np.lexsort((-score, topic))
+    t_o, s_o = topic[order], score[order]
+    tie = (t_o[1:] == t_o[:-1]) & (s_o[1:] == s_o[:-1])
+    if tie.any():
+        in_tie = np.zeros(n, dtype=bool)
+        in_tie[1:] |= tie
+        in_tie[:-1] |= tie
+        pos = np.flatnonzero(in_tie)
+        new_group = np.ones(n, dtype=bool)
+        new_group[1:] = ~tie
+        gid = np.cumsum(new_group)[pos]
+        rows = order[pos]
+        tbl = pa.table({"g": gid, "d": docno.take(pa.array(rows))})
+        perm = pc.sort_indices(tbl, sort_keys=[("g", "ascending"), ("d", "descending")]).to_numpy()
+        order[pos] = rows[perm]
+    return order
+
+
 def build_table(qrels: Qrels, run: Run, opts: EvalOptions) -> EvalTable:
     """Join, rank and label; check duplicates and missing topics."""
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     # ---- topics: factorise once, bytewise order == code order
     (q_qcode, r_qcode), qid_dict = _factorize_sorted(qrels.qid, run.qid)
@@ -234,11 +289,23 @@ def build_table(qrels: Qrels, run: Run, opts: EvalOptions) -> EvalTable:
             "(use -c to score missing topics as 0)",
         )
 
-    # ---- documents: factorise qrels and kept run docnos together
-    run_docno = run.docno.filter(pa.array(keep_run)) if not keep_run.all() else run.docno
-    extra = [pa.array([PLACEHOLDER_DOCNO], pa.large_binary())] if missing.any() else []
-    codes, doc_dict = _factorize_sorted(qrels.docno, run_docno, *extra)
-    q_dcode, r_dcode = codes[0], codes[1]
+    # ---- documents: qrels and kept run docnos (and -c's placeholder) factorised together
+    all_kept = bool(keep_run.all())
+    run_docno = run.docno if all_kept else run.docno.filter(pa.array(keep_run))
+    rg = r_topic if all_kept else r_topic[keep_run]
+    rscore = run.score if all_kept else run.score[keep_run]
+    rline = run.lineno if all_kept else run.lineno[keep_run]
+    if opts.compat == "9.0.8":
+        rscore = rscore.astype(np.float32).astype(np.float64)  # 9.0.8 stores scores as float
+    if missing.any():
+        mt = np.flatnonzero(missing)
+        rg = np.concatenate((rg, mt))
+        rscore = np.concatenate((rscore, np.ones(len(mt))))
+        rline = np.concatenate((rline, np.zeros(len(mt), dtype=np.int64)))
+        run_docno = pa.concat_arrays(
+            [run_docno.cast(pa.large_binary()), pa.array([PLACEHOLDER_DOCNO] * len(mt), pa.large_binary())]
+        )
+    (q_dcode, r_dcode), doc_dict = _encode(qrels.docno, run_docno)
     ndoc = max(len(doc_dict), 1)
 
     # ---- judgements of evaluated topics, with duplicate check
@@ -263,18 +330,7 @@ def build_table(qrels: Qrels, run: Run, opts: EvalOptions) -> EvalTable:
         )
 
     # ---- ranked rows
-    rg = r_topic[keep_run]
-    rscore = run.score[keep_run]
-    if opts.compat == "9.0.8":
-        rscore = rscore.astype(np.float32).astype(np.float64)  # 9.0.8 stores scores as float
-    rline = run.lineno[keep_run]
-    if missing.any():
-        mt = np.flatnonzero(missing)
-        rg = np.concatenate((rg, mt))
-        rscore = np.concatenate((rscore, np.ones(len(mt))))
-        rline = np.concatenate((rline, np.zeros(len(mt), dtype=np.int64)))
-        r_dcode = np.concatenate((r_dcode, np.full(len(mt), codes[2][0], dtype=np.int64)))
-    order = np.lexsort((-r_dcode, -rscore, rg))
+    order = rank_order(rg, rscore, run_docno)
     rg = rg[order]
     r_dcode = r_dcode[order]
     rline = rline[order]
@@ -291,10 +347,11 @@ def build_table(qrels: Qrels, run: Run, opts: EvalOptions) -> EvalTable:
 
     # duplicate docs within a topic (among the documents kept by -M)
     rkey = rg * ndoc + r_dcode
-    korder = np.argsort(rkey, kind="stable")
-    ks = rkey[korder]
-    dup = np.flatnonzero(ks[1:] == ks[:-1])
-    if len(dup):
+    rkey_arr = pa.array(rkey)
+    if len(pc.unique(rkey_arr)) != len(rkey):
+        korder = np.argsort(rkey, kind="stable")
+        ks = rkey[korder]
+        dup = np.flatnonzero(ks[1:] == ks[:-1])
         a, b = korder[dup], korder[dup + 1]
         la, lb = np.minimum(rline[a], rline[b]), np.maximum(rline[a], rline[b])
         j = int(np.argmin(lb))
@@ -306,12 +363,16 @@ def build_table(qrels: Qrels, run: Run, opts: EvalOptions) -> EvalTable:
         )
 
     # ---- labels: qrels lookup by (topic, docno)
-    pos = np.searchsorted(qkey_sorted, rkey)
-    pos_c = np.minimum(pos, max(len(qkey_sorted) - 1, 0))
-    found = (pos < len(qkey_sorted)) & (qkey_sorted[pos_c] == rkey) if len(qkey_sorted) else np.zeros(len(rkey), bool)
-    qrel_sorted = qrel[qorder]
     label = np.full(len(rkey), -1, dtype=np.int64)
-    label[found] = np.where(qrel_sorted[pos_c[found]] < 0, -2, qrel_sorted[pos_c[found]])
+    if len(qkey_sorted):
+        pos = pc.index_in(rkey_arr, value_set=pa.array(qkey_sorted))
+        found = pos.is_valid().to_numpy(zero_copy_only=False)
+        if found.any():
+            hit = pos.to_numpy(zero_copy_only=False)[found].astype(np.int64) if pos.null_count == 0 else (
+                pos.filter(pos.is_valid()).to_numpy().astype(np.int64)
+            )
+            values = qrel[qorder][hit]
+            label[found] = np.where(values < 0, -2, values)
 
     if opts.judged_only:
         keep = label >= 0

@@ -3,17 +3,20 @@
 Gains follow trec_eval: the gain of a document is its raw relevance level unless
 ``level=gain`` pairs say otherwise (``ndcg.1=3,2=9``), and these measures ignore
 ``-l``. The gain table of a topic holds the pair levels first, then every level
-from 0 to the topic's highest judged level; it is sorted with trec_eval's
-comparator, which compares the *integer part of the difference* of two gains, by
-a stable top-down merge sort (glibc's), so gains less than 1 apart keep their
-insertion order. The ideal list repeats each table entry's gain by its judged
-count, walking down from the top entry and stopping at the first gain <= 0.
+from 0 to the topic's highest judged level, sorted by gain (stable). The ideal
+list repeats each table entry's gain by its judged count, walking down from the
+top entry and stopping at the first gain <= 0.
+
+Deliberate difference: trec_eval sorts the table with a comparator that looks
+only at the integer part of the difference of two gains, so gains less than 1
+apart can stay out of order and the "ideal" list is then not ideal (ndcg above
+1). The compatibility checklist lists this as a defect; ireval sorts by value.
+With integer gains (the default, and any integer pairs) both orders agree.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,31 +27,6 @@ from ..table import EvalTable, seg_cumsum_exact
 from .precision import CUTOFFS
 
 _VALID_INT = re.compile(r"^[+-]?[0-9]+$")
-
-
-def _msort(items: list[Any], cmp: Callable[[Any, Any], int]) -> list[Any]:
-    """glibc's qsort merge sort: split n/2, merge taking the left run while cmp <= 0."""
-    if len(items) <= 1:
-        return list(items)
-    n1 = len(items) // 2
-    left, right = _msort(items[:n1], cmp), _msort(items[n1:], cmp)
-    out = []
-    i = j = 0
-    while i < len(left) and j < len(right):
-        if cmp(left[i], right[j]) <= 0:
-            out.append(left[i])
-            i += 1
-        else:
-            out.append(right[j])
-            j += 1
-    out.extend(left[i:])
-    out.extend(right[j:])
-    return out
-
-
-def _c_int(x: float) -> int:
-    """C's (int) conversion of a double: truncation toward zero."""
-    return int(x)
 
 
 @dataclass
@@ -96,7 +74,7 @@ def gains(t: EvalTable, pairs: tuple[tuple[str, float], ...], rescale: bool = Fa
                     first[2] = v
             else:
                 entries.append([v, float(v), v])
-        ordered = _msort(entries, lambda a, b: _c_int(a[1] - b[1]))
+        ordered = sorted(entries, key=lambda e: e[1])  # stable: ties keep insertion order
         if rescale and ordered:
             mn = min(e[1] for e in ordered)
             mx = max(e[1] for e in ordered)
