@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .names import Request
-from .registry import values_2d
-from .table import EvalTable
+from .registry import Measure, values_2d
+from .table import EvalOptions, EvalTable
 
 MIN_GEO_MEAN = 1e-5
 
@@ -89,6 +89,126 @@ def _seq_sum(values: np.ndarray) -> float:
     return float(np.cumsum(values, dtype=np.float64)[-1])
 
 
+@dataclass
+class TopicColumn:
+    """One output label's per-topic values, before summarising."""
+
+    label: str
+    measure: Measure
+    values: np.ndarray | list[str] | None  # None: no per-topic value (num_q, runid)
+
+
+def compute_topics(table: EvalTable, requests: list[Request]) -> list[TopicColumn]:
+    """Every requested label's value for every topic of ``table``.
+
+    Topics are independent, so tables holding different topics (streamed
+    batches) can be computed separately and concatenated.
+    """
+    nq = table.nq
+    missing = table.missing
+    out: list[TopicColumn] = []
+    for req in requests:
+        meas = req.measure
+        labels = req.labels
+        if meas.agg in ("num_q", "runid"):
+            out.append(TopicColumn(labels[0], meas, None))
+            continue
+        raw = meas.func(table, req.params)
+        if meas.kind == "str":
+            for i, label in enumerate(labels):
+                col = list(raw[i])
+                if missing.any() and label == meas.name:  # placeholder topic: '' (exact name only)
+                    for t in np.flatnonzero(missing):
+                        col[t] = ""
+                out.append(TopicColumn(label, meas, col))
+            continue
+        vals = values_2d(raw, nq)
+        for i, label in enumerate(labels):
+            v = np.array(vals[i], dtype=np.float64)
+            if missing.any() and (label in ZEROED_WHEN_MISSING or label.startswith("unj")):
+                v[missing] = 0.0
+            out.append(TopicColumn(label, meas, v))
+    return out
+
+
+def concat_topics(parts: list[tuple[list[str], list[TopicColumn]]]) -> tuple[list[str], list[TopicColumn]]:
+    """Join per-topic columns of disjoint topic sets, in bytewise topic order."""
+    qids = [q for part_qids, _ in parts for q in part_qids]
+    order = sorted(range(len(qids)), key=lambda i: qids[i].encode("utf-8", "surrogateescape"))
+    columns = []
+    for j, first in enumerate(parts[0][1]):
+        pieces = [cols[j].values for _, cols in parts]
+        if first.values is None:
+            columns.append(TopicColumn(first.label, first.measure, None))
+        elif isinstance(first.values, list):
+            flat = [x for piece in pieces for x in piece]  # type: ignore[union-attr]
+            columns.append(TopicColumn(first.label, first.measure, [flat[i] for i in order]))
+        else:
+            merged = np.concatenate(pieces)  # type: ignore[arg-type]
+            columns.append(TopicColumn(first.label, first.measure, merged[np.asarray(order, dtype=np.int64)]))
+    return [qids[i] for i in order], columns
+
+
+def summarize(
+    qids: list[str],
+    topic_columns: list[TopicColumn],
+    *,
+    opts: EvalOptions,
+    runid: str,
+    num_qrels_topics: int,
+    num_rel_complete: int,
+    zscores: ZScores | None = None,
+) -> Results:
+    """trec_eval's accumulate-then-average over per-topic values in topic order.
+
+    ``num_qrels_topics``: the number of judged topics (the ``-c`` denominator);
+    ``num_rel_complete``: qrels lines with rel > 0 over all topics (``num_rel``'s
+    summary under ``-c``); ``zscores``: convert every per-topic value to a
+    z-score before it is summarised (``-Z``), as trec_eval does.
+    """
+    nq = len(qids)
+    complete = opts.complete
+    compat = opts.compat
+    denom = num_qrels_topics if complete else nq
+    columns: list[Column] = []
+    for tc in topic_columns:
+        meas, label = tc.measure, tc.label
+        summary: float | int | str | None
+        if meas.agg == "runid":
+            columns.append(Column(label, meas.name, "str", None, runid))
+            continue
+        if meas.agg == "num_q":
+            columns.append(Column(label, meas.name, "int", None, int(denom)))
+            continue
+        if meas.kind == "str":
+            columns.append(Column(label, meas.name, "str", tc.values if meas.per_query else None, None))
+            continue
+        v = tc.values
+        assert isinstance(v, np.ndarray)
+        if meas.agg == "gmean":
+            logs = np.log(np.maximum(v, MIN_GEO_MEAN))
+            if zscores is not None:
+                logs = zscores.convert(qids, label, logs)
+            s = _seq_sum(logs)
+            if complete:
+                s += (denom - nq) * math.log(MIN_GEO_MEAN)
+            summary = math.exp(s / denom) if denom > 0 else 0.0
+        else:
+            if zscores is not None:
+                v = zscores.convert(qids, label, v)
+            if meas.agg == "sum":
+                summary = _seq_sum(v)
+            elif meas.agg == "num_rel":
+                summary = num_rel_complete if (complete and compat == "10.0") else _seq_sum(v)
+            else:
+                s = _seq_sum(v)
+                summary = s / denom if denom != 0 else s
+        if meas.kind == "int" and zscores is None:
+            summary = int(summary)
+        columns.append(Column(label, meas.name, meas.kind, v if meas.per_query else None, summary if meas.summary else None))
+    return Results(qids=qids, columns=columns, num_q=int(denom), runid=runid, zscore=zscores is not None, compat=compat)
+
+
 def evaluate_table(
     table: EvalTable,
     requests: list[Request],
@@ -97,65 +217,15 @@ def evaluate_table(
     num_rel_complete: int,
     zscores: ZScores | None = None,
 ) -> Results:
-    """Compute every request over ``table``.
-
-    ``num_qrels_topics``: the number of judged topics (the ``-c`` denominator);
-    ``num_rel_complete``: qrels lines with rel > 0 over all topics (``num_rel``'s
-    summary under ``-c``); ``zscores``: convert every per-topic value to a
-    z-score before it is summarised (``-Z``), as trec_eval does.
-    """
-    nq = table.nq
-    complete = table.opts.complete
-    compat = getattr(table.opts, "compat", "10.0")
-    denom = num_qrels_topics if complete else nq
-    missing = table.missing
-    columns: list[Column] = []
-    for req in requests:
-        meas = req.measure
-        labels = req.labels
-        raw = meas.func(table, req.params) if (meas.per_query or meas.agg not in ("num_q", "runid")) else None
-        if meas.kind == "str":
-            per_q = raw  # list of per-label lists of strings
-            for i, label in enumerate(labels):
-                col = list(per_q[i]) if per_q is not None else None
-                if col is not None and missing.any() and label == meas.name:
-                    for t in np.flatnonzero(missing):
-                        col[t] = ""
-                summary: float | int | str | None = table.runid if meas.agg == "runid" else None
-                columns.append(Column(label, meas.name, "str", col if meas.per_query else None, summary))
-            continue
-        if meas.agg == "num_q":
-            columns.append(Column(meas.name, meas.name, "int", None, int(denom)))
-            continue
-        vals = values_2d(raw, nq)
-        for i, label in enumerate(labels):
-            v = np.array(vals[i], dtype=np.float64)
-            if missing.any() and (label in ZEROED_WHEN_MISSING or label.startswith("unj")):
-                v[missing] = 0.0
-            if meas.agg == "gmean":
-                logs = np.log(np.maximum(v, MIN_GEO_MEAN))
-                if zscores is not None:
-                    logs = zscores.convert(table.qids, label, logs)
-                s = _seq_sum(logs)
-                if complete:
-                    s += (denom - nq) * math.log(MIN_GEO_MEAN)
-                summary = math.exp(s / denom) if denom > 0 else 0.0
-            elif zscores is not None and meas.agg != "gmean":
-                v = zscores.convert(table.qids, label, v)
-            if meas.agg == "gmean":
-                pass
-            elif meas.agg == "sum":
-                summary = _seq_sum(v)
-            elif meas.agg == "num_rel":
-                summary = num_rel_complete if (complete and compat == "10.0") else _seq_sum(v)
-            else:
-                s = _seq_sum(v)
-                summary = s / denom if denom != 0 else s
-            if meas.kind == "int" and summary is not None and zscores is None:
-                summary = int(summary)
-            columns.append(Column(label, meas.name, meas.kind, v if meas.per_query else None, summary if meas.summary else None))
-    return Results(
-        qids=table.qids, columns=columns, num_q=int(denom), runid=table.runid, zscore=zscores is not None, compat=compat
+    """Compute every request over ``table`` and summarise (see :func:`summarize`)."""
+    return summarize(
+        table.qids,
+        compute_topics(table, requests),
+        opts=table.opts,
+        runid=table.runid,
+        num_qrels_topics=num_qrels_topics,
+        num_rel_complete=num_rel_complete,
+        zscores=zscores,
     )
 
 
