@@ -11,6 +11,7 @@ from .engine import Results, evaluate_table
 from .errors import InputError, UsageError
 from .names import resolve
 from .readers import Qrels, Run, read_qrels, read_run, read_zscores
+from .stream import should_stream
 from .table import EvalOptions, build_table
 
 if TYPE_CHECKING:
@@ -132,6 +133,8 @@ def evaluate(
     rel_format: str = "qrels",
     compat: str = "10.0",
     zscores: str | os.PathLike[str] | None = None,
+    stream: bool | None = None,
+    chunk_bytes: int | None = None,
     stdin: BinaryIO | None = None,
 ) -> Evaluation:
     """Evaluate ``run`` against ``qrels`` exactly as trec_eval 10.0 would.
@@ -141,6 +144,9 @@ def evaluate(
     ``measures`` are trec_eval names (``map``, ``P.5,10``, ``ndcg_cut_10``, ``all_trec``).
     The keyword options are trec_eval's ``-c -l -M -J -N -D -R -Z``; ``compat="9.0.8"``
     reproduces trec_eval 9.0.8 (the version inside pytrec_eval) instead of 10.0.
+    ``stream``: evaluate a run file topic block by topic block in bounded memory
+    (default: automatically for files of 1 GiB or more); a file that is not
+    grouped by topic is then read whole. The results are identical either way.
     Raises :class:`irevalcli.errors.IrevalError` subclasses with user-facing messages.
     """
     if max_docs is not None and max_docs < 0:
@@ -154,11 +160,31 @@ def evaluate(
         from .relformats import evaluate_rel_format
 
         return evaluate_rel_format(
-            rel_format, qrels, run, requests, complete=complete, max_docs=max_docs, only_query=only_query, stdin=stdin
+            rel_format, qrels, run, requests, complete=complete, max_docs=max_docs, only_query=only_query, stdin=stdin,
+            rel_level=rel_level, judged_only=judged_only,
         )
     q = load_qrels(qrels)
-    r = load_run(run, stdin=stdin)
     z = read_zscores(zscores) if zscores is not None else None
+    import numpy as np
+
+    nqrels_topics = len(np.unique(_codes(q.qid)))
+    num_rel_complete = int(np.count_nonzero(q.rel > 0))
+    if only_query is None and should_stream(run, stream):
+        from .stream import CHUNK_BYTES, NotGrouped, evaluate_stream
+
+        opts = EvalOptions(rel_level=rel_level, max_docs=max_docs, judged_only=judged_only, complete=complete,
+                           num_docs=num_docs, compat=compat)
+        try:
+            results, sha = evaluate_stream(
+                q, os.fspath(run), requests, opts, num_qrels_topics=nqrels_topics,
+                num_rel_complete=num_rel_complete, zscores=z, chunk_bytes=chunk_bytes or CHUNK_BYTES,
+            )
+            info = Run.empty(os.fspath(run), results.runid)
+            info.sha256 = sha
+            return Evaluation(results=results, qrels=q, run=info)
+        except NotGrouped:
+            results = None  # not grouped by topic: read it whole below
+    r = load_run(run, stdin=stdin)
     opts = EvalOptions(
         rel_level=rel_level,
         max_docs=max_docs,
@@ -169,14 +195,11 @@ def evaluate(
         compat=compat,
     )
     table = build_table(q, r, opts)
-    import numpy as np
-
-    nqrels_topics = len(np.unique(_codes(q.qid)))
     results = evaluate_table(
         table,
         requests,
         num_qrels_topics=nqrels_topics,
-        num_rel_complete=int(np.count_nonzero(q.rel > 0)),
+        num_rel_complete=num_rel_complete,
         zscores=z,
     )
     return Evaluation(results=results, qrels=q, run=r)

@@ -134,6 +134,9 @@ def write_atomic(path: str, data: bytes) -> None:
 @click.option("--compat", type=click.Choice(["10.0", "9.0.8"]), default="10.0", show_default=True,
               help="trec_eval version to reproduce; 9.0.8 is the one inside pytrec_eval and Anserini.")
 @click.option("-v", "--version", "show_version", is_flag=True, help="Print the version and exit.")
+@click.option("--stream/--no-stream", "stream", default=None,
+              help="Evaluate the run topic by topic in bounded memory (default: for run files of 1 GiB or more; "
+                   "a run not grouped by topic is then read whole).")
 @click.option("--format", "fmt", type=click.Choice(["trec", "json", "parquet"]), default="trec",
               show_default=True, help="Output format.")
 @click.option("--output", metavar="PATH", help="Write the output to PATH atomically (default: stdout).")
@@ -166,6 +169,7 @@ def run_eval(
     old_format: int,
     zscore_file: str | None,
     compat: str,
+    stream: bool | None,
     show_version: bool,
     fmt: str,
     output: str | None,
@@ -194,6 +198,7 @@ def run_eval(
         rel_format=rel_format,
         compat=compat,
         zscores=zscore_file,
+        stream=stream,
     )
     from .formatters import FORMATTERS
 
@@ -286,6 +291,8 @@ def measures_command(name: str | None) -> None:
 # Subcommands: name -> "module:attribute" of a click command, imported only when used.
 SUBCOMMANDS: dict[str, str] = {
     "measures": "irevalcli.cli:measures_command",
+    "compare": "irevalcli.compare:compare_command",
+    "gate": "irevalcli.gate:gate_command",
 }
 
 

@@ -300,6 +300,14 @@ class Qrels:
     rel: np.ndarray  # int64
     lineno: np.ndarray  # int64 physical line numbers
 
+    def take(self, rows: np.ndarray) -> Qrels:
+        import numpy as np
+        import pyarrow as pa
+
+        idx = np.flatnonzero(rows) if rows.dtype == bool else rows
+        sel = pa.array(idx, pa.int64())
+        return Qrels(self.name, self.sha256, self.qid.take(sel), self.docno.take(sel), self.rel[idx], self.lineno[idx])
+
 
 @dataclass
 class Run:
@@ -310,6 +318,43 @@ class Run:
     score: np.ndarray  # float64
     lineno: np.ndarray
     runid: str
+
+    def __len__(self) -> int:
+        return len(self.score)
+
+    @classmethod
+    def empty(cls, name: str, runid: str = "") -> Run:
+        import numpy as np
+        import pyarrow as pa
+
+        none = pa.array([], pa.large_binary())
+        return cls(name, "", none, none, np.zeros(0), np.zeros(0, dtype=np.int64), runid)
+
+    def take(self, rows: np.ndarray) -> Run:
+        """The given rows (a numpy index or boolean mask), keeping names and runid."""
+        import numpy as np
+        import pyarrow as pa
+
+        idx = np.flatnonzero(rows) if rows.dtype == bool else rows
+        sel = pa.array(idx, pa.int64())
+        return Run(self.name, self.sha256, self.qid.take(sel), self.docno.take(sel), self.score[idx],
+                   self.lineno[idx], self.runid)
+
+    @classmethod
+    def concat(cls, parts: list[Run]) -> Run:
+        import numpy as np
+        import pyarrow as pa
+
+        first = parts[0]
+        return cls(
+            first.name,
+            first.sha256,
+            pa.concat_arrays([p.qid.cast(pa.large_binary()) for p in parts]),
+            pa.concat_arrays([p.docno.cast(pa.large_binary()) for p in parts]),
+            np.concatenate([p.score for p in parts]),
+            np.concatenate([p.lineno for p in parts]),
+            parts[-1].runid or first.runid,
+        )
 
 
 def read_qrels(path: str | os.PathLike[str], *, stdin: BinaryIO | None = None) -> Qrels:
@@ -359,9 +404,13 @@ def read_run(path: str | os.PathLike[str], *, stdin: BinaryIO | None = None) -> 
     return parse_run(src)
 
 
-def parse_run(src: Source) -> Run:
+def parse_run(src: Source, *, allow_empty: bool = False) -> Run:
+    """Parse a whole run (or, with ``allow_empty``, a chunk that may hold no data line)."""
     import numpy as np
     import pyarrow as pa
+
+    if allow_empty and not src.data.strip():
+        return Run.empty(src.name)
 
     fast = _fast_table(src.data, None, 6, {0: pa.large_binary(), 2: pa.large_binary(), 4: pa.float64(), 5: pa.large_binary()})
     if fast is not None and len(fast):
@@ -377,6 +426,8 @@ def parse_run(src: Source) -> Run:
                 runid=fast.column("f5")[-1].as_py().decode("utf-8", "surrogateescape"),
             )
     lines = tokenize(src.data, src.name, blank_lines_ok=True, what="run")
+    if len(lines.ntok) == 0 and allow_empty:
+        return Run.empty(src.name)
     if len(lines.ntok) == 0:
         raise InputError(src.name, "the run file has no results (only comments or blank lines)")
     bad = lines.ntok < 6

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -59,6 +59,10 @@ class EvalTable:
     missing: np.ndarray  # bool per topic: placeholder ranking under -c
     opts: EvalOptions
     runid: str = ""
+    doc: np.ndarray | None = None  # docno code of each ranked row (into doc_dict)
+    doc_dict: Any = None  # pa.Array of docnos
+    max_label: int | None = None  # highest relevance label in the whole qrels file
+    subtopics: Any = None  # subtopic judgements (irevalcli.subtopics.SubtopicQrels), if given
     _cache: dict = field(default_factory=dict, repr=False)
 
     # ---- sizes ----------------------------------------------------------
@@ -168,22 +172,27 @@ class EvalTable:
 # --------------------------------------------------------------------------
 
 
+def _split_codes(arrays: tuple[pa.Array, ...]) -> tuple[list[np.ndarray], pa.Array]:
+    """Dictionary-encode the concatenation of ``arrays``; one code array per input."""
+    import pyarrow as pa
+
+    joined = pa.concat_arrays([a.cast(pa.large_binary()) for a in arrays]) if arrays else pa.array([], pa.large_binary())
+    enc = joined.dictionary_encode()
+    idx = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    bounds = np.cumsum([len(a) for a in arrays])[:-1]
+    return list(np.split(idx, bounds)), enc.dictionary
+
+
 def _factorize_sorted(*arrays: pa.Array) -> tuple[list[np.ndarray], pa.Array]:
     """Codes for the values of several binary arrays, numbered in bytewise order."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    chunked = pa.chunked_array([a.cast(pa.large_binary()) for a in arrays], type=pa.large_binary())
-    enc = chunked.dictionary_encode()
-    dictionary = enc.chunk(0).dictionary if enc.num_chunks else pa.array([], pa.large_binary())
+    codes, dictionary = _split_codes(arrays)
     order = pc.sort_indices(dictionary).to_numpy()
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order), dtype=np.int64)
-    codes = []
-    for chunk in enc.chunks:
-        idx = chunk.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
-        codes.append(rank[idx])
-    return codes, dictionary.take(pa.array(order))
+    return [rank[c] for c in codes], dictionary.take(pa.array(order))
 
 
 def _decode(b: bytes) -> str:
@@ -192,13 +201,27 @@ def _decode(b: bytes) -> str:
 
 def _encode(*arrays: pa.Array) -> tuple[list[np.ndarray], pa.Array]:
     """Hash-factorise several binary arrays together (codes in first-seen order)."""
-    import pyarrow as pa
+    return _split_codes(arrays)
 
-    chunked = pa.chunked_array([a.cast(pa.large_binary()) for a in arrays], type=pa.large_binary())
-    enc = chunked.dictionary_encode()
-    dictionary = enc.chunk(0).dictionary if enc.num_chunks else pa.array([], pa.large_binary())
-    codes = [c.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False) for c in enc.chunks]
-    return codes, dictionary
+
+def check_qrels_duplicates(qrels: Qrels) -> None:
+    """Refuse a (topic, docno) judged twice, naming the second line."""
+    (qc,), _ = _encode(qrels.qid)
+    (dc,), ddict = _encode(qrels.docno)
+    key = qc * max(len(ddict), 1) + dc
+    order = np.argsort(key, kind="stable")
+    ks = key[order]
+    dup = np.flatnonzero(ks[1:] == ks[:-1])
+    if len(dup):
+        second_lines = qrels.lineno[order[dup + 1]]
+        j = int(np.argmin(second_lines))
+        first, second = order[dup[j]], order[dup[j] + 1]
+        raise DuplicateDocError(
+            qrels.name,
+            f"document '{_decode(qrels.docno[int(second)].as_py())}' is judged twice for topic "
+            f"'{_decode(qrels.qid[int(second)].as_py())}' (first at line {int(qrels.lineno[first])})",
+            int(qrels.lineno[second]),
+        )
 
 
 def rank_order(topic: np.ndarray, score: np.ndarray, docno: pa.Array) -> np.ndarray:
@@ -281,6 +304,8 @@ def build_table(qrels: Qrels, run: Run, opts: EvalOptions) -> EvalTable:
         r_topic = topic_of_code[r_qcode]
         keep_run = r_topic >= 0
         missing = np.zeros(nq, dtype=bool)
+        if nq == 0:
+            raise NoQueriesError(f"{run.name}: the run shares no topic with {qrels.name}: nothing to evaluate")
     if missing.any() and not opts.complete:
         t = int(np.argmax(missing))
         raise MissingTopicError(
@@ -376,7 +401,7 @@ def build_table(qrels: Qrels, run: Run, opts: EvalOptions) -> EvalTable:
 
     if opts.judged_only:
         keep = label >= 0
-        rg, label = rg[keep], label[keep]
+        rg, label, r_dcode = rg[keep], label[keep], r_dcode[keep]
         starts[1:] = np.cumsum(np.bincount(rg, minlength=nq))
 
     return EvalTable(
@@ -389,6 +414,9 @@ def build_table(qrels: Qrels, run: Run, opts: EvalOptions) -> EvalTable:
         missing=missing,
         opts=opts,
         runid=run.runid,
+        doc=r_dcode,
+        doc_dict=doc_dict,
+        max_label=int(qrels.rel.max()) if len(qrels.rel) else 0,
     )
 
 

@@ -1,0 +1,224 @@
+"""Bounded-memory evaluation of a run file that is grouped by topic.
+
+TREC runs list each topic's results together. Such a file is read in chunks;
+each chunk's complete topics are ranked, labelled and scored on their own
+(topics are independent), and only their per-topic values are kept. The last
+topic of a chunk is carried into the next, since it may continue there. The
+summary is computed once at the end over all topics in bytewise order, so the
+output is byte-identical to evaluating the whole file in memory.
+
+If a topic turns up again after its block has ended, the file is not grouped:
+the caller falls back to reading it whole (more memory, same result).
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import hashlib
+import io
+import lzma
+import os
+from dataclasses import replace
+from typing import IO, Iterator
+
+import numpy as np
+
+from .engine import Results, TopicColumn, ZScores, compute_topics, concat_topics, summarize
+from .errors import InputError, MissingTopicError, NoQueriesError
+from .names import Request
+from .readers import BZ2_MAGIC, GZIP_MAGIC, XZ_MAGIC, Qrels, Run, Source, parse_run
+from .table import EvalOptions, build_table, check_qrels_duplicates
+
+CHUNK_BYTES = 64 << 20  # decompressed bytes parsed at a time
+STREAM_THRESHOLD = 1 << 30  # run files at least this large are streamed automatically
+
+
+class NotGrouped(Exception):
+    """A topic reappeared after its block ended: evaluate the file in memory."""
+
+
+class _HashingReader(io.RawIOBase):
+    """Passes bytes through and hashes them (the SHA-256 is of the file as stored)."""
+
+    def __init__(self, fh: IO[bytes]) -> None:
+        self.fh = fh
+        self.sha = hashlib.sha256()
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:  # type: ignore[no-untyped-def]
+        n = self.fh.readinto(b)
+        if n:
+            self.sha.update(memoryview(b)[:n])
+        return n or 0
+
+
+class ChunkReader:
+    """Yields (chunk, lines before it): chunks end at a line end."""
+
+    def __init__(self, path: str, chunk_bytes: int = CHUNK_BYTES) -> None:
+        self.path = path
+        self.chunk_bytes = chunk_bytes
+        self.sha256 = ""
+        self.size = 0
+
+    def __iter__(self) -> Iterator[tuple[bytes, int]]:
+        with open(self.path, "rb") as fh:
+            head = fh.read(6)
+            fh.seek(0)
+            raw = _HashingReader(fh)
+            buffered = io.BufferedReader(raw, buffer_size=1 << 20)
+            stream: IO[bytes]
+            if head.startswith(GZIP_MAGIC):
+                stream = gzip.GzipFile(fileobj=buffered)
+            elif head.startswith(BZ2_MAGIC) and head[3:4].isdigit():
+                stream = bz2.BZ2File(buffered)
+            elif head.startswith(XZ_MAGIC):
+                stream = lzma.LZMAFile(buffered)
+            else:
+                stream = buffered
+            carry = b""
+            lines_before = 0
+            while True:
+                try:
+                    block = stream.read(self.chunk_bytes)
+                except (OSError, EOFError, lzma.LZMAError) as exc:
+                    raise InputError(
+                        self.path, f"cannot read run file: corrupt or truncated compressed data ({exc})"
+                    ) from None
+                if not block:
+                    break
+                self.size += len(block)
+                data = carry + block
+                cut = data.rfind(b"\n")
+                if cut < 0:
+                    carry = data
+                    continue
+                chunk, carry = data[: cut + 1], data[cut + 1 :]
+                yield chunk, lines_before
+                lines_before += chunk.count(b"\n")
+            if carry:
+                yield carry, lines_before
+            while buffered.read(1 << 20):  # hash whatever the decompressor left unread
+                pass
+            self.sha256 = raw.sha.hexdigest()
+
+
+def _parse_chunk(chunk: bytes, name: str, lines_before: int) -> Run:
+    try:
+        run = parse_run(Source(name=name, data=chunk, sha256=""), allow_empty=True)
+    except InputError as exc:
+        line = exc.line + lines_before if exc.line is not None else None
+        raise type(exc)(name, exc.detail, line) from None
+    run.lineno = run.lineno + lines_before
+    return run
+
+
+def evaluate_stream(
+    qrels: Qrels,
+    path: str,
+    requests: list[Request],
+    opts: EvalOptions,
+    *,
+    num_qrels_topics: int,
+    num_rel_complete: int,
+    zscores: ZScores | None = None,
+    chunk_bytes: int = CHUNK_BYTES,
+) -> tuple[Results, str]:
+    """Evaluate the run at ``path`` chunk by chunk; returns the results and the run's SHA-256.
+
+    Raises :class:`NotGrouped` when the file is not grouped by topic.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    check_qrels_duplicates(qrels)
+    batch_opts = replace(opts, complete=False)
+    reader = ChunkReader(path, chunk_bytes)
+    parts: list[tuple[list[str], list[TopicColumn]]] = []
+    done = pa.array([], pa.large_binary())
+    pending: Run | None = None
+    runid = ""
+    rows = 0
+
+    def evaluate_batch(batch: Run) -> None:
+        nonlocal done
+        enc = batch.qid.dictionary_encode()
+        codes = enc.indices.to_numpy(zero_copy_only=False)
+        blocks = 1 + int(np.count_nonzero(codes[1:] != codes[:-1]))
+        topics = enc.dictionary
+        if blocks != len(topics) or pc.any(pc.is_in(topics, value_set=done)).as_py():
+            raise NotGrouped
+        done = pa.concat_arrays([done, topics.cast(pa.large_binary())])
+        judged = pc.is_in(qrels.qid, value_set=topics).to_numpy(zero_copy_only=False)
+        if not judged.any():
+            return
+        table = build_table(qrels.take(judged), batch, batch_opts)
+        if table.nq:
+            parts.append((table.qids, compute_topics(table, requests)))
+
+    for chunk, lines_before in reader:
+        run = _parse_chunk(chunk, path, lines_before)
+        if not len(run):
+            continue
+        rows += len(run)
+        runid = run.runid
+        if pending is not None:
+            run = Run.concat([pending, run])
+        last = run.qid[len(run) - 1]
+        other = np.flatnonzero(~pc.equal(run.qid, last).to_numpy(zero_copy_only=False))
+        start = int(other[-1]) + 1 if len(other) else 0
+        if start == 0:
+            pending = run
+            continue
+        evaluate_batch(run.take(np.arange(start)))
+        pending = run.take(np.arange(start, len(run)))
+    if pending is not None:
+        evaluate_batch(pending)
+    if rows == 0:
+        if reader.size == 0:
+            raise InputError(path, "the run file is empty")
+        raise InputError(path, "the run file has no results (only comments or blank lines)")
+
+    # judged topics that never appeared in the run
+    qtopics = pc.unique(qrels.qid.cast(pa.large_binary()))
+    absent = qtopics.filter(pc.invert(pc.is_in(qtopics, value_set=done)))
+    if len(absent) and opts.compat == "10.0":
+        absent = absent.take(pc.sort_indices(absent))
+        if not opts.complete:
+            qid = absent[0].as_py().decode("utf-8", "surrogateescape")
+            raise MissingTopicError(
+                path,
+                f"topic '{qid}' is judged in {qrels.name} but has no results in the run "
+                "(use -c to score missing topics as 0)",
+            )
+        judged = pc.is_in(qrels.qid, value_set=absent).to_numpy(zero_copy_only=False)
+        table = build_table(qrels.take(judged), Run.empty(path, runid), opts)
+        parts.append((table.qids, compute_topics(table, requests)))
+    if not parts:
+        raise NoQueriesError(f"{path}: the run shares no topic with {qrels.name}: nothing to evaluate")
+    qids, columns = concat_topics(parts)
+    results = summarize(
+        qids,
+        columns,
+        opts=opts,
+        runid=runid,
+        num_qrels_topics=num_qrels_topics,
+        num_rel_complete=num_rel_complete,
+        zscores=zscores,
+    )
+    return results, reader.sha256
+
+
+def should_stream(path: object, stream: bool | None) -> bool:
+    """Stream when asked, or automatically for a large regular file."""
+    if stream is not None:
+        return bool(stream) and isinstance(path, (str, os.PathLike)) and os.fspath(path) != "-"
+    if not isinstance(path, (str, os.PathLike)) or os.fspath(path) == "-":
+        return False
+    try:
+        return os.path.isfile(path) and os.path.getsize(path) >= STREAM_THRESHOLD
+    except OSError:
+        return False

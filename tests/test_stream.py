@@ -1,0 +1,117 @@
+"""Streaming evaluation of topic-grouped runs gives the same bytes as reading them whole."""
+
+from __future__ import annotations
+
+import gzip
+import random
+import shlex
+from pathlib import Path
+
+import pytest
+
+from irevalcli import evaluate
+from irevalcli.errors import DuplicateDocError, InputError, MissingTopicError
+from irevalcli.formatters import format_trec
+
+from .conftest import TREC_EVAL, write
+
+
+def trec(ev, q=True):
+    return format_trec(ev.results, per_query=q)
+
+
+def both(qrels, run, measures, chunk=257, **kw):
+    whole = evaluate(qrels, run, measures, stream=False, **kw)
+    streamed = evaluate(qrels, run, measures, stream=True, chunk_bytes=chunk, **kw)
+    return whole, streamed
+
+
+CASES = [line.split("\t") for line in (TREC_EVAL / "CASES.tsv").read_text().splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("chunk", [64, 1000, 1 << 20])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["all_trec"],
+        ["official"],
+    ],
+)
+@pytest.mark.parametrize("opts", [{}, {"complete": True}, {"complete": True, "max_docs": 100}, {"rel_level": 2}])
+def test_conformance_inputs_streamed(args, opts, chunk):
+    qrels = TREC_EVAL / ("qrels.rel_level" if opts.get("rel_level") else "qrels.test")
+    run = TREC_EVAL / ("results.trunc" if opts.get("complete") else "results.test")
+    whole, streamed = both(qrels, run, args, chunk=chunk, **opts)
+    assert trec(whole) == trec(streamed)
+    assert streamed.run.sha256 == whole.run.sha256
+
+
+def test_zscores_and_compat_streamed():
+    q, r = TREC_EVAL / "qrels.test", TREC_EVAL / "results.test"
+    whole, streamed = both(q, r, ["all_trec"], zscores=TREC_EVAL / "zscores_file")
+    assert trec(whole) == trec(streamed) == (TREC_EVAL / "out.test.aqZ").read_bytes()
+    whole, streamed = both(q, TREC_EVAL / "results.trunc", ["all_trec"], compat="9.0.8", complete=True)
+    assert trec(whole) == trec(streamed)
+
+
+def _random_files(tmp_path: Path, seed: int, grouped: bool) -> tuple[Path, Path]:
+    rng = random.Random(seed)
+    qrels, run = [], []
+    for t in range(rng.randint(1, 25)):
+        qid = str(rng.choice([t, t * 10, 1000 + t]))
+        docs = [f"d{rng.randint(0, 60)}" for _ in range(rng.randint(1, 40))]
+        for d in sorted(set(docs)):
+            if rng.random() < 0.6:
+                qrels.append(f"{qid} 0 {d} {rng.choice([-1, 0, 0, 1, 2])}")
+        block = [f"{qid} Q0 {d} 0 {rng.choice([1.0, 2.0, 2.5, rng.random()])} run{seed}" for d in sorted(set(docs))]
+        rng.shuffle(block)
+        run.extend(block)
+    qrels.append(f"{rng.randint(5000, 6000)} 0 dx 1")  # a judged topic absent from the run
+    if not grouped:
+        rng.shuffle(run)
+    return write(tmp_path / "q", "\n".join(qrels) + "\n"), write(tmp_path / "r", "\n".join(run) + "\n")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_grouped_runs(tmp_path, seed):
+    q, r = _random_files(tmp_path, seed, grouped=True)
+    for chunk in (50, 333):
+        whole, streamed = both(q, r, ["all_trec", "dcg", "yaap"], chunk=chunk, complete=True)
+        assert trec(whole) == trec(streamed)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_ungrouped_run_falls_back(tmp_path, seed):
+    q, r = _random_files(tmp_path, seed, grouped=False)
+    whole, streamed = both(q, r, ["all_trec"], chunk=40, complete=True)
+    assert trec(whole) == trec(streamed)
+
+
+def test_gzip_streamed(tmp_path):
+    r = tmp_path / "run.gz"
+    r.write_bytes(gzip.compress((TREC_EVAL / "results.test").read_bytes()))
+    whole, streamed = both(TREC_EVAL / "qrels.test", r, ["all_trec"], chunk=999)
+    assert trec(whole) == trec(streamed)
+    assert streamed.run.sha256 == whole.run.sha256
+
+
+def test_errors_streamed(tmp_path):
+    q = write(tmp_path / "q", "1 0 a 1\n2 0 b 1\n")
+    bad = write(tmp_path / "bad", "1 Q0 a 1 1 r\n" * 1 + "1 Q0 b 2 0.5 r\n2 Q0 b 1 1 r\n2 Q0 c 2 x r\n")
+    with pytest.raises(InputError) as e:
+        evaluate(q, bad, ["map"], stream=True, chunk_bytes=16)
+    assert str(e.value) == f"{bad}:4: score 'x' is not a number"
+    dup = write(tmp_path / "dup", "1 Q0 a 1 1 r\n2 Q0 b 1 1 r\n2 Q0 b 2 0.5 r\n")
+    with pytest.raises(DuplicateDocError) as e:
+        evaluate(q, dup, ["map"], stream=True, chunk_bytes=16)
+    assert str(e.value) == f"{dup}:3: document 'b' is retrieved twice for topic '2' (first at line 2)"
+    part = write(tmp_path / "part", "1 Q0 a 1 1 r\n")
+    with pytest.raises(MissingTopicError) as e:
+        evaluate(q, part, ["map"], stream=True, chunk_bytes=16)
+    assert "topic '2' is judged" in str(e.value)
+
+
+def test_cli_stream_flag(cli):
+    args = shlex.split("-q -m all_trec --stream qrels.test results.test")
+    res = cli(args, cwd=TREC_EVAL)
+    assert res.code == 0 and res.out == (TREC_EVAL / "out.test.aq").read_bytes()
