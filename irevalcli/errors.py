@@ -54,3 +54,9 @@ class MeasureParamError(UsageError):
 
 class OutputError(IrevalError):
     """The result could not be written where the user asked."""
+
+
+class GateFailed(IrevalError):
+    """``ireval gate``: a quality check failed. Raised after the report is written; exit code 1."""
+
+    exit_code = 1

@@ -1,6 +1,6 @@
 """Measure declarations, one module per family. Importing registers them."""
 
-from . import ap, counts, gain, precision, sets  # noqa: F401
+from . import ap, counts, gain, jg, precision, prefs, sets  # noqa: F401
 from ..registry import nickname
 
 nickname(
@@ -20,3 +20,13 @@ nickname(
         "num_nonrel_judged_ret"
     ).split(),
 )
+
+# trec_eval's measures.c nicknames for the other judgement formats (-R)
+_PREFS = (
+    "prefs_num_prefs_poss prefs_num_prefs_ful prefs_num_prefs_ful_ret prefs_simp prefs_pair prefs_avgjg "
+    "prefs_avgjg_Rnonrel prefs_simp_ret prefs_pair_ret prefs_avgjg_ret prefs_avgjg_Rnonrel_ret "
+    "prefs_simp_imp prefs_pair_imp prefs_avgjg_imp"
+).split()
+nickname("all_prefs", ["runid", "num_q", *_PREFS])
+nickname("prefs", ["runid", "num_q", *_PREFS[:6]])
+nickname("qrels_jg", "runid num_q map_avgjg P_avgjg Rprec_mult_avgjg".split())

@@ -1,0 +1,727 @@
+"""``ireval compare``: several runs against a baseline, with paired statistics.
+
+Every run is evaluated by :func:`irevalcli.api.evaluate` on the judged topics
+of the qrels with ``complete=True`` (trec_eval's ``-c``): a topic a run has no
+results for scores 0 and counts, and is reported. The statistics over the
+per-topic scores come from :mod:`irevalcli.stats` (scipy).
+
+This module also holds what ``ireval gate`` shares with it: scoring several
+runs on one set of topics, and rendering a table as plain text or with rich.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+import click
+
+from .errors import InputError, UsageError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .names import Request
+    from .readers import Qrels, Run
+
+COMPARE_FORMATS = ("table", "json", "markdown", "latex", "csv")
+
+
+# ---------------------------------------------------------------- scoring
+
+
+@dataclass
+class Scored:
+    """One run's per-topic scores on the judged topics, and what it lacked."""
+
+    name: str  # path as given ("<stdin>" for -)
+    sha256: str
+    runid: str
+    qids: list[str]
+    values: dict[str, np.ndarray]  # label -> per-topic scores aligned with qids
+    missing: list[str]  # judged topics the run has no results for (scored 0)
+    unjudged: int  # topics of the run that are not in the qrels (ignored)
+
+    def mean(self, label: str) -> float:
+        return mean(self.values[label])
+
+    def source(self) -> dict[str, Any]:
+        return {
+            "path": self.name,
+            "sha256": self.sha256,
+            "runid": self.runid,
+            "missing_topics": list(self.missing),
+            "unjudged_topics": self.unjudged,
+        }
+
+
+def mean(values: np.ndarray) -> float:
+    """Mean over topics with trec_eval's left-to-right sum: equals its ``-c`` summary."""
+    import numpy as np
+
+    if len(values) == 0:
+        return math.nan
+    return float(np.cumsum(values, dtype=np.float64)[-1]) / len(values)
+
+
+def comparable_labels(spec: str, *, where: str | None = None) -> tuple[list[Request], list[str]]:
+    """Resolve one measure spec to the requests and labels that have numeric per-topic values.
+
+    ``where`` names the spec in the error message (default ``-m SPEC``).
+    """
+    from .names import resolve
+
+    requests = [r for r in resolve([spec]) if r.measure.per_query and r.measure.kind != "str"]
+    if not requests:
+        raise UsageError(f"{where or '-m ' + spec}: no per-topic values to compare (measures such as runid, num_q "
+                         "and gm_map have only a summary)")
+    labels = [label for r in requests for label in r.labels]
+    return requests, labels
+
+
+def measure_batches(specs: Sequence[str]) -> tuple[list[list[str]], list[str]]:
+    """Group specs so that no measure root is asked twice in one ``evaluate`` call.
+
+    trec_eval keeps only the first parameters given for a measure; ``-m P.5 -m P.10``
+    here means both, so the two go to separate evaluations. Returns the batches and
+    every label once, in the order asked.
+    """
+    batches: list[tuple[set[str], list[str]]] = []
+    labels: list[str] = []
+    for spec in specs:
+        requests, spec_labels = comparable_labels(spec)
+        roots = {r.measure.name for r in requests}
+        for roots_in, members in batches:
+            if not roots & roots_in:
+                roots_in.update(roots)
+                members.append(spec)
+                break
+        else:
+            batches.append((set(roots), [spec]))
+        labels.extend(label for label in spec_labels if label not in labels)
+    return [members for _, members in batches], labels
+
+
+def _decode(b: bytes) -> str:
+    return b.decode("utf-8", "surrogateescape")
+
+
+def score_run(
+    qrels: Qrels,
+    run: Run,
+    batches: list[list[str]],
+    labels: list[str],
+    *,
+    rel_level: int = 1,
+) -> Scored:
+    """Evaluate ``run`` on every judged topic (``-c``) and keep the per-topic scores of ``labels``."""
+    import pyarrow.compute as pc
+
+    from .api import evaluate
+
+    values: dict[str, Any] = {}
+    qids: list[str] = []
+    for batch in batches:
+        ev = evaluate(qrels, run, batch, complete=True, rel_level=rel_level)
+        qids = ev.results.qids
+        for col in ev.results.columns:
+            if col.label in labels and col.label not in values and col.per_query is not None and col.kind != "str":
+                values[col.label] = col.per_query
+    run_topics = {_decode(q) for q in pc.unique(run.qid).to_pylist()}
+    judged = set(qids)
+    if not run_topics & judged:
+        raise InputError(run.name, f"none of its {len(run_topics)} topics is judged in {qrels.name}: "
+                         "the topics do not line up (wrong qrels file?)")
+    missing = [q for q in qids if q not in run_topics]
+    return Scored(
+        name=run.name,
+        sha256=run.sha256,
+        runid=run.runid,
+        qids=qids,
+        values={label: values[label] for label in labels},
+        missing=missing,
+        unjudged=len(run_topics - judged),
+    )
+
+
+def load_inputs(qrels_path: str, run_paths: Sequence[str]) -> tuple[Qrels, list[Run]]:
+    """Read the qrels once and every run; at most one of them may be ``-`` (stdin)."""
+    from .api import load_qrels, load_run
+
+    if qrels_path == "-":
+        raise UsageError("QRELS cannot be read from standard input; only one run can be '-'")
+    if sum(1 for p in run_paths if p == "-") > 1:
+        raise UsageError("only one run can be read from standard input ('-')")
+    qrels = load_qrels(qrels_path)
+    return qrels, [load_run(p) for p in run_paths]
+
+
+# ---------------------------------------------------------------- risk measures
+
+_RISK = re.compile(r"^(?P<kind>urisk|trisk)(?:\.(?P<alpha>[^:]+))?:(?P<measure>.+)$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class RiskSpec:
+    kind: str  # URisk | TRisk
+    alpha: float
+    measure: str  # the measure spec it is computed on
+    text: str  # as given
+
+    def label(self, of: str) -> str:
+        return f"{self.kind}_{self.alpha:g}:{of}"
+
+
+def parse_risk(spec: str) -> RiskSpec | None:
+    """``urisk[.ALPHA]:MEASURE`` / ``trisk[.ALPHA]:MEASURE`` (ALPHA >= 0, default 1), else None."""
+    m = _RISK.match(spec)
+    if m is None:
+        return None
+    kind = "URisk" if m["kind"].lower() == "urisk" else "TRisk"
+    alpha = 1.0
+    if m["alpha"] is not None:
+        try:
+            alpha = float(m["alpha"])
+        except ValueError:
+            raise UsageError(f"-m {spec}: risk parameter alpha '{m['alpha']}' is not a number") from None
+        if not math.isfinite(alpha) or alpha < 0:
+            raise UsageError(f"-m {spec}: risk parameter alpha must be >= 0, got {m['alpha']}")
+    return RiskSpec(kind, alpha, m["measure"], spec)
+
+
+# ---------------------------------------------------------------- comparing
+
+
+@dataclass
+class Settings:
+    test: str = "t"
+    correction: str | None = None  # None: holm when there is more than one comparison
+    permutations: int = 10000
+    bootstrap: int = 10000
+    seed: int = 0
+    confidence: float = 0.95
+    alpha: float = 0.05
+    worst: int = 0
+
+
+@dataclass
+class Report:
+    """Everything ``ireval compare`` shows, JSON-ready."""
+
+    meta: dict[str, Any]
+    comparisons: list[dict[str, Any]]
+    baselines: list[dict[str, Any]]  # one per measure: the baseline's mean
+    risk: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.meta, "baselines": self.baselines, "comparisons": self.comparisons, "risk": self.risk}
+
+
+def compare_scores(
+    base: Scored,
+    runs: Sequence[Scored],
+    labels: Sequence[str],
+    settings: Settings,
+    *,
+    risks: Sequence[tuple[RiskSpec, str]] = (),
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str]:
+    """Comparison rows (measure-major, runs in order), risk rows and the correction used."""
+    from . import stats
+
+    rows: list[dict[str, Any]] = []
+    n = len(base.qids)
+    for label in labels:
+        y = base.values[label]
+        base_mean = base.mean(label)
+        for run in runs:
+            x = run.values[label]
+            d = x - y
+            run_mean = run.mean(label)
+            diff = run_mean - base_mean
+            wins, ties, losses = stats.wins_ties_losses(x, y)
+            test = stats.paired_test(x, y, settings.test, permutations=settings.permutations, seed=settings.seed)
+            low, high = stats.bootstrap_ci(d, confidence=settings.confidence, resamples=settings.bootstrap,
+                                           seed=settings.seed)
+            worst = sorted((i for i in range(n) if d[i] < 0), key=lambda i: (float(d[i]), run.qids[i]))
+            rows.append({
+                "run": run.name,
+                "baseline": base.name,
+                "measure": label,
+                "mean": _num(run_mean),
+                "baseline_mean": _num(base_mean),
+                "mean_diff": _num(diff),
+                "rel_diff": _num(diff / base_mean) if base_mean != 0 else None,
+                "wins": wins,
+                "ties": ties,
+                "losses": losses,
+                "gsb": stats.gsb(wins, losses, n),
+                "ci_low": low,
+                "ci_high": high,
+                "test": settings.test,
+                "statistic": test.statistic,
+                "p_value_raw": test.p_value,
+                "p_value": test.p_value,
+                "effect_size": stats.effect_size(d),
+                "topics": n,
+                "missing_topics": len(run.missing),
+                "worst": [
+                    {"qid": run.qids[i], "value": float(x[i]), "baseline": float(y[i]), "diff": float(d[i])}
+                    for i in worst[: settings.worst]
+                ],
+            })
+    correction = settings.correction or ("holm" if len(rows) > 1 else "none")
+    for row, p in zip(rows, stats.adjust([r["p_value_raw"] for r in rows], correction)):
+        row["p_value"] = p
+    risk_rows: list[dict[str, Any]] = []
+    for spec, label in risks:
+        for run in runs:
+            x, y = run.values[label], base.values[label]
+            if spec.kind == "URisk":
+                value, p = stats.urisk(x, y, spec.alpha), None
+            else:
+                res = stats.trisk(x, y, spec.alpha)
+                value, p = res.statistic, res.p_value
+            risk_rows.append({
+                "run": run.name,
+                "baseline": base.name,
+                "measure": spec.label(label),
+                "risk": spec.kind,
+                "alpha": spec.alpha,
+                "of": label,
+                "value": value,
+                "p_value": p,
+                "topics": n,
+            })
+    return rows, risk_rows, correction
+
+
+def _num(v: float) -> float | None:
+    return v if math.isfinite(v) else None
+
+
+def run_compare(
+    qrels_path: str,
+    baseline_path: str,
+    run_paths: Sequence[str],
+    specs: Sequence[str],
+    settings: Settings,
+    *,
+    rel_level: int = 1,
+) -> Report:
+    """Read, evaluate and compare: the library side of ``ireval compare``."""
+    from . import __version__
+
+    plain: list[str] = []
+    risk_specs: list[RiskSpec] = []
+    for spec in specs:
+        risk = parse_risk(spec)
+        if risk is None:
+            plain.append(spec)
+        else:
+            risk_specs.append(risk)
+    # names are checked before any file is read
+    risks: list[tuple[RiskSpec, str]] = []
+    for r in risk_specs:
+        for label in comparable_labels(r.measure, where=f"-m {r.text}")[1]:
+            risks.append((r, label))
+    measure_specs = plain + [r.measure for r in risk_specs if r.measure not in plain]
+    batches, all_labels = measure_batches(measure_specs)
+    labels = measure_batches(plain)[1] if plain else []
+
+    qrels, loaded = load_inputs(qrels_path, [baseline_path, *run_paths])
+    scored = [score_run(qrels, run, batches, all_labels, rel_level=rel_level) for run in loaded]
+    base, runs = scored[0], scored[1:]
+    rows, risk_rows, correction = compare_scores(base, runs, labels, settings, risks=risks)
+    meta = {
+        "ireval": __version__,
+        "command": "compare",
+        "options": {
+            "measures": list(specs),
+            "test": settings.test,
+            "alternative": "two-sided",
+            "correction": correction,
+            "comparisons": len(rows),
+            "permutations": settings.permutations if settings.test == "randomization" else None,
+            "bootstrap": settings.bootstrap,
+            "confidence": settings.confidence,
+            "seed": settings.seed,
+            "alpha": settings.alpha,
+            "rel_level": rel_level,
+        },
+        "inputs": {
+            "qrels": {"path": qrels.name, "sha256": qrels.sha256},
+            "baseline": base.source(),
+            "runs": [r.source() for r in runs],
+        },
+        "topics": len(base.qids),
+    }
+    baselines = [{"baseline": base.name, "measure": label, "mean": _num(base.mean(label))} for label in labels]
+    return Report(meta=meta, comparisons=rows, baselines=baselines, risk=risk_rows)
+
+
+# ---------------------------------------------------------------- rendering helpers
+
+
+def fmt_value(v: float | None, spec: str = ".4f") -> str:
+    return "-" if v is None else format(v, spec)
+
+
+def fmt_p(p: float | None) -> str:
+    if p is None:
+        return "-"
+    return "<0.0001" if p < 0.0001 else f"{p:.4f}"
+
+
+def fmt_pct(v: float | None) -> str:
+    return "-" if v is None else f"{v * 100:+.1f}%"
+
+
+def plain_table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[bool]) -> str:
+    """Columns padded to width, two spaces apart; numbers right-aligned. No trailing blanks."""
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
+
+    def line(cells: Sequence[str]) -> str:
+        out = [c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right)]
+        return "  ".join(out).rstrip()
+
+    return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)]) + "\n"
+
+
+def rich_table(
+    title: str,
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    right: Sequence[bool],
+    styles: Sequence[str | None] | None = None,
+    notes: Sequence[str] = (),
+    fold: Sequence[int] = (),
+) -> bytes:
+    """The same table drawn by rich for a terminal, as bytes with its escape codes.
+
+    Only the columns in ``fold`` (names, reasons) wrap on a narrow terminal; numbers are never cut.
+    """
+    import io
+    import shutil
+
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title=title, title_justify="left", header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False)
+    least = 3 * len(headers) - 1  # edges, separators and inner padding of SIMPLE_HEAD without edge padding
+    for i, (h, r) in enumerate(zip(headers, right)):
+        justify: Literal["left", "right"] = "right" if r else "left"
+        width = max([len(h)] + [len(row[i]) for row in rows])
+        if i in fold:
+            width = min(width, 24)
+            table.add_column(h, justify=justify, overflow="fold", min_width=width)
+        else:
+            table.add_column(h, justify=justify, no_wrap=True, min_width=width)
+        least += width
+    for i, row in enumerate(rows):
+        table.add_row(*row, style=styles[i] if styles else None)
+    buf = io.StringIO()
+    width = shutil.get_terminal_size((120, 24)).columns
+    console = Console(file=buf, force_terminal=True, width=width, highlight=False, soft_wrap=False)
+    if least > width:  # a long line beats a number cut short
+        console = Console(file=buf, force_terminal=True, width=least, highlight=False, soft_wrap=False)
+    console.print(table)
+    for note in notes:
+        console.print(Text(note))
+    return buf.getvalue().encode("utf-8", "surrogateescape")
+
+
+def markdown_cell(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[bool]) -> str:
+    out = ["| " + " | ".join(markdown_cell(h) for h in headers) + " |",
+           "|" + "|".join("---:" if r else "---" for r in right) + "|"]
+    out += ["| " + " | ".join(markdown_cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(out) + "\n"
+
+
+def dump_json(doc: Any) -> bytes:
+    import json
+
+    return (json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8", "surrogateescape")
+
+
+def stdout_is_terminal() -> bool:
+    try:
+        return bool(sys.stdout.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+# ---------------------------------------------------------------- compare formats
+
+HEADERS = ("Measure", "Run", "Mean", "Diff", "Rel", "W/T/L", "GSB", "CI", "p", "d", "Missing")
+RIGHT = (False, False, True, True, True, True, True, False, True, True, True)
+
+
+def _sig(row: dict[str, Any], alpha: float) -> bool:
+    return row["p_value"] is not None and row["p_value"] < alpha
+
+
+def _ci(row: dict[str, Any]) -> str:
+    if row["ci_low"] is None:
+        return "-"
+    return f"[{row['ci_low']:+.4f}, {row['ci_high']:+.4f}]"
+
+
+def _table_rows(report: Report) -> tuple[list[list[str]], list[str | None]]:
+    alpha = report.meta["options"]["alpha"]
+    rows: list[list[str]] = []
+    styles: list[str | None] = []
+    n = report.meta["topics"]
+    base_missing = len(report.meta["inputs"]["baseline"]["missing_topics"])
+    for b in report.baselines:
+        rows.append([b["measure"], f"{b['baseline']} (baseline)", fmt_value(b["mean"]), "", "", "", "", "", "", "",
+                     f"{base_missing}/{n}" if base_missing else "0"])
+        styles.append("dim")
+        for c in report.comparisons:
+            if c["measure"] != b["measure"]:
+                continue
+            star = "*" if _sig(c, alpha) else ""
+            rows.append([
+                "", c["run"], fmt_value(c["mean"]), fmt_value(c["mean_diff"], "+.4f"), fmt_pct(c["rel_diff"]),
+                f"{c['wins']}/{c['ties']}/{c['losses']}", fmt_value(c["gsb"], "+.3f"), _ci(c),
+                fmt_p(c["p_value"]) + star, fmt_value(c["effect_size"], "+.2f"),
+                f"{c['missing_topics']}/{n}" if c["missing_topics"] else "0",
+            ])
+            styles.append(None if not star else ("green" if c["mean_diff"] and c["mean_diff"] > 0 else "red"))
+    return rows, styles
+
+
+def _risk_rows(report: Report) -> list[list[str]]:
+    return [[r["measure"], r["run"], fmt_value(r["value"], "+.4f"), fmt_p(r["p_value"])] for r in report.risk]
+
+
+def _notes(report: Report) -> list[str]:
+    from .stats import TEST_NAMES
+
+    o = report.meta["options"]
+    inputs = report.meta["inputs"]
+    n = report.meta["topics"]
+    corr = {"holm": "Holm-corrected", "bonferroni": "Bonferroni-corrected", "none": "uncorrected"}[o["correction"]]
+    test = TEST_NAMES[o["test"]]
+    if o["test"] == "randomization":
+        test += f" ({o['permutations']} permutations, seed {o['seed']})"
+    notes = [
+        f"{n} topics judged in {inputs['qrels']['path']}; a topic missing from a run scores 0.",
+        (f"p: {test}, two-sided, {corr} over {o['comparisons']} comparison{'s' if o['comparisons'] != 1 else ''};"
+        f" * p < {o['alpha']:g}."),
+        (f"CI: {o['confidence'] * 100:g}% paired bootstrap percentile interval of the mean difference "
+        f"({o['bootstrap']} resamples, seed {o['seed']}). GSB: (wins - losses) / topics. "
+        "d: mean difference / sd of the differences."),
+    ]
+    for src in [inputs["baseline"], *inputs["runs"]]:
+        miss = src["missing_topics"]
+        if miss:
+            shown = " ".join(miss[:10]) + (" ..." if len(miss) > 10 else "")
+            notes.append(f"{src['path']} has no results for {len(miss)} of {n} topics (scored 0): {shown}")
+    for c in report.comparisons:
+        if c["worst"]:
+            lost = ", ".join(f"{w['qid']} {w['diff']:+.4f}" for w in c["worst"])
+            notes.append(f"Lost most ({c['run']}, {c['measure']}): {lost}")
+    return notes
+
+
+def _headers(report: Report) -> tuple[str, ...]:
+    return tuple(f"{report.meta['options']['confidence'] * 100:g}% CI" if h == "CI" else h for h in HEADERS)
+
+
+def format_table(report: Report) -> bytes:
+    rows, _ = _table_rows(report)
+    out = [plain_table(_headers(report), rows, RIGHT)]
+    if report.risk:
+        out.append("\n" + plain_table(("Risk", "Run", "Value", "p"), _risk_rows(report), (False, False, True, True)))
+    out.append("\n" + "\n".join(_notes(report)) + "\n")
+    return "".join(out).encode("utf-8", "surrogateescape")
+
+
+def format_rich(report: Report) -> bytes:
+    rows, styles = _table_rows(report)
+    base = report.meta["inputs"]["baseline"]["path"]
+    data = rich_table(f"ireval compare: against {base}", _headers(report), rows, RIGHT, styles, fold=(1,))
+    if report.risk:
+        data += rich_table("Risk-sensitive measures", ("Risk", "Run", "Value", "p"), _risk_rows(report),
+                           (False, False, True, True), fold=(1,))
+    data += ("\n".join(_notes(report)) + "\n").encode("utf-8", "surrogateescape")
+    return data
+
+
+def format_markdown(report: Report) -> bytes:
+    rows, _ = _table_rows(report)
+    out = [f"### ireval compare: against `{report.meta['inputs']['baseline']['path']}`\n\n",
+           markdown_table(_headers(report), rows, RIGHT)]
+    if report.risk:
+        out.append("\n" + markdown_table(("Risk", "Run", "Value", "p"), _risk_rows(report), (False, False, True, True)))
+    out.append("\n" + "\n".join(f"- {markdown_cell(n)}" for n in _notes(report)) + "\n")
+    return "".join(out).encode("utf-8", "surrogateescape")
+
+
+_LATEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+
+
+def latex_escape(text: str) -> str:
+    return "".join(_LATEX_ESCAPES.get(ch, ch) for ch in text)
+
+
+def format_latex(report: Report) -> bytes:
+    """A booktabs tabular; significant differences carry a dagger."""
+    alpha = report.meta["options"]["alpha"]
+    o = report.meta["options"]
+    lines = [
+        (f"% ireval compare: {o['test']} test, {o['correction']} correction, "
+        f"{o['confidence'] * 100:g}% bootstrap CI, seed {o['seed']}"),
+        r"\begin{tabular}{llrrrrcr}",
+        r"\toprule",
+        r"Measure & Run & Mean & $\Delta$ & $\Delta$\% & W/T/L & " + f"{o['confidence'] * 100:g}" + r"\% CI & $p$ \\",
+        r"\midrule",
+    ]
+    for i, b in enumerate(report.baselines):
+        if i:
+            lines.append(r"\midrule")
+        lines.append(f"{latex_escape(b['measure'])} & {latex_escape(b['baseline'])} & {fmt_value(b['mean'])} "
+                     r"& & & & & \\")
+        for c in report.comparisons:
+            if c["measure"] != b["measure"]:
+                continue
+            dag = r"$^\dagger$" if _sig(c, alpha) else ""
+            lines.append(
+                f" & {latex_escape(c['run'])} & {fmt_value(c['mean'])}{dag} & {fmt_value(c['mean_diff'], '+.4f')} & "
+                f"{latex_escape(fmt_pct(c['rel_diff']))} & {c['wins']}/{c['ties']}/{c['losses']} & "
+                f"{_ci(c)} & {latex_escape(fmt_p(c['p_value']))} " + r"\\"
+            )
+    if report.risk:
+        lines.append(r"\midrule")
+        for r in report.risk:
+            lines.append(f"{latex_escape(r['measure'])} & {latex_escape(r['run'])} & {fmt_value(r['value'], '+.4f')} "
+                         f"& & & & & {latex_escape(fmt_p(r['p_value']))} " + r"\\")
+    lines += [r"\bottomrule", r"\end{tabular}",
+              f"% $^\\dagger$: p < {alpha:g} ({o['test']} test, two-sided, {o['correction']} correction)"]
+    return ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape")
+
+
+CSV_FIELDS = ("run", "baseline", "measure", "mean", "baseline_mean", "mean_diff", "rel_diff", "wins", "ties", "losses",
+              "gsb", "ci_low", "ci_high", "test", "statistic", "p_value_raw", "p_value", "effect_size", "topics",
+              "missing_topics")
+
+
+def _csv_cell(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return repr(v)
+    return str(v)
+
+
+def format_csv(report: Report) -> bytes:
+    """One row per comparison, full precision; risk measures follow with their value in ``mean``."""
+    import csv
+    import io
+
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(CSV_FIELDS)
+    for c in report.comparisons:
+        w.writerow([_csv_cell(c[f]) for f in CSV_FIELDS])
+    for r in report.risk:
+        row = {"run": r["run"], "baseline": r["baseline"], "measure": r["measure"], "mean": r["value"],
+               "test": "t" if r["risk"] == "TRisk" else None, "statistic": r["value"] if r["risk"] == "TRisk" else None,
+               "p_value_raw": r["p_value"], "p_value": r["p_value"], "topics": r["topics"]}
+        w.writerow([_csv_cell(row.get(f)) for f in CSV_FIELDS])
+    return buf.getvalue().encode("utf-8", "surrogateescape")
+
+
+def format_compare(report: Report, fmt: str, *, terminal: bool = False) -> bytes:
+    if fmt == "table":
+        return format_rich(report) if terminal else format_table(report)
+    if fmt == "json":
+        return dump_json(report.to_dict())
+    return {"markdown": format_markdown, "latex": format_latex, "csv": format_csv}[fmt](report)
+
+
+# ---------------------------------------------------------------- command
+
+
+def _positive(ctx: Any, param: Any, value: int) -> int:
+    if value is not None and value < 1:
+        raise click.BadParameter(f"must be at least 1, got {value}")
+    return value
+
+
+def _probability(ctx: Any, param: Any, value: float | None) -> float | None:
+    if value is not None and not 0 < value < 1:
+        raise click.BadParameter(f"must be between 0 and 1, got {value:g}")
+    return value
+
+
+COMPARE_EPILOG = """\b
+Examples:
+  ireval compare qrels.txt base.txt new.txt -m map -m ndcg_cut.10
+  ireval compare qrels.txt base.txt a.txt b.txt -m P.10 --test randomization --worst 5
+  ireval compare qrels.txt base.txt new.txt -m map -m trisk.5:map --format json
+
+\b
+Risk-sensitive measures against the baseline: urisk[.ALPHA]:MEASURE (URisk,
+Wang et al. SIGIR 2012) and trisk[.ALPHA]:MEASURE (TRisk, Dincer et al. SIGIR
+2014); ALPHA >= 0 weighs losses by 1 + ALPHA (default 1).
+"""
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+               epilog=COMPARE_EPILOG)
+@click.argument("qrels", metavar="QRELS")
+@click.argument("baseline", metavar="BASELINE")
+@click.argument("runs", metavar="RUN...", nargs=-1, required=True)
+@click.option("-m", "--measure", "measures", multiple=True, metavar="NAME[.PARAMS]",
+              help="Measure to compare on (repeatable; default: map), or a risk measure (see below).")
+@click.option("--test", type=click.Choice(["t", "wilcoxon", "randomization", "sign"]), default="t", show_default=True,
+              help="Paired significance test (two-sided).")
+@click.option("--permutations", type=int, default=10000, show_default=True, callback=_positive, metavar="N",
+              help="Random sign flips for --test randomization (exact when 2^topics <= N).")
+@click.option("--correction", type=click.Choice(["holm", "bonferroni", "none"]), default=None,
+              help="Multiple-comparison correction over runs x measures [default: holm when more than one].")
+@click.option("--bootstrap", type=int, default=10000, show_default=True, callback=_positive, metavar="N",
+              help="Bootstrap resamples for the confidence interval of the mean difference.")
+@click.option("--confidence", type=float, default=0.95, show_default=True, callback=_probability, metavar="LEVEL",
+              help="Confidence level of the interval.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
+              help="Seed of the bootstrap and randomization test: same inputs and seed, same output.")
+@click.option("--alpha", type=float, default=0.05, show_default=True, callback=_probability,
+              help="Mark differences whose (corrected) p-value is below this.")
+@click.option("--worst", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
+              help="Also list the N topics each run lost most on.")
+@click.option("-l", "--level_for_rel", "rel_level", type=int, default=1, metavar="N",
+              help="Relevant means a judgement >= N (default 1).")
+@click.option("--format", "fmt", type=click.Choice(COMPARE_FORMATS), default="table", show_default=True,
+              help="Output format (table: rich on a terminal, plain text otherwise).")
+@click.option("--output", metavar="PATH", help="Write the output to PATH atomically (default: stdout).")
+@click.option("--debug", is_flag=True, help="Show a traceback for errors.")
+def compare_command(qrels: str, baseline: str, runs: tuple[str, ...], measures: tuple[str, ...], test: str,
+                    permutations: int, correction: str | None, bootstrap: int, confidence: float, seed: int,
+                    alpha: float, worst: int, rel_level: int, fmt: str, output: str | None, debug: bool) -> None:
+    """Compare RUNs with BASELINE on the topics judged in QRELS, with paired statistics.
+
+    For each run and measure: the mean, the difference from the baseline,
+    wins/ties/losses over topics, GSB, a bootstrap confidence interval of the mean
+    difference, a p-value (corrected for several comparisons) and an effect size.
+    A topic a run has no results for scores 0, as with trec_eval -c, and is reported.
+    """
+    from .cli import _write_output
+
+    settings = Settings(test=test, correction=correction, permutations=permutations, bootstrap=bootstrap, seed=seed,
+                        confidence=confidence, alpha=alpha, worst=worst)
+    report = run_compare(qrels, baseline, runs, list(measures) or ["map"], settings, rel_level=rel_level)
+    terminal = output in (None, "-") and stdout_is_terminal()
+    _write_output(format_compare(report, fmt, terminal=terminal), output, fmt)

@@ -1,0 +1,581 @@
+"""``ireval gate``: check a candidate run against floors and a baseline, for CI.
+
+Exit codes: 0 every check passed; 1 a quality check failed (:class:`GateFailed`,
+raised after the report is written); 2 usage or input errors, as everywhere.
+
+Checks:
+
+* ``--min MEASURE=VALUE``: the candidate's mean must be at least VALUE (no baseline needed);
+* ``--max-drop MEASURE=DELTA``: the candidate may fall at most DELTA below the baseline;
+* ``--max-drop-rel MEASURE=FRACTION``: at most FRACTION of the baseline's mean.
+
+A drop fails only when it is larger than the tolerance; with ``--alpha`` it
+must also be significant under a one-sided paired test (candidate worse than
+baseline). An improvement never fails. Every run is scored on all judged topics
+(trec_eval's ``-c``): a topic without results scores 0, so a candidate cannot
+pass by dropping hard topics.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import click
+
+from .compare import (
+    Scored,
+    comparable_labels,
+    dump_json,
+    fmt_p,
+    fmt_value,
+    load_inputs,
+    markdown_cell,
+    markdown_table,
+    measure_batches,
+    plain_table,
+    rich_table,
+    score_run,
+    stdout_is_terminal,
+)
+from .errors import GateFailed, InputError, UsageError
+
+GATE_FORMATS = ("table", "json", "markdown", "junit")
+KINDS = ("min", "max_drop", "max_drop_rel")
+OPTION_OF = {"min": "--min", "max_drop": "--max-drop", "max_drop_rel": "--max-drop-rel"}
+CONFIG_KEYS = ("qrels", "run", "baseline", "measures", "min", "max_drop", "max_drop_rel", "alpha", "test", "seed",
+               "permutations", "level_for_rel")
+TESTS = ("t", "wilcoxon", "randomization", "sign")
+# Absolute slack when comparing a value with a threshold, so that a drop of
+# exactly the tolerance (0.30 - 0.28 = 0.020000000000000018) is within it.
+EPS = 1e-12
+
+
+@dataclass
+class Check:
+    kind: str  # min | max_drop | max_drop_rel
+    spec: str  # the measure as given
+    label: str  # the one output label it names
+    threshold: float
+    source: str  # where it came from: "--min map=0.2" or "gate.toml [min] map"
+
+    @property
+    def name(self) -> str:
+        if self.kind == "min":
+            return f"{self.label} >= {self.threshold:g}"
+        if self.kind == "max_drop":
+            return f"{self.label} drop <= {self.threshold:g}"
+        return f"{self.label} drop <= {self.threshold * 100:g}%"
+
+
+@dataclass
+class GateSpec:
+    """Everything the gate checks, merged from the config file and the command line."""
+
+    qrels: str | None = None
+    run: str | None = None
+    baseline: str | None = None
+    measures: list[str] = field(default_factory=list)
+    checks: dict[tuple[str, str], Check] = field(default_factory=dict)
+    alpha: float | None = None
+    test: str = "t"
+    seed: int = 0
+    permutations: int = 10000
+    rel_level: int = 1
+    config: dict[str, str] | None = None  # path and sha256 of the config file
+
+    def ordered_checks(self) -> list[Check]:
+        return sorted(self.checks.values(), key=lambda c: KINDS.index(c.kind))
+
+
+# ---------------------------------------------------------------- parsing
+
+
+def parse_number(text: str, where: str, *, percent: bool = False) -> float:
+    import math
+
+    t = text.strip()
+    scale = 1.0
+    if percent and t.endswith("%"):
+        t, scale = t[:-1], 0.01
+    try:
+        v = float(t) * scale
+    except ValueError:
+        raise UsageError(f"{where}: '{text}' is not a number") from None
+    if not math.isfinite(v):
+        raise UsageError(f"{where}: '{text}' is not a finite number")
+    return v
+
+
+def make_check(kind: str, spec: str, value: Any, source: str) -> Check:
+    """One check; the measure must name exactly one per-topic value."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise UsageError(f"{source}: the threshold must be a number, got {value!r}")
+    threshold = parse_number(str(value), source, percent=kind == "max_drop_rel")
+    if kind != "min" and threshold < 0:
+        raise UsageError(f"{source}: a tolerance cannot be negative (an improvement never fails)")
+    _, labels = comparable_labels(spec, where=source)
+    if len(labels) != 1:
+        shown = ", ".join(labels[:4]) + (", ..." if len(labels) > 4 else "")
+        raise UsageError(f"{source}: '{spec}' names {len(labels)} values ({shown}); name one, e.g. {labels[0]}")
+    return Check(kind, spec, labels[0], threshold, source)
+
+
+def parse_cli_check(kind: str, text: str) -> Check:
+    spec, eq, value = text.rpartition("=")
+    option = OPTION_OF[kind]
+    if not eq or not spec or not value:
+        example = {"min": "map=0.25", "max_drop": "map=0.01", "max_drop_rel": "ndcg_cut.10=0.02"}[kind]
+        raise UsageError(f"{option} {text}: expected MEASURE=VALUE, e.g. {option} {example}")
+    return make_check(kind, spec, value, f"{option} {text}")
+
+
+def _toml_loads(text: str) -> dict[str, Any]:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    return tomllib.loads(text)
+
+
+def read_config(path: str) -> tuple[dict[str, Any], str]:
+    """Parse a TOML gate config (never evaluated): its table and the SHA-256 of its bytes."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except FileNotFoundError:
+        raise InputError(path, "cannot read config file: no such file") from None
+    except IsADirectoryError:
+        raise InputError(path, "cannot read config file: it is a directory") from None
+    except OSError as exc:
+        raise InputError(path, f"cannot read config file: {exc.strerror or exc}") from None
+    try:
+        doc = _toml_loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InputError(path, "not valid TOML: the file is not UTF-8") from None
+    except ValueError as exc:  # tomllib.TOMLDecodeError
+        raise InputError(path, f"not valid TOML: {exc}") from None
+    return doc, hashlib.sha256(raw).hexdigest()
+
+
+def apply_config(spec: GateSpec, path: str) -> None:
+    """Fill ``spec`` from a config file; relative paths in it are relative to the file."""
+    doc, sha = read_config(path)
+    spec.config = {"path": path, "sha256": sha}
+    unknown = [k for k in doc if k not in CONFIG_KEYS]
+    if unknown:
+        raise InputError(path, f"unknown key '{unknown[0]}' (known: {', '.join(CONFIG_KEYS)})")
+    base = os.path.dirname(path)
+
+    def string(key: str) -> str:
+        v = doc[key]
+        if not isinstance(v, str) or not v:
+            raise InputError(path, f"'{key}' must be a non-empty string, got {v!r}")
+        return v
+
+    for key in ("qrels", "run", "baseline"):
+        if key in doc:
+            p = string(key)
+            setattr(spec, key, p if os.path.isabs(p) or p == "-" else os.path.join(base, p))
+    if "test" in doc:
+        t = string("test")
+        if t not in TESTS:
+            raise InputError(path, f"'test' must be one of {', '.join(TESTS)}, got '{t}'")
+        spec.test = t
+    if "alpha" in doc:
+        a = doc["alpha"]
+        if isinstance(a, bool) or not isinstance(a, (int, float)) or not 0 < a < 1:
+            raise InputError(path, f"'alpha' must be a number between 0 and 1, got {a!r}")
+        spec.alpha = float(a)
+    for key, low in (("seed", 0), ("permutations", 1), ("level_for_rel", None)):
+        if key in doc:
+            v = doc[key]
+            if isinstance(v, bool) or not isinstance(v, int) or (low is not None and v < low):
+                need = "an integer" if low is None else f"an integer >= {low}"
+                raise InputError(path, f"'{key}' must be {need}, got {v!r}")
+            setattr(spec, "rel_level" if key == "level_for_rel" else key, v)
+    if "measures" in doc:
+        m = doc["measures"]
+        if isinstance(m, str):
+            m = [m]
+        if not isinstance(m, list) or not all(isinstance(x, str) and x for x in m):
+            raise InputError(path, f"'measures' must be a list of measure names, got {doc['measures']!r}")
+        spec.measures = list(m)
+    for kind in KINDS:
+        if kind not in doc:
+            continue
+        table = doc[kind]
+        if not isinstance(table, dict):
+            raise InputError(path, f"'{kind}' must be a table of MEASURE = VALUE, e.g. [{kind}] map = 0.2")
+        for measure, value in table.items():
+            check = make_check(kind, measure, value, f"{path} [{kind}] {measure}")
+            spec.checks[(kind, check.label)] = check
+
+
+def build_spec(
+    files: Sequence[str],
+    *,
+    baseline: str | None,
+    floors: Sequence[str],
+    max_drop: Sequence[str],
+    max_drop_rel: Sequence[str],
+    measures: Sequence[str],
+    alpha: float | None,
+    test: str | None,
+    seed: int | None,
+    permutations: int | None,
+    rel_level: int | None,
+    config: str | None,
+) -> GateSpec:
+    """Config file first, then the command line on top (a check on the same measure replaces it)."""
+    spec = GateSpec()
+    if config is not None:
+        apply_config(spec, config)
+    if len(files) > 2:
+        raise UsageError(f"expected [QRELS] RUN, got {len(files)} arguments; usage: ireval gate [OPTIONS] [QRELS] RUN")
+    if len(files) == 2:
+        spec.qrels, spec.run = files
+    elif len(files) == 1:
+        spec.run = files[0]
+    if spec.run is None:
+        raise UsageError("no run to check; usage: ireval gate [OPTIONS] [QRELS] RUN (or 'run' in --config)")
+    if spec.qrels is None:
+        raise UsageError("no qrels: give QRELS before RUN or 'qrels' in the --config file")
+    if baseline is not None:
+        spec.baseline = baseline
+    for v, attr in ((alpha, "alpha"), (test, "test"), (seed, "seed"), (permutations, "permutations"),
+                    (rel_level, "rel_level")):
+        if v is not None:
+            setattr(spec, attr, v)
+    if measures:
+        spec.measures = list(measures)
+    cli_checks: dict[tuple[str, str], Check] = {}
+    for kind, texts in (("min", floors), ("max_drop", max_drop), ("max_drop_rel", max_drop_rel)):
+        for text in texts:
+            check = parse_cli_check(kind, text)
+            key = (kind, check.label)
+            if key in cli_checks:
+                raise UsageError(f"{check.source}: {OPTION_OF[kind]} is given twice for {check.label} "
+                                 f"(also {cli_checks[key].source})")
+            cli_checks[key] = check
+    spec.checks.update(cli_checks)
+    if not spec.checks:
+        raise UsageError("nothing to check: give --min, --max-drop or --max-drop-rel "
+                         "(or [min], [max_drop], [max_drop_rel] tables in a --config file)")
+    if spec.baseline is None:
+        relative = [c for c in spec.ordered_checks() if c.kind != "min"]
+        if relative:
+            raise UsageError(f"{relative[0].source}: a drop needs a baseline: give --baseline RUN "
+                             "(or 'baseline' in the --config file)")
+    for m in spec.measures:  # report-only measures: check the names before reading any file
+        comparable_labels(m)
+    return spec
+
+
+# ---------------------------------------------------------------- judging
+
+
+def judge(check: Check, cand: Scored, base: Scored | None, spec: GateSpec, p_cache: dict[str, Any]) -> dict[str, Any]:
+    """One check's values, p-value and verdict."""
+    from .stats import paired_test
+
+    value = cand.mean(check.label)
+    row: dict[str, Any] = {
+        "name": check.name,
+        "kind": check.kind,
+        "measure": check.label,
+        "threshold": check.threshold,
+        "value": value,
+        "baseline": None,
+        "diff": None,
+        "rel_diff": None,
+        "test": None,
+        "p_value": None,
+        "alpha": None,
+        "verdict": "pass",
+        "reason": "",
+        "source": check.source,
+    }
+    if base is not None:
+        b = base.mean(check.label)
+        row["baseline"] = b
+        row["diff"] = value - b
+        row["rel_diff"] = (value - b) / b if b != 0 else None
+    if check.kind == "min":
+        if value < check.threshold - EPS:
+            row.update(verdict="fail", reason=f"below the floor: {value:.4f} < {check.threshold:g}")
+        else:
+            row["reason"] = f"at or above the floor: {value:.4f} >= {check.threshold:g}"
+        return row
+    if base is None:  # build_spec refuses this already
+        raise UsageError(f"{check.source}: a drop needs a baseline: give --baseline RUN")
+    if check.label not in p_cache:
+        p_cache[check.label] = paired_test(cand.values[check.label], base.values[check.label], spec.test,
+                                           alternative="less", permutations=spec.permutations, seed=spec.seed)
+    res = p_cache[check.label]
+    row.update(test=spec.test, p_value=res.p_value, alpha=spec.alpha)
+    b = row["baseline"]
+    drop = b - value
+    if check.kind == "max_drop":
+        over = drop > check.threshold + EPS
+        shown = f"drop {drop:.4f}"
+        limit = f"{check.threshold:g}"
+    else:
+        rel = drop / b if b > 0 else (0.0 if drop <= 0 else float("inf"))
+        over = rel > check.threshold + EPS
+        shown = f"drop {rel * 100:.2f}%"
+        limit = f"{check.threshold * 100:g}%"
+    if drop <= 0:
+        row["reason"] = "no drop" if drop == 0 else f"improved by {-drop:.4f}"
+    elif not over:
+        row["reason"] = f"{shown} within the tolerance {limit}"
+    elif spec.alpha is None:
+        row.update(verdict="fail", reason=f"{shown} > {limit}")
+    elif res.p_value is not None and res.p_value < spec.alpha:
+        row.update(verdict="fail", reason=f"{shown} > {limit}, significant ({_p_text(res.p_value)} < {spec.alpha:g})")
+    else:
+        row["reason"] = f"{shown} > {limit} but not significant ({_p_text(res.p_value)} >= {spec.alpha:g})"
+    return row
+
+
+def _p_text(p: float | None) -> str:
+    if p is None:
+        return "no p-value"
+    return "p < 0.0001" if p < 0.0001 else f"p = {p:.4f}"
+
+
+def run_gate(spec: GateSpec) -> dict[str, Any]:
+    """Read, evaluate and judge: the report as a JSON-ready dict."""
+    from . import __version__
+
+    checks = spec.ordered_checks()
+    specs = [c.spec for c in checks] + list(spec.measures)
+    batches, labels = measure_batches(specs)
+    paths = [spec.run] + ([spec.baseline] if spec.baseline is not None else [])
+    qrels, runs = load_inputs(spec.qrels, paths)  # type: ignore[arg-type]
+    scored = [score_run(qrels, r, batches, labels, rel_level=spec.rel_level) for r in runs]
+    cand = scored[0]
+    base = scored[1] if len(scored) > 1 else None
+    p_cache: dict[str, Any] = {}
+    rows = [judge(c, cand, base, spec, p_cache) for c in checks]
+    failed = sum(1 for r in rows if r["verdict"] == "fail")
+    measures = []
+    for label in labels:
+        v = cand.mean(label)
+        entry: dict[str, Any] = {"measure": label, "value": v, "baseline": None, "diff": None}
+        if base is not None:
+            entry["baseline"] = base.mean(label)
+            entry["diff"] = v - entry["baseline"]
+        measures.append(entry)
+    return {
+        "ireval": __version__,
+        "command": "gate",
+        "verdict": "fail" if failed else "pass",
+        "checks_total": len(rows),
+        "checks_failed": failed,
+        "options": {
+            "alpha": spec.alpha,
+            "test": spec.test,
+            "alternative": "less",
+            "permutations": spec.permutations if spec.test == "randomization" else None,
+            "seed": spec.seed,
+            "rel_level": spec.rel_level,
+        },
+        "inputs": {
+            "qrels": {"path": qrels.name, "sha256": qrels.sha256},
+            "run": cand.source(),
+            "baseline": base.source() if base is not None else None,
+            "config": spec.config,
+        },
+        "topics": len(cand.qids),
+        "checks": rows,
+        "measures": measures,
+    }
+
+
+# ---------------------------------------------------------------- formats
+
+HEADERS = ("Check", "Value", "Baseline", "Diff", "p", "Verdict", "Why")
+RIGHT = (False, True, True, True, True, False, False)
+
+
+def _rows(report: dict[str, Any], verdicts: dict[str, str] | None = None) -> list[list[str]]:
+    verdicts = verdicts or {"pass": "pass", "fail": "FAIL"}
+    return [
+        [c["name"], fmt_value(c["value"]), fmt_value(c["baseline"]), fmt_value(c["diff"], "+.4f"), fmt_p(c["p_value"]),
+         verdicts[c["verdict"]], c["reason"]]
+        for c in report["checks"]
+    ]
+
+
+def _headline(report: dict[str, Any]) -> str:
+    n, k = report["checks_total"], report["checks_failed"]
+    if k:
+        return f"FAILED: {k} of {n} check{'s' if n != 1 else ''} failed"
+    return f"passed: {n} check{'s' if n != 1 else ''}"
+
+
+def _notes(report: dict[str, Any]) -> list[str]:
+    from .stats import TEST_NAMES
+
+    inp = report["inputs"]
+    o = report["options"]
+    n = report["topics"]
+    against = f" against {inp['baseline']['path']}" if inp["baseline"] else ""
+    notes = [(f"{inp['run']['path']}{against}, on the {n} topics judged in {inp['qrels']['path']} "
+             "(a topic without results scores 0).")]
+    if inp["baseline"]:
+        test = TEST_NAMES[o["test"]]
+        if o["test"] == "randomization":
+            test += f" ({o['permutations']} permutations, seed {o['seed']})"
+        rule = (f"a drop beyond its tolerance fails only if p < {o['alpha']:g}" if o["alpha"] is not None
+                else "a drop beyond its tolerance fails (no --alpha)")
+        notes.append(f"p: one-sided {test}, candidate worse than baseline; {rule}.")
+    checked = {c["measure"] for c in report["checks"]}
+    for m in report["measures"]:
+        if m["measure"] not in checked:
+            base = f" (baseline {m['baseline']:.4f}, {m['diff']:+.4f})" if m["baseline"] is not None else ""
+            notes.append(f"{m['measure']}: {m['value']:.4f}{base}")
+    for src in (inp["run"], inp["baseline"]):
+        if src and src["missing_topics"]:
+            miss = src["missing_topics"]
+            shown = " ".join(miss[:10]) + (" ..." if len(miss) > 10 else "")
+            notes.append(f"{src['path']} has no results for {len(miss)} of {n} topics (scored 0): {shown}")
+    return notes
+
+
+def format_table(report: dict[str, Any]) -> bytes:
+    text = f"ireval gate: {_headline(report)}\n\n" + plain_table(HEADERS, _rows(report), RIGHT)
+    return (text + "\n" + "\n".join(_notes(report)) + "\n").encode("utf-8", "surrogateescape")
+
+
+def format_rich(report: dict[str, Any]) -> bytes:
+    styles = ["red" if c["verdict"] == "fail" else None for c in report["checks"]]
+    return rich_table(f"ireval gate: {_headline(report)}", HEADERS, _rows(report), RIGHT, styles, _notes(report),
+                      fold=(0, 6))
+
+
+def format_markdown(report: dict[str, Any]) -> bytes:
+    """For a pull-request comment or ``$GITHUB_STEP_SUMMARY``."""
+    mark = "❌" if report["checks_failed"] else "✅"
+    rows = _rows(report, {"pass": "✅ pass", "fail": "❌ **fail**"})
+    out = [f"### {mark} ireval gate: {_headline(report)}\n\n", markdown_table(HEADERS, rows, RIGHT), "\n"]
+    out += [f"- {markdown_cell(n)}\n" for n in _notes(report)]
+    inp = report["inputs"]
+    out.append("\n<details><summary>inputs (SHA-256)</summary>\n\n")
+    for what in ("qrels", "run", "baseline", "config"):
+        src = inp[what]
+        if src:
+            out.append(f"- {what}: `{markdown_cell(src['path'])}` `{src['sha256']}`\n")
+    out.append("\n</details>\n")
+    return "".join(out).encode("utf-8", "surrogateescape")
+
+
+def format_junit(report: dict[str, Any]) -> bytes:
+    """JUnit XML: one test case per check, a failure element for each failed one."""
+    import xml.etree.ElementTree as ET
+
+    n, k = str(report["checks_total"]), str(report["checks_failed"])
+    root = ET.Element("testsuites", name="ireval gate", tests=n, failures=k, errors="0")
+    suite = ET.SubElement(root, "testsuite", name="ireval gate", tests=n, failures=k, errors="0", skipped="0")
+    props = ET.SubElement(suite, "properties")
+    for what in ("qrels", "run", "baseline", "config"):
+        src = report["inputs"][what]
+        if src:
+            ET.SubElement(props, "property", name=what, value=src["path"])
+            ET.SubElement(props, "property", name=f"{what}.sha256", value=src["sha256"])
+    for c in report["checks"]:
+        case = ET.SubElement(suite, "testcase", classname=f"ireval.gate.{c['kind']}", name=c["name"])
+        detail = (f"value {fmt_value(c['value'])}, baseline {fmt_value(c['baseline'])}, "
+                  f"diff {fmt_value(c['diff'], '+.4f')}, p {fmt_p(c['p_value'])}: {c['reason']}")
+        if c["verdict"] == "fail":
+            failure = ET.SubElement(case, "failure", message=c["reason"], type="GateCheckFailed")
+            failure.text = detail
+        else:
+            ET.SubElement(case, "system-out").text = detail
+    ET.SubElement(suite, "system-out").text = "\n".join(_notes(report))
+    ET.indent(root)
+    xml = ET.tostring(root, encoding="unicode")
+    return ('<?xml version="1.0" encoding="UTF-8"?>\n' + xml + "\n").encode("utf-8", "surrogateescape")
+
+
+def format_gate(report: dict[str, Any], fmt: str, *, terminal: bool = False) -> bytes:
+    if fmt == "table":
+        return format_rich(report) if terminal else format_table(report)
+    if fmt == "json":
+        return dump_json(report)
+    return {"markdown": format_markdown, "junit": format_junit}[fmt](report)
+
+
+# ---------------------------------------------------------------- command
+
+
+def _probability(ctx: Any, param: Any, value: float | None) -> float | None:
+    if value is not None and not 0 < value < 1:
+        raise click.BadParameter(f"must be between 0 and 1, got {value:g}")
+    return value
+
+
+GATE_EPILOG = """\b
+Examples:
+  ireval gate qrels.txt new.txt --min map=0.25 --min ndcg_cut.10=0.4
+  ireval gate qrels.txt new.txt --baseline prod.txt --max-drop map=0.01 --alpha 0.05
+  ireval gate --config gate.toml new.txt --format markdown >> "$GITHUB_STEP_SUMMARY"
+
+\b
+Exit codes: 0 every check passed; 1 a quality check failed; 2 usage or input
+error (bad file, unknown measure, topics that do not line up).
+"""
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+               epilog=GATE_EPILOG)
+@click.argument("files", metavar="[QRELS] RUN", nargs=-1)
+@click.option("--baseline", metavar="RUN", help="Run to compare with (needed by --max-drop and --max-drop-rel).")
+@click.option("--min", "floors", multiple=True, metavar="MEASURE=VALUE",
+              help="Fail if the run's mean is below VALUE (repeatable).")
+@click.option("--max-drop", "max_drop", multiple=True, metavar="MEASURE=DELTA",
+              help="Fail if the run falls more than DELTA below the baseline (repeatable).")
+@click.option("--max-drop-rel", "max_drop_rel", multiple=True, metavar="MEASURE=FRACTION",
+              help="Fail if the run falls more than FRACTION (0.02 or 2%) of the baseline's mean below it.")
+@click.option("-m", "--measure", "measures", multiple=True, metavar="NAME[.PARAMS]",
+              help="Also report this measure, without a check (repeatable).")
+@click.option("--alpha", type=float, default=None, callback=_probability,
+              help="A drop beyond its tolerance must also be significant at this level (one-sided paired test).")
+@click.option("--test", type=click.Choice(TESTS), default=None, help="Paired test for --alpha [default: t].")
+@click.option("--permutations", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Random sign flips for --test randomization [default: 10000].")
+@click.option("--seed", type=click.IntRange(min=0), default=None, metavar="N",
+              help="Seed of the randomization test [default: 0].")
+@click.option("-l", "--level_for_rel", "rel_level", type=int, default=None, metavar="N",
+              help="Relevant means a judgement >= N [default: 1].")
+@click.option("--config", metavar="FILE",
+              help="TOML file with qrels, run, baseline, measures, [min], [max_drop], [max_drop_rel], test, alpha; "
+                   "command-line options override it.")
+@click.option("--format", "fmt", type=click.Choice(GATE_FORMATS), default="table", show_default=True,
+              help="Report format (table: rich on a terminal, plain text otherwise).")
+@click.option("--output", metavar="PATH", help="Write the report to PATH atomically (default: stdout).")
+@click.option("--debug", is_flag=True, help="Show a traceback for errors.")
+def gate_command(files: tuple[str, ...], baseline: str | None, floors: tuple[str, ...], max_drop: tuple[str, ...],
+                 max_drop_rel: tuple[str, ...], measures: tuple[str, ...], alpha: float | None, test: str | None,
+                 permutations: int | None, seed: int | None, rel_level: int | None, config: str | None, fmt: str,
+                 output: str | None, debug: bool) -> None:
+    """Check RUN against quality floors and a baseline; exit 1 if a check fails.
+
+    Every judged topic of QRELS counts: a topic the run has no results for scores 0.
+    """
+    from .cli import _write_output
+
+    spec = build_spec(files, baseline=baseline, floors=floors, max_drop=max_drop, max_drop_rel=max_drop_rel,
+                      measures=measures, alpha=alpha, test=test, seed=seed, permutations=permutations,
+                      rel_level=rel_level, config=config)
+    report = run_gate(spec)
+    terminal = output in (None, "-") and stdout_is_terminal()
+    _write_output(format_gate(report, fmt, terminal=terminal), output, fmt)
+    if report["checks_failed"]:
+        names = ", ".join(c["name"] for c in report["checks"] if c["verdict"] == "fail")
+        n = report["checks_total"]
+        raise GateFailed(f"gate failed: {report['checks_failed']} of {n} check{'s' if n != 1 else ''} failed ({names})")

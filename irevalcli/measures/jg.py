@@ -1,0 +1,42 @@
+"""Judgement-group measures (``-R qrels_jg``): qrels measures averaged over a topic's judgement groups.
+
+A qrels_jg file is a qrels file whose second column names a judgement group
+(JG), e.g. one assessor. Each JG's judgements score the ranking as a qrels file
+would; the topic's value is the mean over its JGs (a JG with no relevant
+document scores 0 and still counts).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..registry import Params, measure
+from ..relformats import JgTable
+from .ap import map_
+from .precision import CUTOFFS, P, Rprec_mult
+
+JG_FORMATS = ("qrels_jg",)
+
+
+@measure("map_avgjg", rel_formats=JG_FORMATS)
+def map_avgjg(t: JgTable, p: Params) -> np.ndarray:
+    """Average precision (map) per judgement group, averaged over the topic's judgement groups."""
+    return t.average_over_jgs(map_(t.segments, p))
+
+
+@measure("P_avgjg", params="long_cutoffs", default=CUTOFFS, rel_formats=JG_FORMATS)
+def P_avgjg(t: JgTable, p: Params) -> np.ndarray:
+    """Precision at k per judgement group, averaged over the topic's judgement groups."""
+    return t.average_over_jgs(P(t.segments, p))
+
+
+@measure(
+    "Rprec_mult_avgjg",
+    params="double_cutoffs",
+    default=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
+    rel_formats=JG_FORMATS,
+)
+def Rprec_mult_avgjg(t: JgTable, p: Params) -> np.ndarray:
+    """Precision at x*R documents (R: that group's relevant count) per judgement group, averaged
+    over the topic's judgement groups."""
+    return t.average_over_jgs(Rprec_mult(t.segments, p))
