@@ -17,6 +17,8 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/ireval examples/qrels.txt examples/run.txt
 	$(BIN)/ireval -m map -m ndcg_cut.10 -m P.10 examples/qrels.txt examples/run.txt
+	$(BIN)/ireval compare examples/qrels.txt examples/run.txt examples/run2.txt -m map -m ndcg_cut.10
+	$(BIN)/ireval gate --config examples/gate.toml examples/run2.txt
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q

@@ -55,7 +55,10 @@ ndcg.1=3,2=9  utility.2,-1,0,0  rbp.p=0.8) and nicknames (official, all_trec,
 set). Output labels are accepted too (P_5, ndcg_cut_10).
 
 \b
-Other commands: 'ireval measures [NAME]' lists the measures or describes one.
+Other commands:
+  ireval measures [NAME]            list the measures, or describe one
+  ireval compare QRELS BASE RUN...  compare runs with paired significance tests
+  ireval gate QRELS RUN ...         fail (exit 1) when a run's quality drops
 
 \b
 Exit codes: 0 success; 2 usage or input error (one line on stderr naming the
@@ -131,6 +134,8 @@ def write_atomic(path: str, data: bytes) -> None:
 @click.option("-Z", "--Zscore", "zscore_file", metavar="FILE",
               help="Print z-scores (v - mean) / stddev using FILE's 'qid measure mean stddev' lines.")
 @click.option("-o", "--Output_old_results_format", "old_format", count=True, hidden=True)
+@click.option("--subtopics", "subtopics", metavar="FILE",
+              help="Subtopic judgements 'qid subtopic docno rel' (as ndeval reads them) for alpha_ndcg_cut, err_ia_cut.")
 @click.option("--compat", type=click.Choice(["10.0", "9.0.8"]), default="10.0", show_default=True,
               help="trec_eval version to reproduce; 9.0.8 is the one inside pytrec_eval and Anserini.")
 @click.option("-v", "--version", "show_version", is_flag=True, help="Print the version and exit.")
@@ -174,6 +179,7 @@ def run_eval(
     fmt: str,
     output: str | None,
     debug: bool,
+    subtopics: str | None = None,
 ) -> None:
     from .api import evaluate
 
@@ -199,6 +205,7 @@ def run_eval(
         compat=compat,
         zscores=zscore_file,
         stream=stream,
+        subtopics=subtopics,
     )
     from .formatters import FORMATTERS
 
@@ -217,6 +224,7 @@ def run_eval(
             "summary": not nosummary,
             "rel_format": rel_format,
             "zscores": zscore_file,
+            "subtopics": subtopics,
         },
         "inputs": {
             "qrels": {"path": ev.qrels.name, "sha256": ev.qrels.sha256},
@@ -239,7 +247,7 @@ def _describe(meas: Any) -> str:
         "long_cutoffs": "integer cutoffs",
         "double_cutoffs": "real cutoffs",
         "double_params": "real parameters",
-        "pairs": "level=gain pairs (and p= for rbp)",
+        "pairs": "key=value pairs (ndcg family: level=gain; rbp: p=; ireval's: as described above)",
     }
     params = kinds[meas.params]
     if meas.default:
@@ -249,14 +257,21 @@ def _describe(meas: Any) -> str:
         "mean": "mean over topics",
         "sum": "sum over topics",
         "gmean": "geometric mean over topics",
+        "nanmean": "mean over the topics that have a value",
+        "wmean": "weighted mean over the topics that have a value",
         "num_rel": "sum over topics",
         "num_q": "count",
         "runid": "text",
         "none": "per topic only",
     }[meas.agg]
+    from .aliases import aliases_of
+
     lines = [f"{meas.name}: {meas.doc}", f"  parameters: {params}", f"  summary: {agg}"]
     if meas.citation:
         lines.append(f"  reference: {meas.citation}")
+    also = aliases_of(meas.name)
+    if also:
+        lines.append(f"  also typed as: {', '.join(also)} ('ireval measures NAME' says which definition each gives)")
     fmts = ", ".join(sorted(meas.rel_formats))
     lines.append(f"  judgements: -R {fmts}")
     return "\n".join(lines)
@@ -269,6 +284,9 @@ def measures_command(name: str | None) -> None:
     from .names import suggest
     from .registry import NICKNAMES, load
 
+    from .aliases import FAMILIES, describe
+    from .names import _RANX_RBP, _label_form
+
     registry = load()
     if name is None:
         for meas in registry.values():
@@ -276,16 +294,27 @@ def measures_command(name: str | None) -> None:
         click.echo("")
         for nick, members in NICKNAMES.items():
             click.echo(f"{nick:<24}nickname: {' '.join(members)}")
+        click.echo("")
+        for fam in FAMILIES.values():
+            click.echo(f"{fam.name:<24}{fam.style} syntax: {', '.join(fam.roots)}")
         return
     root = name.split(".", 1)[0]
     if root in NICKNAMES:
         click.echo(f"{root}: nickname for {' '.join(NICKNAMES[root])}")
         return
-    if root not in registry:
+    if root in registry and not _RANX_RBP.match(name):
+        click.echo(_describe(registry[root]))
+        return
+    label = _label_form(name, registry)
+    if label is not None:
+        click.echo(_describe(label[0]))
+        return
+    text = describe(name)
+    if text is None:
         from .errors import UnknownMeasureError
 
         raise UnknownMeasureError(f"unknown measure '{name}'{suggest(root, registry)}")
-    click.echo(_describe(registry[root]))
+    click.echo(text)
 
 
 # Subcommands: name -> "module:attribute" of a click command, imported only when used.
@@ -321,7 +350,9 @@ def main(argv: list[str] | None = None) -> int:
         return int(exc.exit_code or 0)
     except click.UsageError as exc:
         msg = exc.format_message()
-        if "Missing argument" in msg or "Got unexpected extra argument" in msg:
+        if ("Missing argument" in msg or "Got unexpected extra argument" in msg) and not (
+            args and args[0] in SUBCOMMANDS
+        ):
             msg = f"{_one_line(msg).rstrip('.')}; usage: ireval [OPTIONS] QRELS RUN"
         click.echo(f"ireval: {_one_line(msg)} (see 'ireval --help')", err=True)
         return EXIT_USAGE

@@ -21,6 +21,9 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from .aliases import Friendly
+from .aliases import parse as parse_friendly
+from .aliases import wrap as wrap_friendly
 from .errors import MeasureParamError, UnknownMeasureError
 from .registry import NICKNAMES, Measure, Params, load
 
@@ -34,9 +37,12 @@ class Request:
 
     measure: Measure
     params: Params
+    label: str | None = None  # a friendly name's output label: the spelling as typed
 
     @property
     def labels(self) -> list[str]:
+        if self.label is not None:
+            return [self.label]
         return self.measure.labels(self.params)
 
 
@@ -144,7 +150,13 @@ def resolve(
     specs = list(specs) or list(default)
     marked: set[str] = set()
     param_text: dict[str, tuple[str, str]] = {}  # root -> (params, the spec that gave them)
+    friendly: dict[str, Friendly] = {}  # label -> friendly name (ir_measures, ranx, ireval syntax)
     for spec in specs:
+        if _RANX_RBP.match(spec):  # ranx's rbp.95: an error in trec_eval's syntax
+            f = parse_friendly(spec)
+            if f is not None:
+                friendly.setdefault(spec, f)
+                continue
         name, dot, text = spec.partition(".")
         if dot and text == "":
             raise MeasureParamError(f"{spec}: a '.' must be followed by parameters (e.g. P.5,10)")
@@ -164,6 +176,10 @@ def resolve(
             continue
         if compat == "9.0.8" and (name in NOT_IN_9_0_8 or name.split("_")[0] in NOT_IN_9_0_8):
             raise UnknownMeasureError(f"measure '{spec}' does not exist in trec_eval 9.0.8 (--compat 9.0.8)")
+        f = parse_friendly(spec)
+        if f is not None:
+            friendly.setdefault(spec, f)
+            continue
         raise UnknownMeasureError(f"unknown measure '{spec}'{suggest(name, registry)}; 'ireval measures' lists them")
 
     requests = []
@@ -172,11 +188,44 @@ def resolve(
             continue
         if rel_format not in meas.rel_formats:
             needs = " or ".join(f"-R {f}" for f in sorted(meas.rel_formats))
-            raise MeasureParamError(f"measure '{root}' cannot be computed from -R {rel_format} judgements (it needs {needs})")
+            hint = {"prefs": "all_prefs", "qrels_prefs": "all_prefs", "qrels_jg": "qrels_jg"}.get(rel_format)
+            extra = f"; with -R {rel_format} use -m {hint}" if hint else ""
+            raise MeasureParamError(
+                f"measure '{root}' cannot be computed from -R {rel_format} judgements (it needs {needs}){extra}"
+            )
         if root in param_text:
             text, spec = param_text[root]
             params = parse_params(meas, text, spec)
         else:
             params = Params(meas.default, None)
         requests.append(Request(meas, params))
+    if friendly:
+        requests = _with_friendly(requests, friendly, registry, rel_format, compat)
     return requests
+
+
+_RANX_RBP = re.compile(r"^rbp\.[0-9]+(-l-?[0-9]+)?$")
+
+
+def _with_friendly(
+    requests: list[Request], friendly: dict[str, Friendly], registry: dict[str, Measure], rel_format: str, compat: str
+) -> list[Request]:
+    """Add the friendly names' requests; each sorts after its measure's trec_eval request."""
+    from .measures._util import OptParams
+
+    order = {root: i for i, root in enumerate(registry)}
+    keyed = [((order[r.measure.name], 0, 0), r) for r in requests]
+    for n, (label, f) in enumerate(friendly.items()):
+        root = f.target.root
+        if root not in registry:
+            if compat == "9.0.8":
+                raise UnknownMeasureError(f"measure '{label}' ({root}) does not exist in trec_eval 9.0.8 (--compat 9.0.8)")
+            raise UnknownMeasureError(f"measure '{label}' maps to '{root}', which is not available")  # pragma: no cover
+        meas = registry[root]
+        if rel_format not in meas.rel_formats:
+            needs = " or ".join(f"-R {fmt}" for fmt in sorted(meas.rel_formats))
+            raise MeasureParamError(f"measure '{label}' cannot be computed from -R {rel_format} judgements (it needs {needs})")
+        params = OptParams(f.target.values or meas.default, label, f.target.opts)
+        keyed.append(((order[root], 1, n), Request(wrap_friendly(meas, f.target), params, label)))
+    keyed.sort(key=lambda kr: kr[0])
+    return [r for _, r in keyed]
