@@ -9,9 +9,11 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from .engine import Results, evaluate_table
 from .errors import InputError, UsageError
+from .inputs import streamable
 from .names import resolve
-from .readers import Qrels, Run, read_qrels, read_run, read_zscores
+from .readers import Qrels, Run, read_zscores
 from .stream import should_stream
+from .subtopics import load_subtopics
 from .table import EvalOptions, build_table
 
 if TYPE_CHECKING:
@@ -99,21 +101,29 @@ def run_from_frame(df: Any, name: str = "<run DataFrame>", runid: str = "run") -
     )
 
 
-def load_qrels(qrels: Any, *, stdin: BinaryIO | None = None) -> Qrels:
+def load_qrels(qrels: Any, *, stdin: BinaryIO | None = None, fmt: str = "auto", columns: Any = None) -> Qrels:
+    """A qrels path in any input format (``fmt``: auto, trec, tsv, csv, jsonl, parquet;
+    ``columns``: role -> column name, e.g. ``{"qid": "query_id"}``), or a DataFrame."""
     if isinstance(qrels, Qrels):
         return qrels
     if isinstance(qrels, (str, os.PathLike)):
-        return read_qrels(qrels, stdin=stdin)
+        from .inputs import read_qrels_file
+
+        return read_qrels_file(qrels, fmt=fmt, columns=columns, stdin=stdin)
     if hasattr(qrels, "columns"):
         return qrels_from_frame(qrels)
     raise UsageError(f"qrels must be a path or a DataFrame, not {type(qrels).__name__}")
 
 
-def load_run(run: Any, *, stdin: BinaryIO | None = None) -> Run:
+def load_run(run: Any, *, stdin: BinaryIO | None = None, fmt: str = "auto", columns: Any = None) -> Run:
+    """A run path in any input format (``fmt``: auto, trec, msmarco, tsv, csv, jsonl, parquet;
+    ``msmarco`` derives scores from ranks and is never detected), or a DataFrame."""
     if isinstance(run, Run):
         return run
     if isinstance(run, (str, os.PathLike)):
-        return read_run(run, stdin=stdin)
+        from .inputs import read_run_file
+
+        return read_run_file(run, fmt=fmt, columns=columns, stdin=stdin)
     if hasattr(run, "columns"):
         return run_from_frame(run)
     raise UsageError(f"run must be a path or a DataFrame, not {type(run).__name__}")
@@ -136,6 +146,7 @@ def evaluate(
     stream: bool | None = None,
     chunk_bytes: int | None = None,
     stdin: BinaryIO | None = None,
+    subtopics: Any = None,
 ) -> Evaluation:
     """Evaluate ``run`` against ``qrels`` exactly as trec_eval 10.0 would.
 
@@ -147,6 +158,8 @@ def evaluate(
     ``stream``: evaluate a run file topic block by topic block in bounded memory
     (default: automatically for files of 1 GiB or more); a file that is not
     grouped by topic is then read whole. The results are identical either way.
+    ``subtopics``: subtopic judgements (``qid subtopic docno rel``; a path or a DataFrame with
+    those columns) for alpha_ndcg_cut and err_ia_cut.
     Raises :class:`irevalcli.errors.IrevalError` subclasses with user-facing messages.
     """
     if max_docs is not None and max_docs < 0:
@@ -156,6 +169,9 @@ def evaluate(
     if compat not in COMPAT_MODES:
         raise UsageError(f"--compat {compat}: unknown version (known: {', '.join(COMPAT_MODES)})")
     requests = resolve(list(measures), rel_format=rel_format, compat=compat)
+    need = [r.labels[0] for r in requests if r.measure.extra.get("needs_subtopics")]
+    if need and subtopics is None:
+        raise UsageError(f"measure '{need[0]}' needs subtopic judgements: give --subtopics FILE")
     if rel_format != "qrels":
         from .relformats import evaluate_rel_format
 
@@ -164,12 +180,13 @@ def evaluate(
             rel_level=rel_level, judged_only=judged_only,
         )
     q = load_qrels(qrels)
+    sub = load_subtopics(subtopics) if subtopics is not None else None
     z = read_zscores(zscores) if zscores is not None else None
     import numpy as np
 
     nqrels_topics = len(np.unique(_codes(q.qid)))
     num_rel_complete = int(np.count_nonzero(q.rel > 0))
-    if only_query is None and should_stream(run, stream):
+    if only_query is None and should_stream(run, stream) and streamable(run):
         from .stream import CHUNK_BYTES, NotGrouped, evaluate_stream
 
         opts = EvalOptions(rel_level=rel_level, max_docs=max_docs, judged_only=judged_only, complete=complete,
@@ -177,7 +194,7 @@ def evaluate(
         try:
             results, sha = evaluate_stream(
                 q, os.fspath(run), requests, opts, num_qrels_topics=nqrels_topics,
-                num_rel_complete=num_rel_complete, zscores=z, chunk_bytes=chunk_bytes or CHUNK_BYTES,
+                num_rel_complete=num_rel_complete, zscores=z, chunk_bytes=chunk_bytes or CHUNK_BYTES, subtopics=sub,
             )
             info = Run.empty(os.fspath(run), results.runid)
             info.sha256 = sha
@@ -195,6 +212,7 @@ def evaluate(
         compat=compat,
     )
     table = build_table(q, r, opts)
+    table.subtopics = sub
     results = evaluate_table(
         table,
         requests,

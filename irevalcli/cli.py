@@ -12,7 +12,9 @@ Exit codes (stable, documented in the README):
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import sys
 import tempfile
 from typing import Any
@@ -42,12 +44,48 @@ class CLong(click.ParamType):
         return int(m.group(0)) if m else 0
 
 
+class Choice(click.Choice):
+    """click.Choice that suggests the closest choice: "'mardown' ... (did you mean 'markdown'?)"."""
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter as exc:
+            import difflib
+
+            close = difflib.get_close_matches(str(value), [str(c) for c in self.choices], n=1, cutoff=0.6)
+            if close:
+                exc.message = f"{exc.message.rstrip('.')} (did you mean '{close[0]}'?)"
+            raise
+
+
+def _complete_first(ctx: Any, param: Any, incomplete: str) -> list[Any]:
+    from .completion import complete_first
+
+    return complete_first(ctx, param, incomplete)
+
+
+def _complete_path(ctx: Any, param: Any, incomplete: str) -> list[Any]:
+    from .completion import complete_path
+
+    return complete_path(ctx, param, incomplete)
+
+
+def _complete_measure(ctx: Any, param: Any, incomplete: str) -> list[Any]:
+    from .completion import complete_measure
+
+    return complete_measure(ctx, param, incomplete)
+
+
 HELP_EPILOG = """\b
 Examples:
   ireval qrels.txt run.txt                      # trec_eval's official measures
   ireval qrels.txt run.txt -m map -m ndcg_cut.10
   ireval -q -m all_trec qrels.txt run.txt.gz    # per-topic values too
   zcat run.gz | ireval qrels.txt - --format json --output scores.json
+  ireval qrels.txt bm25.txt dense.txt -m map -m P.10 --format markdown
+  ireval qrels.parquet 'runs/*.jsonl' --format latex --places 3
+  ireval qrels.txt dev.tsv --run-format msmarco -m recip_rank
 
 \b
 Measures: trec_eval's names and parameters (P.5,10  iprec_at_recall..10,.5
@@ -59,6 +97,12 @@ Other commands:
   ireval measures [NAME]            list the measures, or describe one
   ireval compare QRELS BASE RUN...  compare runs with paired significance tests
   ireval gate QRELS RUN ...         fail (exit 1) when a run's quality drops
+  ireval pool RUN... --depth N      build a judgment pool from runs
+  ireval plot pr|diff QRELS RUN...  precision-recall curves, per-topic differences
+
+\b
+Shell completion (measure names too): eval "$(_IREVAL_COMPLETE=bash_source ireval)"
+in ~/.bashrc; zsh_source for ~/.zshrc; fish: _IREVAL_COMPLETE=fish_source ireval | source
 
 \b
 Exit codes: 0 success; 2 usage or input error (one line on stderr naming the
@@ -66,32 +110,83 @@ file and line); 1 is reserved for a failed quality gate; 3 internal error.
 """
 
 
+# --output names that mean this process's standard output: write there, not over a file.
+STDOUT_NAMES = frozenset({"-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"})
+
+
 def _write_output(data: bytes, output: str | None, fmt: str) -> None:
-    if output is None or output == "-":
+    if output is None or output in STDOUT_NAMES:
         if fmt == "parquet" and sys.stdout.isatty():
             raise UsageError("--format parquet writes binary data: give --output PATH or redirect stdout")
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
+        try:
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
+        except BrokenPipeError:
+            # The reader went away (``| head``) and wants no more. Carry on, so the exit
+            # code still tells the truth (a failed gate stays 1).
+            _silence_broken_pipe()
+        except OSError as exc:
+            _silence_broken_pipe()
+            raise OutputError(f"cannot write to standard output: {exc.strerror or exc}") from None
         return
     write_atomic(output, data)
 
 
+def _umask() -> int:
+    try:
+        with open("/proc/self/status", "rb") as fh:
+            for line in fh:
+                if line.startswith(b"Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def write_atomic(path: str, data: bytes) -> None:
-    """Write to a temporary file beside ``path``, then rename: all or nothing."""
-    directory = os.path.dirname(os.path.abspath(path))
+    """Write ``data`` to ``path`` all or nothing: a temporary file beside it, then a rename.
+
+    An existing file keeps its permissions (a new one gets the umask's), and a symlink
+    is written through, not replaced. A path that is not a regular file (``/dev/null``,
+    ``/dev/stdout``, a named pipe) cannot be replaced atomically: it is written to.
+    """
     if os.path.isdir(path):
         raise OutputError(f"--output {path}: is a directory")
+    target = os.path.realpath(path)
+    if any(p.startswith(("/dev/", "/proc/")) for p in (os.path.abspath(path), target)):
+        _write_special(path, data)  # never rename over /dev/null, /dev/fd/N and the like
+        return
+    try:
+        st: os.stat_result | None = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise OutputError(f"--output {path}: cannot write ({exc.strerror or exc})") from None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        _write_special(path, data)
+        return
+    directory = os.path.dirname(target)
+    if not os.path.isdir(directory):
+        shown = os.path.dirname(os.path.abspath(path))
+        raise OutputError(f"--output {path}: the directory {shown} does not exist")
+    mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_umask()
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(prefix=".ireval-", suffix=".tmp", dir=directory)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
+            os.fchmod(fh.fileno(), mode)
+            if st is not None:
+                try:  # keep the owner when root rewrites someone else's file
+                    os.fchown(fh.fileno(), st.st_uid, st.st_gid)
+                except OSError:
+                    pass
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        os.replace(tmp, target)
         tmp = None
-    except FileNotFoundError:
-        raise OutputError(f"--output {path}: the directory {directory} does not exist") from None
     except PermissionError:
         raise OutputError(f"--output {path}: permission denied") from None
     except OSError as exc:
@@ -104,15 +199,29 @@ def write_atomic(path: str, data: bytes) -> None:
                 pass
 
 
+def _write_special(path: str, data: bytes) -> None:
+    """``--output`` names a device, FIFO or socket: write straight to it."""
+    try:
+        with open(path, "wb") as fh:
+            fh.write(data)
+    except BrokenPipeError:
+        pass  # its reader went away: like ``| head`` on stdout
+    except PermissionError:
+        raise OutputError(f"--output {path}: permission denied") from None
+    except OSError as exc:
+        raise OutputError(f"--output {path}: cannot write ({exc.strerror or exc})") from None
+
+
 @click.command(
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     epilog=HELP_EPILOG,
     no_args_is_help=False,
 )
-@click.argument("qrels", metavar="QRELS")
-@click.argument("run", metavar="RUN")
+@click.argument("qrels", metavar="QRELS", shell_complete=_complete_first)
+@click.argument("run", metavar="RUN", shell_complete=_complete_path)
+@click.argument("more_runs", metavar="[RUN]...", nargs=-1, shell_complete=_complete_path)
 @click.option("-q", "--query_eval_wanted", "per_query", count=True, help="Also print a value per topic.")
-@click.option("-m", "--measure", "measures", multiple=True, metavar="NAME[.PARAMS]",
+@click.option("-m", "--measure", "measures", multiple=True, metavar="NAME[.PARAMS]", shell_complete=_complete_measure,
               help="Measure or nickname to compute (repeatable; default: official).")
 @click.option("-c", "--complete_rel_info_wanted", "complete", count=True,
               help="Score every judged topic; a topic with no results scores 0 and counts in the averages.")
@@ -142,16 +251,33 @@ def write_atomic(path: str, data: bytes) -> None:
 @click.option("--stream/--no-stream", "stream", default=None,
               help="Evaluate the run topic by topic in bounded memory (default: for run files of 1 GiB or more; "
                    "a run not grouped by topic is then read whole).")
-@click.option("--format", "fmt", type=click.Choice(["trec", "json", "parquet"]), default="trec",
-              show_default=True, help="Output format.")
+@click.option("--format", "fmt", type=Choice(["trec", "json", "parquet", "csv", "markdown", "latex", "table"]),
+              default="trec", show_default=True,
+              help="Output format: trec_eval's text, json, parquet, or a results table (runs as rows, measures as "
+                   "columns): csv, markdown, latex (best value in bold), table (for people).")
+@click.option("--places", type=click.IntRange(0, 17), default=None, metavar="N",
+              help="Decimal places in csv, markdown, latex and table output (default: 4; csv: full precision).")
+@click.option("--run-format", "run_format", type=Choice(["auto", "trec", "msmarco", "tsv", "csv", "jsonl",
+              "parquet"]), default="auto", show_default=True,
+              help="Run file format; auto detects all but msmarco ('qid docno rank', scored by rank).")
+@click.option("--qrels-format", "qrels_format", type=Choice(["auto", "trec", "tsv", "csv", "jsonl", "parquet"]),
+              default="auto", show_default=True, help="Judgement file format (auto detects it).")
+@click.option("--column", "columns", multiple=True, metavar="ROLE=NAME",
+              help="Column holding qid, docno, score, rel or runid in TSV/CSV/JSON Lines/Parquet input "
+                   "(repeatable, e.g. --column qid=query_id).")
+@click.option("--progress/--no-progress", "progress", default=None,
+              help="Progress display on stderr (only ever on a terminal; default: for inputs of 64 MiB or more).")
 @click.option("--output", metavar="PATH", help="Write the output to PATH atomically (default: stdout).")
 @click.option("--debug", is_flag=True, help="Show a traceback for errors.")
 def eval_command(**kw: Any) -> None:
-    """Evaluate a TREC run against relevance judgements, as trec_eval 10.0 does.
+    """Evaluate TREC runs against relevance judgements, as trec_eval 10.0 does.
 
     QRELS is a judgement file (qid iter docno rel); RUN is a TREC run (qid iter
     docno rank score runid), or - to read it from standard input. Either may be
-    gzip-compressed. Output is byte-identical to trec_eval's.
+    gzip, bzip2, xz or zstd compressed, or TSV/CSV with a header, JSON Lines or
+    Parquet (detected by content). With one run the output is byte-identical to
+    trec_eval's; several runs (or a quoted glob such as 'runs/*.txt') are
+    evaluated against one reading of QRELS, one block per run.
     """
     run_eval(**kw)
 
@@ -180,8 +306,18 @@ def run_eval(
     output: str | None,
     debug: bool,
     subtopics: str | None = None,
+    more_runs: tuple[str, ...] = (),
+    places: int | None = None,
+    run_format: str = "auto",
+    qrels_format: str = "auto",
+    columns: tuple[str, ...] = (),
+    progress: bool | None = None,
 ) -> None:
-    from .api import evaluate
+    from .api import REL_FORMATS, evaluate
+    from .formatters import TABLE_FORMATS, RunResults, format_runs
+    from .inputs import expand_runs, parse_column_map, read_qrels_file, read_run_file, streamable
+    from .progress import Progress, wanted
+    from .stream import should_stream
 
     if results_format != "trec_results":
         raise UsageError(f"-T {results_format}: unknown run format (known: trec_results)")
@@ -190,55 +326,119 @@ def run_eval(
         only_query = debug_level.split(".", 1)[1]
     if qrels == "-":
         raise UsageError("QRELS cannot be read from standard input; only RUN can be '-'")
+    if places is not None and fmt not in TABLE_FORMATS:
+        raise UsageError(f"--places applies to csv, markdown, latex and table output, not {fmt} "
+                         "(trec prints trec_eval's 4 places; json and parquet keep full precision)")
+    cmap = parse_column_map(columns)
+    if rel_format != "qrels" and (qrels_format != "auto" or set(cmap) & {"rel"}):
+        raise UsageError(f"--qrels-format and --column rel apply to -R qrels judgements, not -R {rel_format}")
+    run_paths = expand_runs([run, *more_runs])
 
-    ev = evaluate(
-        qrels,
-        run,
-        measures or ("official",),
-        complete=bool(complete),
-        rel_level=rel_level,
-        max_docs=max_docs,
-        judged_only=bool(judged_only),
-        num_docs=num_docs,
-        only_query=only_query,
-        rel_format=rel_format,
-        compat=compat,
-        zscores=zscore_file,
-        stream=stream,
-        subtopics=subtopics,
-    )
-    from .formatters import FORMATTERS
+    results: list[RunResults] = []
+    evs: list[Any] = []
+    with Progress(wanted(progress, [qrels, *run_paths])) as prog:
+        judgements: Any = qrels  # read once for every run
+        if rel_format == "qrels":
+            with prog.reading(f"reading {qrels}", qrels) as advance:
+                judgements = read_qrels_file(qrels, fmt=qrels_format, columns=cmap, progress=advance)
+        elif rel_format in REL_FORMATS:
+            from .relformats import load_judgements
 
-    meta = {
+            with prog.step(f"reading {qrels}"):
+                judgements = load_judgements(qrels, rel_format)
+        for i, path in enumerate(run_paths):
+            label = path if len(run_paths) == 1 else f"run {i + 1}/{len(run_paths)} {path}"
+            the_run: Any = path
+            if only_query is not None or run_format != "auto" or not (should_stream(path, stream) and streamable(path)):
+                with prog.reading(f"reading {label}", path) as advance:
+                    the_run = read_run_file(path, fmt=run_format, columns=cmap, progress=advance)
+            with prog.step(f"evaluating {label}"):
+                ev = evaluate(
+                    judgements,
+                    the_run,
+                    measures or ("official",),
+                    complete=bool(complete),
+                    rel_level=rel_level,
+                    max_docs=max_docs,
+                    judged_only=bool(judged_only),
+                    num_docs=num_docs,
+                    only_query=only_query,
+                    rel_format=rel_format,
+                    compat=compat,
+                    zscores=zscore_file,
+                    stream=stream,
+                    subtopics=subtopics,
+                )
+            if not evs:
+                evs.append(ev)
+            results.append(RunResults(ev.run.name, ev.results.runid, ev.run.sha256, ev.results))
+            del the_run
+    first = evs[0]
+
+    options: dict[str, Any] = {
+        "measures": list(measures or ("official",)),
+        "per_query": bool(per_query),
+        "complete": bool(complete),
+        "rel_level": rel_level,
+        "max_docs": max_docs,
+        "judged_only": bool(judged_only),
+        "num_docs": num_docs,
+        "only_query": only_query,
+        "summary": not nosummary,
+        "rel_format": rel_format,
+        "zscores": zscore_file,
+        "subtopics": subtopics,
+    }
+    # recorded only when used, so the JSON of a plain run stays as it was
+    options.update({k: v for k, v in (("run_format", run_format), ("qrels_format", qrels_format)) if v != "auto"})
+    if cmap:
+        options["columns"] = cmap
+    meta: dict[str, Any] = {
         "ireval": __version__,
         "compat": f"trec_eval {compat}",
-        "options": {
-            "measures": list(measures or ("official",)),
-            "per_query": bool(per_query),
-            "complete": bool(complete),
-            "rel_level": rel_level,
-            "max_docs": max_docs,
-            "judged_only": bool(judged_only),
-            "num_docs": num_docs,
-            "only_query": only_query,
-            "summary": not nosummary,
-            "rel_format": rel_format,
-            "zscores": zscore_file,
-            "subtopics": subtopics,
-        },
-        "inputs": {
-            "qrels": {"path": ev.qrels.name, "sha256": ev.qrels.sha256},
-            "run": {"path": ev.run.name, "sha256": ev.run.sha256},
-        },
-        "runid": ev.results.runid,
-        "num_q": ev.results.num_q,
+        "options": options,
+        "inputs": {"qrels": {"path": first.qrels.name, "sha256": first.qrels.sha256}},
     }
-    data = FORMATTERS[fmt](ev.results, per_query=bool(per_query), summary=not nosummary, meta=meta)
+    if len(results) == 1:
+        meta["inputs"]["run"] = {"path": first.run.name, "sha256": first.run.sha256}
+        meta["runid"] = first.results.runid
+        meta["num_q"] = first.results.num_q
+    terminal = fmt == "table" and output in (None, "-") and sys.stdout.isatty()
+    data = format_runs(fmt, results, per_query=bool(per_query), summary=not nosummary, meta=meta, places=places,
+                       terminal=terminal)
     _write_output(data, output, fmt)
 
 
 def _one_line(msg: str) -> str:
     return " ".join(str(msg).split())
+
+
+# Characters shown escaped in messages: controls (an ESC could restyle the terminal),
+# and invisible or direction-changing marks (a BOM, zero-width spaces, bidi overrides).
+_INVISIBLE = frozenset("\u00ad\u061c\u180e\u200b\u200c\u200d\u200e\u200f\u2028\u2029"
+                       "\u202a\u202b\u202c\u202d\u202e\u2060\u2066\u2067\u2068\u2069\ufeff")
+
+
+def _printable(msg: str) -> str:
+    """``msg`` as one line a terminal shows faithfully.
+
+    Ids are bytes: an undecodable byte (kept as a surrogate escape) prints as ``\\xff``;
+    control characters and invisible marks print as ``\\x1b``, ``\\n``, ``\\ufeff``.
+    """
+    out = []
+    for ch in msg:
+        o = ord(ch)
+        if 0xDC80 <= o <= 0xDCFF:
+            out.append(f"\\x{o - 0xDC00:02x}")
+        elif ch in "\t\n\r":
+            out.append({"\t": "\\t", "\n": "\\n", "\r": "\\r"}[ch])
+        elif o < 0x20 or 0x7F <= o < 0xA0:
+            out.append(f"\\x{o:02x}")
+        elif ch in _INVISIBLE or 0xD800 <= o <= 0xDFFF:
+            out.append(f"\\u{o:04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
 
 
 def _describe(meas: Any) -> str:
@@ -322,6 +522,8 @@ SUBCOMMANDS: dict[str, str] = {
     "measures": "irevalcli.cli:measures_command",
     "compare": "irevalcli.compare:compare_command",
     "gate": "irevalcli.gate:gate_command",
+    "pool": "irevalcli.pool:pool_command",
+    "plot": "irevalcli.plot:plot_command",
 }
 
 
@@ -332,21 +534,73 @@ def _subcommand(name: str) -> click.Command:
     return getattr(importlib.import_module(module), attr)
 
 
+class _Terminated(BaseException):
+    """SIGTERM, raised so that ``finally`` blocks (temporary files) run."""
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    raise _Terminated()
+
+
+def _say(line: str) -> None:
+    """One line on stderr; if stderr itself is gone there is no one to tell."""
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def _invoke(cmd: click.Command, args: list[str], prog_name: str) -> None:
+    # Not cmd.main(): click's own handler turns a broken pipe into exit 1 (the
+    # failed-gate code) and prints a blank line on Ctrl-C. Everything else it does
+    # before invoking is kept: shell completion requests (_IREVAL_COMPLETE) first.
+    cmd._main_shell_completion({}, prog_name)
+    with cmd.make_context(prog_name, args) as ctx:
+        cmd.invoke(ctx)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: parse, run, and turn every error into one line and an exit code."""
+    import signal
+    import threading
+    import warnings
+
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
     if any(a in ("-v", "--version") for a in args if not a.startswith("--") or a == "--version"):
         if "-v" in args or "--version" in args:
             click.echo(f"ireval {__version__} (trec_eval 10.0 semantics)")
             return EXIT_OK
+    old_term = None
+    if threading.current_thread() is threading.main_thread():
+        try:
+            if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+                old_term = signal.signal(signal.SIGTERM, _on_sigterm)
+        except (ValueError, OSError):
+            old_term = None
+    try:
+        with warnings.catch_warnings():
+            if not debug:
+                # numpy's floating-point warnings (inf - inf in a measure, say) would print
+                # two lines of Python internals; trec_eval's C arithmetic is silent too.
+                warnings.simplefilter("ignore")
+            return _main(args, debug)
+    finally:
+        if old_term is not None:
+            signal.signal(signal.SIGTERM, old_term)
+
+
+def _main(args: list[str], debug: bool) -> int:
     try:
         if args and args[0] in SUBCOMMANDS:
-            _subcommand(args[0]).main(args=args[1:], prog_name=f"ireval {args[0]}", standalone_mode=False)
-            return EXIT_OK
-        eval_command.main(args=args, prog_name="ireval", standalone_mode=False)
+            _invoke(_subcommand(args[0]), args[1:], f"ireval {args[0]}")
+        else:
+            _invoke(eval_command, args, "ireval")
+        _flush_stdout()
         return EXIT_OK
     except click.exceptions.Exit as exc:  # --help
+        _flush_stdout()
         return int(exc.exit_code or 0)
     except click.UsageError as exc:
         msg = exc.format_message()
@@ -354,45 +608,87 @@ def main(argv: list[str] | None = None) -> int:
             args and args[0] in SUBCOMMANDS
         ):
             msg = f"{_one_line(msg).rstrip('.')}; usage: ireval [OPTIONS] QRELS RUN"
-        click.echo(f"ireval: {_one_line(msg)} (see 'ireval --help')", err=True)
+        _say(f"ireval: {_printable(_one_line(msg))} (see 'ireval --help')")
         return EXIT_USAGE
-    except click.Abort:
-        click.echo("ireval: interrupted", err=True)
+    except (click.Abort, KeyboardInterrupt):
+        _say(("\n" if _isatty(sys.stderr) else "") + "ireval: interrupted")
         return 130
+    except _Terminated:
+        _say("ireval: terminated")
+        return 143
     except IrevalError as exc:
         if debug:
             import traceback
 
             traceback.print_exc()
-        click.echo(f"ireval: {_one_line(str(exc))}", err=True)
+        _say(f"ireval: {_printable(str(exc))}")
         return exc.exit_code
     except BrokenPipeError:
         _silence_broken_pipe()
         return EXIT_OK
-    except KeyboardInterrupt:
-        click.echo("ireval: interrupted", err=True)
-        return 130
     except MemoryError:
-        click.echo("ireval: out of memory", err=True)
+        _say("ireval: out of memory")
         return EXIT_USAGE
+    except OSError as exc:
+        if exc.errno in _WRITE_ERRNOS:  # click.echo to a full stdout (--help, 'ireval measures')
+            _silence_broken_pipe()
+            _say(f"ireval: cannot write to standard output: {exc.strerror}")
+            return EXIT_USAGE
+        return _internal(exc, debug)
     except Exception as exc:  # a bug: one line, traceback only with --debug
-        if debug:
-            import traceback
+        return _internal(exc, debug)
 
-            traceback.print_exc()
-        click.echo(f"ireval: internal error: {type(exc).__name__}: {_one_line(str(exc))} "
-                   "(please report it; --debug shows the traceback)", err=True)
-        return EXIT_INTERNAL
+
+_WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+
+
+def _internal(exc: BaseException, debug: bool) -> int:
+    if debug:
+        import traceback
+
+        traceback.print_exc()
+    _say(f"ireval: internal error: {type(exc).__name__}: {_printable(_one_line(str(exc)))} "
+         "(please report it; --debug shows the traceback)")
+    return EXIT_INTERNAL
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def _flush_stdout() -> None:
+    """Flush text written with click.echo now, so that a broken pipe or a full disk is
+    handled here and not reported by the interpreter at exit."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_broken_pipe()
+    except OSError as exc:
+        _silence_broken_pipe()
+        raise OutputError(f"cannot write to standard output: {exc.strerror or exc}") from None
 
 
 def _silence_broken_pipe() -> None:
-    """stdout's reader went away (``| head``): exit quietly."""
+    """stdout cannot take more (its reader went away, or the disk is full): point the
+    descriptor at /dev/null so nothing, the interpreter's final flush included, fails again."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, ValueError, OSError):
+        return  # not a real file (an in-process caller's buffer)
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, fd)
+        os.close(devnull)
     except OSError:
         pass
 
 
 def entry() -> None:
+    if os.environ.get("_IREVAL_COMPLETE"):  # the shell asks for completions (see completion.py)
+        from .completion import complete
+
+        sys.exit(complete(os.environ["_IREVAL_COMPLETE"]))
     sys.exit(main())

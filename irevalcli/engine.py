@@ -96,6 +96,7 @@ class TopicColumn:
     label: str
     measure: Measure
     values: np.ndarray | list[str] | None  # None: no per-topic value (num_q, runid)
+    weights: np.ndarray | None = None  # agg "wmean": each topic's weight (the row after the labels)
 
 
 def compute_topics(table: EvalTable, requests: list[Request]) -> list[TopicColumn]:
@@ -123,11 +124,12 @@ def compute_topics(table: EvalTable, requests: list[Request]) -> list[TopicColum
                 out.append(TopicColumn(label, meas, col))
             continue
         vals = values_2d(raw, nq)
+        weights = np.array(vals[len(labels)], dtype=np.float64) if meas.agg == "wmean" else None
         for i, label in enumerate(labels):
             v = np.array(vals[i], dtype=np.float64)
             if missing.any() and (label in ZEROED_WHEN_MISSING or label.startswith("unj")):
                 v[missing] = 0.0
-            out.append(TopicColumn(label, meas, v))
+            out.append(TopicColumn(label, meas, v, weights))
     return out
 
 
@@ -145,7 +147,9 @@ def concat_topics(parts: list[tuple[list[str], list[TopicColumn]]]) -> tuple[lis
             columns.append(TopicColumn(first.label, first.measure, [flat[i] for i in order]))
         else:
             merged = np.concatenate(pieces)  # type: ignore[arg-type]
-            columns.append(TopicColumn(first.label, first.measure, merged[np.asarray(order, dtype=np.int64)]))
+            idx = np.asarray(order, dtype=np.int64)
+            w = None if first.weights is None else np.concatenate([cols[j].weights for _, cols in parts])[idx]
+            columns.append(TopicColumn(first.label, first.measure, merged[idx], w))
     return [qids[i] for i in order], columns
 
 
@@ -198,6 +202,13 @@ def summarize(
                 v = zscores.convert(qids, label, v)
             if meas.agg == "sum":
                 summary = _seq_sum(v)
+            elif meas.agg == "nanmean":  # topics without a value (NaN) are left out
+                has = ~np.isnan(v)
+                summary = _seq_sum(v[has]) / int(has.sum()) if has.any() else math.nan
+            elif meas.agg == "wmean":  # weighted mean over the topics with a value
+                w = tc.weights if tc.weights is not None else np.ones(len(v))
+                has = ~np.isnan(v) & (w > 0)
+                summary = _seq_sum(w[has] * v[has]) / _seq_sum(w[has]) if has.any() else math.nan
             elif meas.agg == "num_rel":
                 summary = num_rel_complete if (complete and compat == "10.0") else _seq_sum(v)
             else:

@@ -1,14 +1,20 @@
-"""Results -> bytes: trec (trec_eval's text, byte for byte), json, parquet.
+"""Results -> bytes: trec (trec_eval's text, byte for byte), json, parquet, and
+the results tables csv, markdown, latex and table (runs as rows, measures as
+columns).
 
-Rounding happens only in the trec formatter. Every formatter returns bytes, so
-the CLI can write them to stdout or atomically to ``--output``.
+trec rounds as trec_eval does; json and parquet keep full precision; the
+tables print full precision (csv) or 4 places unless ``places`` says otherwise.
+Every formatter returns bytes, so the CLI can write them to stdout or
+atomically to ``--output``. :func:`format_runs` is the entry point for one or
+several runs.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .engine import Results
@@ -98,6 +104,24 @@ def format_parquet(results: Results, *, per_query: bool = True, summary: bool = 
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    qid, meas, val, txt = _tidy(results, per_query=per_query, summary=summary)
+    table = pa.table(
+        {
+            "qid": pa.array(qid, pa.string()),
+            "measure": pa.array(meas, pa.string()),
+            "value": pa.array(val, pa.float64()),
+            "text": pa.array(txt, pa.string()),
+        }
+    )
+    if meta:
+        table = table.replace_schema_metadata({"ireval": json.dumps(meta)})
+    buf = io.BytesIO()
+    pq.write_table(table, buf)
+    return buf.getvalue()
+
+
+def _tidy(results: Results, *, per_query: bool, summary: bool) -> tuple[list, list, list, list]:
+    """The (qid, measure, value, text) rows of the parquet table."""
     qid: list[str] = []
     meas: list[str] = []
     val: list[float | None] = []
@@ -128,19 +152,7 @@ def format_parquet(results: Results, *, per_query: bool = True, summary: bool = 
             else:
                 val.append(float(c.summary))
                 txt.append(None)
-    table = pa.table(
-        {
-            "qid": pa.array(qid, pa.string()),
-            "measure": pa.array(meas, pa.string()),
-            "value": pa.array(val, pa.float64()),
-            "text": pa.array(txt, pa.string()),
-        }
-    )
-    if meta:
-        table = table.replace_schema_metadata({"ireval": json.dumps(meta)})
-    buf = io.BytesIO()
-    pq.write_table(table, buf)
-    return buf.getvalue()
+    return qid, meas, val, txt
 
 
 FORMATTERS: dict[str, Callable[..., bytes]] = {
@@ -148,3 +160,305 @@ FORMATTERS: dict[str, Callable[..., bytes]] = {
     "json": format_json,
     "parquet": format_parquet,
 }
+
+
+# --------------------------------------------------------------------------
+# Several runs, and results tables
+
+
+@dataclass
+class RunResults:
+    """One run's results and what identifies it in multi-run output."""
+
+    path: str  # as given on the command line ("<stdin>" for -)
+    runid: str
+    sha256: str
+    results: Results
+
+
+TABLE_FORMATS = ("csv", "markdown", "latex", "table")
+DEFAULT_PLACES = {"csv": None, "markdown": 4, "latex": 4, "table": 4}  # None: full precision
+
+
+def run_header(run: RunResults) -> str:
+    """The line that starts each run's block in multi-run trec output."""
+    return f"==> {run.path} (runid {run.runid}) <=="
+
+
+def format_trec_runs(runs: Sequence[RunResults], *, per_query: bool = False, summary: bool = True) -> bytes:
+    """One run: trec_eval's bytes. Several: each block starts with ``==> PATH (runid RUNID) <==``
+    and blocks are separated by a blank line (as ``head`` does with several files)."""
+    if len(runs) == 1:
+        return format_trec(runs[0].results, per_query=per_query, summary=summary)
+    blocks = []
+    for run in runs:
+        head = (run_header(run) + "\n").encode("utf-8", "surrogateescape")
+        blocks.append(head + format_trec(run.results, per_query=per_query, summary=summary))
+    return b"\n".join(blocks)
+
+
+def format_json_runs(runs: Sequence[RunResults], *, per_query: bool = False, summary: bool = True,
+                     meta: dict | None = None) -> bytes:
+    """Several runs: the shared metadata, then ``runs``: one object per run with its path,
+    SHA-256, runid, num_q, ``summary`` and (with -q) ``per_query``."""
+    doc: dict[str, Any] = dict(meta or {})
+    doc["runs"] = [
+        results_dict(
+            run.results, per_query=per_query, summary=summary,
+            meta={"path": run.path, "sha256": run.sha256, "runid": run.runid, "num_q": run.results.num_q},
+        )
+        for run in runs
+    ]
+    text = json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False)
+    return (text + "\n").encode("utf-8", "surrogateescape")
+
+
+def format_parquet_runs(runs: Sequence[RunResults], *, per_query: bool = True, summary: bool = True,
+                        meta: dict | None = None) -> bytes:
+    """Several runs: the tidy table with two leading columns, ``run`` (the path) and ``runid``."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    cols: dict[str, list] = {"run": [], "runid": [], "qid": [], "measure": [], "value": [], "text": []}
+    for run in runs:
+        qid, meas, val, txt = _tidy(run.results, per_query=per_query, summary=summary)
+        cols["run"] += [run.path] * len(qid)
+        cols["runid"] += [run.runid] * len(qid)
+        cols["qid"] += qid
+        cols["measure"] += meas
+        cols["value"] += val
+        cols["text"] += txt
+    types = {"value": pa.float64()}
+    table = pa.table({k: pa.array(v, types.get(k, pa.string())) for k, v in cols.items()})
+    if meta:
+        table = table.replace_schema_metadata({"ireval": json.dumps(meta)})
+    buf = io.BytesIO()
+    pq.write_table(table, buf)
+    return buf.getvalue()
+
+
+@dataclass
+class _Grid:
+    """Rows (qid, run) x measure columns, shared by the table formats."""
+
+    labels: list[str]
+    kinds: list[str]  # float | int | str, per label
+    rows: list[tuple[str, int, list[Any]]]  # (qid, run index, value per label or None)
+
+
+def _grid(runs: Sequence[RunResults], *, per_query: bool, summary: bool) -> _Grid:
+    labels: list[str] = []
+    kinds: dict[str, str] = {}
+    for run in runs:
+        for c in run.results.columns:
+            if c.root == "runid" or c.label in kinds:
+                continue
+            if (per_query and c.per_query is not None) or (summary and c.summary is not None):
+                labels.append(c.label)
+                kinds[c.label] = "float" if (run.results.zscore and c.kind == "int") else c.kind
+    rows: list[tuple[str, int, list[Any]]] = []
+    if per_query:
+        per_topic: list[dict[str, list[Any]]] = []
+        topics: set[str] = set()
+        for run in runs:
+            index = {q: i for i, q in enumerate(run.results.qids)}
+            cols = {c.label: c for c in run.results.columns if c.per_query is not None}
+            per_topic.append({q: [cols[lb].per_query[i] if lb in cols else None for lb in labels]  # type: ignore[index]
+                              for q, i in index.items()})
+            topics.update(index)
+        for q in sorted(topics, key=lambda t: t.encode("utf-8", "surrogateescape")):
+            for ri, values in enumerate(per_topic):
+                if q in values:
+                    rows.append((q, ri, values[q]))
+    if summary:
+        for ri, run in enumerate(runs):
+            sums = {c.label: c.summary for c in run.results.columns if c.summary is not None}
+            rows.append(("all", ri, [sums.get(lb) for lb in labels]))
+    return _Grid(labels, [kinds[lb] for lb in labels], rows)
+
+
+def _cell(kind: str, v: Any, places: int | None) -> str:
+    if v is None:
+        return ""
+    if kind == "str":
+        return str(v)
+    if kind == "int":
+        return str(int(v))
+    f = float(v)
+    if math.isnan(f) or math.isinf(f):
+        return str(f)
+    return repr(f) if places is None else f"{f:.{places}f}"
+
+
+def _cells(grid: _Grid, places: int | None) -> tuple[list[list[str]], list[list[bool]]]:
+    """Formatted cells, and which are the best (highest) value of their column among the
+    runs of the same topic (compared as printed; only real-valued measures; only with several runs)."""
+    text = [[_cell(k, v, places) for k, v in zip(grid.kinds, values)] for _, _, values in grid.rows]
+    best = [[False] * len(grid.labels) for _ in grid.rows]
+    groups: dict[str, list[int]] = {}
+    for i, (qid, _, _) in enumerate(grid.rows):
+        groups.setdefault(qid, []).append(i)
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        for j, kind in enumerate(grid.kinds):
+            if kind != "float":
+                continue
+            shown = [(i, float(text[i][j])) for i in members if text[i][j] not in ("", "nan")]
+            if not shown:
+                continue
+            top = max(v for _, v in shown)
+            for i, v in shown:
+                best[i][j] = v == top
+    return text, best
+
+
+def format_csv(runs: Sequence[RunResults], *, per_query: bool = False, summary: bool = True,
+               places: int | None = None, **_: Any) -> bytes:
+    """``run,runid,qid,<measure>...``: one row per run (qid ``all``), with -q one per run and topic
+    too (topics in bytewise order, the runs of each topic together, summaries last). Full precision
+    unless ``places``."""
+    import csv
+    import io
+
+    grid = _grid(runs, per_query=per_query, summary=summary)
+    text = _cells(grid, places)[0]
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["run", "runid", "qid", *grid.labels])
+    for (qid, ri, _values), cells in zip(grid.rows, text):
+        w.writerow([runs[ri].path, runs[ri].runid, qid, *cells])
+    return buf.getvalue().encode("utf-8", "surrogateescape")
+
+
+def _id_columns(per_query: bool) -> list[str]:
+    return ["qid", "run", "runid"] if per_query else ["run", "runid"]
+
+
+def _id_cells(runs: Sequence[RunResults], qid: str, ri: int, per_query: bool) -> list[str]:
+    ids = [runs[ri].path, runs[ri].runid]
+    return [qid, *ids] if per_query else ids
+
+
+def format_markdown(runs: Sequence[RunResults], *, per_query: bool = False, summary: bool = True,
+                    places: int | None = 4, **_: Any) -> bytes:
+    """A GitHub-flavoured Markdown table: runs as rows, measures as columns, the best value of
+    each column in bold."""
+    grid = _grid(runs, per_query=per_query, summary=summary)
+    text, best = _cells(grid, places)
+
+    def esc(s: str) -> str:
+        return s.replace("|", "\\|")
+
+    ids = _id_columns(per_query)
+    head = [*ids, *grid.labels]
+    align = ["---"] * len(ids) + ["---" if k == "str" else "---:" for k in grid.kinds]
+    lines = ["| " + " | ".join(esc(h) for h in head) + " |", "| " + " | ".join(align) + " |"]
+    for (qid, ri, _values), cells, marks in zip(grid.rows, text, best):
+        shown = [f"**{esc(c)}**" if b else esc(c) for c, b in zip(cells, marks)]
+        lines.append("| " + " | ".join([*(esc(x) for x in _id_cells(runs, qid, ri, per_query)), *shown]) + " |")
+    return ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape")
+
+
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+
+
+def latex_escape(s: str) -> str:
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in s)
+
+
+def format_latex(runs: Sequence[RunResults], *, per_query: bool = False, summary: bool = True,
+                 places: int | None = 4, **_: Any) -> bytes:
+    """A booktabs ``tabular`` for a paper: runs as rows, measures as columns, the best value of
+    each column in bold; with -q a rule separates the topics."""
+    grid = _grid(runs, per_query=per_query, summary=summary)
+    text, best = _cells(grid, places)
+    ids = _id_columns(per_query)
+    spec = "l" * len(ids) + "".join("l" if k == "str" else "r" for k in grid.kinds)
+    lines = [f"\\begin{{tabular}}{{{spec}}}", r"\toprule",
+             " & ".join(latex_escape(h) for h in [*ids, *grid.labels]) + r" \\", r"\midrule"]
+    previous = None
+    for (qid, ri, _values), cells, marks in zip(grid.rows, text, best):
+        if per_query and previous is not None and qid != previous:
+            lines.append(r"\midrule")
+        previous = qid
+        shown = [f"\\textbf{{{latex_escape(c)}}}" if b else latex_escape(c) for c, b in zip(cells, marks)]
+        lines.append(" & ".join([*(latex_escape(x) for x in _id_cells(runs, qid, ri, per_query)), *shown]) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    return ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape")
+
+
+def format_table(runs: Sequence[RunResults], *, per_query: bool = False, summary: bool = True,
+                 places: int | None = 4, terminal: bool = False, width: int | None = None, **_: Any) -> bytes:
+    """A rich table for people: colour and bold on a terminal, plain text otherwise."""
+    import io
+
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    grid = _grid(runs, per_query=per_query, summary=summary)
+    text, best = _cells(grid, places)
+    table = Table(box=box.SIMPLE_HEAD if terminal else box.ASCII2, show_edge=terminal, pad_edge=False)
+    for h in _id_columns(per_query):
+        table.add_column(h, overflow="fold")
+    for label, kind in zip(grid.labels, grid.kinds):
+        table.add_column(label, justify="left" if kind == "str" else "right", no_wrap=True)
+    previous = None
+    for (qid, ri, _values), cells, marks in zip(grid.rows, text, best):
+        section = per_query and previous is not None and qid != previous
+        previous = qid
+        if section:
+            table.add_section()
+        table.add_row(*_id_cells(runs, qid, ri, per_query),
+                      *[f"[bold]{_rich_escape(c)}[/bold]" if b else _rich_escape(c) for c, b in zip(cells, marks)])
+    buf = io.StringIO()
+    console = Console(file=buf, width=width or 10_000, force_terminal=terminal, color_system="standard" if terminal
+                      else None, no_color=not terminal, highlight=False, emoji=False, legacy_windows=False)
+    console.print(table)
+    out = "\n".join(line.rstrip() for line in buf.getvalue().split("\n"))
+    return out.encode("utf-8", "surrogateescape")
+
+
+def _rich_escape(s: str) -> str:
+    from rich.markup import escape
+
+    return escape(s)
+
+
+TABLE_FORMATTERS: dict[str, Callable[..., bytes]] = {
+    "csv": format_csv,
+    "markdown": format_markdown,
+    "latex": format_latex,
+    "table": format_table,
+}
+OUTPUT_FORMATS = ("trec", "json", "parquet", *TABLE_FORMATS)
+
+
+def format_runs(
+    fmt: str,
+    runs: Sequence[RunResults],
+    *,
+    per_query: bool = False,
+    summary: bool = True,
+    meta: dict | None = None,
+    places: int | None = None,
+    terminal: bool = False,
+    width: int | None = None,
+) -> bytes:
+    """Any output format for one or several runs. One run in trec, json or parquet gives
+    exactly what :data:`FORMATTERS` gives (``meta`` is then that run's metadata)."""
+    if fmt in TABLE_FORMATTERS:
+        p = DEFAULT_PLACES[fmt] if places is None else places
+        return TABLE_FORMATTERS[fmt](runs, per_query=per_query, summary=summary, places=p, terminal=terminal,
+                                     width=width)
+    if fmt == "trec":
+        return format_trec_runs(runs, per_query=per_query, summary=summary)
+    if len(runs) == 1:
+        return FORMATTERS[fmt](runs[0].results, per_query=per_query, summary=summary, meta=meta)
+    if fmt == "json":
+        return format_json_runs(runs, per_query=per_query, summary=summary, meta=meta)
+    return format_parquet_runs(runs, per_query=per_query, summary=summary, meta=meta)

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 GZIP_MAGIC = b"\x1f\x8b"
 BZ2_MAGIC = b"BZh"
 XZ_MAGIC = b"\xfd7zXZ\x00"
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
 
 @dataclass
@@ -42,7 +43,7 @@ class Source:
 
 
 def read_source(path: str | os.PathLike[str], *, what: str, stdin: BinaryIO | None = None) -> Source:
-    """Read a whole input: a path, or ``-`` for standard input; gzip by content."""
+    """Read a whole input: a path, or ``-`` for standard input; gzip, bzip2, xz and zstd by content."""
     spath = os.fspath(path)
     if spath == "-":
         stream = stdin if stdin is not None else sys.stdin.buffer
@@ -74,6 +75,10 @@ def _decompress(raw: bytes, name: str, what: str) -> bytes:
             return bz2.decompress(raw)
         if raw.startswith(XZ_MAGIC):
             return lzma.decompress(raw)
+        if raw.startswith(ZSTD_MAGIC):  # pyarrow's zstd codec: no extra dependency
+            import pyarrow as pa
+
+            return pa.CompressedInputStream(pa.BufferReader(raw), "zstd").read()
     except (OSError, EOFError, ValueError, lzma.LZMAError) as exc:
         raise InputError(name, f"cannot read {what} file: corrupt or truncated compressed data ({exc})") from None
     return raw

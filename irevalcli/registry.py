@@ -22,8 +22,10 @@ if TYPE_CHECKING:
 ParamKind = Literal["none", "long_cutoffs", "double_cutoffs", "double_params", "pairs"]
 Kind = Literal["float", "int", "str"]
 # mean: sum of per-topic values / number of topics; sum: sum; gmean: exp(mean)
-# of per-topic logs; none: summary only (runid, num_q) or per topic only
-Agg = Literal["mean", "sum", "gmean", "num_rel", "num_q", "runid", "none"]
+# of per-topic logs; nanmean: mean over the topics with a value (not NaN); wmean: the same,
+# weighted by one more row the measure returns after its labels' rows; none: summary only
+# (runid, num_q) or per topic only
+Agg = Literal["mean", "sum", "gmean", "nanmean", "wmean", "num_rel", "num_q", "runid", "none"]
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ import io
 import lzma
 import os
 from dataclasses import replace
-from typing import IO, Iterator
+from typing import IO, Any, Iterator
 
 import numpy as np
 
@@ -28,7 +28,7 @@ from .engine import Results, TopicColumn, ZScores, compute_topics, concat_topics
 from .errors import InputError, MissingTopicError, NoQueriesError
 from .names import Request
 from .readers import BZ2_MAGIC, GZIP_MAGIC, XZ_MAGIC, Qrels, Run, Source, parse_run
-from .table import EvalOptions, build_table, check_qrels_duplicates
+from .table import EvalOptions, EvalTable, build_table, check_qrels_duplicates
 
 CHUNK_BYTES = 64 << 20  # decompressed bytes parsed at a time
 STREAM_THRESHOLD = 1 << 30  # run files at least this large are streamed automatically
@@ -126,6 +126,7 @@ def evaluate_stream(
     num_rel_complete: int,
     zscores: ZScores | None = None,
     chunk_bytes: int = CHUNK_BYTES,
+    subtopics: Any = None,
 ) -> tuple[Results, str]:
     """Evaluate the run at ``path`` chunk by chunk; returns the results and the run's SHA-256.
 
@@ -155,7 +156,7 @@ def evaluate_stream(
         judged = pc.is_in(qrels.qid, value_set=topics).to_numpy(zero_copy_only=False)
         if not judged.any():
             return
-        table = build_table(qrels.take(judged), batch, batch_opts)
+        table = _whole_file_facts(build_table(qrels.take(judged), batch, batch_opts), qrels, subtopics)
         if table.nq:
             parts.append((table.qids, compute_topics(table, requests)))
 
@@ -195,7 +196,7 @@ def evaluate_stream(
                 "(use -c to score missing topics as 0)",
             )
         judged = pc.is_in(qrels.qid, value_set=absent).to_numpy(zero_copy_only=False)
-        table = build_table(qrels.take(judged), Run.empty(path, runid), opts)
+        table = _whole_file_facts(build_table(qrels.take(judged), Run.empty(path, runid), opts), qrels, subtopics)
         parts.append((table.qids, compute_topics(table, requests)))
     if not parts:
         raise NoQueriesError(f"{path}: the run shares no topic with {qrels.name}: nothing to evaluate")
@@ -210,6 +211,13 @@ def evaluate_stream(
         zscores=zscores,
     )
     return results, reader.sha256
+
+
+def _whole_file_facts(table: EvalTable, qrels: Qrels, subtopics: Any) -> EvalTable:
+    """What a batch's table cannot see: the highest label of the whole qrels, the subtopic judgements."""
+    table.max_label = int(qrels.rel.max()) if len(qrels.rel) else 0
+    table.subtopics = subtopics
+    return table
 
 
 def should_stream(path: object, stream: bool | None) -> bool:

@@ -1,6 +1,7 @@
 """Measure declarations, one module per family. Importing registers them."""
 
 from . import ap, counts, gain, jg, precision, prefs, sets  # noqa: F401
+from . import graded, extra, diversity  # noqa: F401  (ireval's own measures, after trec_eval's)
 from ..registry import nickname
 
 nickname(

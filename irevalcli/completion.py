@@ -1,0 +1,90 @@
+"""Shell completion for bash, zsh and fish, with click's ``_IREVAL_COMPLETE`` mechanism.
+
+One line in the shell's start-up file turns it on::
+
+    eval "$(_IREVAL_COMPLETE=bash_source ireval)"       # ~/.bashrc
+    eval "$(_IREVAL_COMPLETE=zsh_source ireval)"        # ~/.zshrc
+    _IREVAL_COMPLETE=fish_source ireval | source         # ~/.config/fish/completions/ireval.fish
+
+The top-level command is ``ireval QRELS RUN...`` with subcommands dispatched by
+name, so completion first routes to the subcommand named in the words typed so
+far. Options, ``--format`` choices, measure names after ``-m`` (with their
+one-line definitions in zsh and fish), subcommand names and file names complete.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import click
+from click.shell_completion import CompletionItem
+
+COMPLETE_VAR = "_IREVAL_COMPLETE"
+
+
+def complete_measure(ctx: Any, param: Any, incomplete: str) -> list[CompletionItem]:
+    """Measure names and nicknames starting with what was typed (``-m nd<TAB>``)."""
+    if "." in incomplete:  # parameters are free-form
+        return []
+    from .registry import NICKNAMES, load
+
+    registry = load()
+    items = [
+        CompletionItem(name, help=_short(meas.doc.split(". ")[0].rstrip(".")))
+        for name, meas in registry.items()
+        if name.startswith(incomplete)
+    ]
+    items += [
+        CompletionItem(nick, help="nickname: " + " ".join(members))
+        for nick, members in NICKNAMES.items()
+        if nick.startswith(incomplete)
+    ]
+    return items
+
+
+def _short(text: str, width: int = 60) -> str:
+    return text if len(text) <= width else text[: width - 3].rstrip() + "..."
+
+
+def complete_path(ctx: Any, param: Any, incomplete: str) -> list[CompletionItem]:
+    """File names (the shell completes them)."""
+    return [CompletionItem(incomplete, type="file")]
+
+
+def complete_first(ctx: Any, param: Any, incomplete: str) -> list[CompletionItem]:
+    """The first argument: a subcommand name, or a qrels file."""
+    from .cli import SUBCOMMANDS
+
+    names = [CompletionItem(n, help="subcommand") for n in SUBCOMMANDS if n.startswith(incomplete) and incomplete]
+    return [*names, CompletionItem(incomplete, type="file")]
+
+
+def complete(instruction: str) -> int:
+    """Handle ``_IREVAL_COMPLETE=<shell>_source|<shell>_complete``: print and return the exit code."""
+    from click.shell_completion import get_completion_class
+
+    from .cli import SUBCOMMANDS, _subcommand, eval_command
+
+    shell, _, action = instruction.partition("_")
+    cls = get_completion_class(shell)
+    if cls is None or action not in ("source", "complete"):
+        click.echo(f"ireval: {COMPLETE_VAR}={instruction}: expected bash_source, zsh_source or fish_source", err=True)
+        return 2
+    comp = cls(eval_command, {}, "ireval", COMPLETE_VAR)
+    if action == "source":
+        click.echo(comp.source())
+        return 0
+    args, incomplete = comp.get_completion_args()
+    if args and args[0] in SUBCOMMANDS:
+        comp = cls(_subcommand(args[0]), {}, f"ireval {args[0]}", COMPLETE_VAR)
+        args = args[1:]
+    out = [comp.format_completion(item) for item in comp.get_completions(args, incomplete)]
+    if out:
+        click.echo("\n".join(out))
+    return 0
+
+
+def requested() -> str | None:
+    """The completion instruction when the shell is asking, else None."""
+    return os.environ.get(COMPLETE_VAR) or None

@@ -1,0 +1,769 @@
+"""Input formats: detect what a qrels or run file is, and read it into the same
+:class:`~irevalcli.readers.Qrels` / :class:`~irevalcli.readers.Run` objects.
+
+Formats (``auto`` detects them by content, after gzip/bzip2/xz/zstd decompression):
+
+- ``trec``: trec_eval's whitespace-separated text (:mod:`irevalcli.readers`).
+- ``tsv`` / ``csv``: a header line naming the columns, then one row per line
+  (tab- or comma-separated, ``"``-quoting as pandas writes it).
+- ``jsonl``: JSON Lines, one object per line.
+- ``parquet``: a Parquet file (detected by its ``PAR1`` magic).
+- ``msmarco`` (runs only, never detected): ``qid docno rank`` per line, no score;
+  the score is derived from the rank (``-rank``), so rank 1 is best.
+
+Tabular formats need the columns ``qid``, ``docno`` and ``score`` (runs) or
+``rel`` (qrels); ``runid`` is optional. Common other names are recognised
+(``query_id``, ``doc_id``, ``relevance``, ...) and any name can be mapped
+with ``columns={"qid": "topic_no"}`` (``--column qid=topic_no``).
+
+Every reader is vectorised (pyarrow's CSV, JSON and Parquet readers, then
+Arrow casts); only when the fast path fails is the file rescanned in Python,
+to name the line (or, for Parquet, the row) that is wrong.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+from .errors import InputError, UsageError
+from .readers import Qrels, Run, Source, read_source
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pyarrow as pa
+
+RUN_FORMATS = ("auto", "trec", "msmarco", "tsv", "csv", "jsonl", "parquet")
+QRELS_FORMATS = ("auto", "trec", "tsv", "csv", "jsonl", "parquet")
+ROLES = ("qid", "docno", "score", "rel", "runid", "rank")
+# names recognised without --column, in order of preference
+ALIASES: dict[str, tuple[str, ...]] = {
+    "qid": ("qid", "query_id", "topic"),
+    "docno": ("docno", "doc_id", "docid"),
+    "score": ("score",),
+    "rel": ("rel", "relevance"),
+    "runid": ("runid", "run_id"),
+    "rank": ("rank",),
+}
+PARQUET_MAGIC = b"PAR1"
+_COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz", ".zst", ".zstd")
+_FORMAT_SUFFIXES = (".txt", ".trec", ".run", ".res", ".tsv", ".csv", ".jsonl", ".json", ".parquet", ".pq")
+
+Progress = Callable[[int], None]  # called with the number of bytes just read
+
+
+# --------------------------------------------------------------------------
+# Options
+
+
+def parse_column_map(specs: Sequence[str] | Mapping[str, str] | None) -> dict[str, str]:
+    """``["qid=query_id", "docno=doc,score=s"]`` -> ``{"qid": "query_id", ...}``."""
+    import difflib
+
+    if not specs:
+        return {}
+    if isinstance(specs, Mapping):
+        items = list(specs.items())
+    else:
+        items = []
+        for spec in specs:
+            for part in spec.split(","):
+                if not part.strip():
+                    continue
+                role, eq, name = part.partition("=")
+                if not eq or not role.strip() or not name.strip():
+                    raise UsageError(
+                        f"--column {part}: expected ROLE=NAME, e.g. qid=query_id (roles: {', '.join(ROLES)})"
+                    )
+                items.append((role.strip(), name.strip()))
+    out: dict[str, str] = {}
+    for role, name in items:
+        if role not in ROLES:
+            close = difflib.get_close_matches(role, ROLES, n=1)
+            hint = f"did you mean '{close[0]}'? " if close else ""
+            raise UsageError(f"--column {role}={name}: unknown role '{role}' ({hint}roles: {', '.join(ROLES)})")
+        if role in out and out[role] != name:
+            raise UsageError(f"--column {role}: given twice ({out[role]}, {name})")
+        out[role] = name
+    return out
+
+
+def check_format(fmt: str, what: str) -> None:
+    known = RUN_FORMATS if what == "run" else QRELS_FORMATS
+    if fmt not in known:
+        raise UsageError(f"--{what}-format {fmt}: unknown format (known: {', '.join(known)})")
+
+
+def default_runid(name: str) -> str:
+    """The runid of a file that has none: its name without directory and known suffixes."""
+    if name == "<stdin>":
+        return "stdin"
+    base = os.path.basename(name)
+    for suffixes in (_COMPRESSED_SUFFIXES, _FORMAT_SUFFIXES):
+        for suf in suffixes:
+            if base.lower().endswith(suf) and len(base) > len(suf):
+                base = base[: -len(suf)]
+                break
+    return base or name
+
+
+# --------------------------------------------------------------------------
+# Detection
+
+
+def _first_line(data: bytes) -> bytes:
+    end = data.find(b"\n")
+    line = data if end < 0 else data[:end]
+    return line.rstrip(b"\r")
+
+
+def _header_fields(line: bytes, delim: bytes) -> list[str]:
+    import csv
+
+    text = line.decode("utf-8", "surrogateescape")
+    try:
+        row = next(csv.reader([text], delimiter=delim.decode(), quotechar='"'))
+    except (csv.Error, StopIteration):
+        return []
+    return [f.strip() for f in row]
+
+
+def _find_column(role: str, names: Sequence[str], columns: Mapping[str, str]) -> str | None:
+    if role in columns:
+        return columns[role] if columns[role] in names else None
+    for alias in ALIASES[role]:
+        if alias in names:
+            return alias
+    lowered = {n.lower(): n for n in names}
+    for alias in ALIASES[role]:
+        if alias in lowered:
+            return lowered[alias]
+    return None
+
+
+def _looks_like_header(data: bytes) -> bool:
+    """A first line of tab- or comma-separated fields none of which is a number."""
+    line = _first_line(data)
+    for delim in (b"\t", b","):
+        if delim in line:
+            fields = _header_fields(line, delim)
+            return bool(fields) and not any(_is_number(f) for f in fields)
+    return False
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def detect(data: bytes, columns: Mapping[str, str] | None = None) -> str:
+    """The format of (decompressed) ``data``: parquet, jsonl, tsv, csv or trec.
+
+    A first line split by tabs (or commas) that names a qid and a docno column
+    is a header; anything else is TREC text.
+    """
+    columns = columns or {}
+    if data[:4] == PARQUET_MAGIC:
+        return "parquet"
+    if data[:4096].lstrip()[:1] == b"{":
+        return "jsonl"
+    line = _first_line(data)
+    for delim, fmt in ((b"\t", "tsv"), (b",", "csv")):
+        if delim in line:
+            names = _header_fields(line, delim)
+            if _find_column("qid", names, columns) and _find_column("docno", names, columns):
+                return fmt
+            return "trec"
+    return "trec"
+
+
+def _sniff_head(path: str, size: int = 1 << 16) -> bytes | None:
+    """The first decompressed bytes of a file, or None when it cannot be streamed (zstd, unreadable)."""
+    import bz2
+    import gzip
+    import lzma
+
+    from .readers import BZ2_MAGIC, GZIP_MAGIC, XZ_MAGIC, ZSTD_MAGIC
+
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(6)
+            fh.seek(0)
+            if head.startswith(ZSTD_MAGIC):
+                return None
+            if head.startswith(GZIP_MAGIC):
+                return gzip.GzipFile(fileobj=fh).read(size)
+            if head.startswith(BZ2_MAGIC) and head[3:4].isdigit():
+                return bz2.BZ2File(fh).read(size)
+            if head.startswith(XZ_MAGIC):
+                return lzma.LZMAFile(fh).read(size)
+            return fh.read(size)
+    except (OSError, EOFError, lzma.LZMAError):
+        return None
+
+
+def streamable(path: Any, fmt: str = "auto") -> bool:
+    """Whether the bounded-memory streaming reader can take this run: TREC text, not zstd."""
+    if fmt not in ("auto", "trec") or not isinstance(path, (str, os.PathLike)) or os.fspath(path) == "-":
+        return False
+    head = _sniff_head(os.fspath(path))
+    return head is not None and (fmt == "trec" or detect(head) == "trec")
+
+
+# --------------------------------------------------------------------------
+# Reading
+
+
+def read_input(
+    path: str | os.PathLike[str], *, what: str, stdin: BinaryIO | None = None, progress: Progress | None = None
+) -> Source:
+    """:func:`readers.read_source`, reporting bytes read to ``progress`` as it goes."""
+    spath = os.fspath(path)
+    if progress is None or spath == "-":
+        return read_source(path, what=what, stdin=stdin)
+    import hashlib
+
+    from .readers import _decompress
+
+    sha = hashlib.sha256()
+    parts = []
+    try:
+        with open(spath, "rb") as fh:
+            while True:
+                block = fh.read(8 << 20)
+                if not block:
+                    break
+                sha.update(block)
+                parts.append(block)
+                progress(len(block))
+    except OSError:
+        return read_source(path, what=what)  # raises the usual message
+    raw = b"".join(parts)
+    del parts
+    return Source(name=spath, data=_decompress(raw, spath, what), sha256=sha.hexdigest())
+
+
+def read_qrels_file(
+    path: str | os.PathLike[str],
+    *,
+    fmt: str = "auto",
+    columns: Mapping[str, str] | Sequence[str] | None = None,
+    stdin: BinaryIO | None = None,
+    progress: Progress | None = None,
+) -> Qrels:
+    """A qrels file in any supported format (``fmt="auto"`` detects it)."""
+    check_format(fmt, "qrels")
+    cmap = parse_column_map(columns)
+    src = read_input(path, what="qrels", stdin=stdin, progress=progress)
+    return parse_qrels_source(src, fmt=fmt, columns=cmap)
+
+
+def read_run_file(
+    path: str | os.PathLike[str],
+    *,
+    fmt: str = "auto",
+    columns: Mapping[str, str] | Sequence[str] | None = None,
+    stdin: BinaryIO | None = None,
+    progress: Progress | None = None,
+) -> Run:
+    """A run file in any supported format (``fmt="auto"`` detects it; ``msmarco`` must be asked for)."""
+    check_format(fmt, "run")
+    cmap = parse_column_map(columns)
+    src = read_input(path, what="run", stdin=stdin, progress=progress)
+    return parse_run_source(src, fmt=fmt, columns=cmap)
+
+
+def parse_qrels_source(src: Source, *, fmt: str = "auto", columns: Mapping[str, str] | None = None) -> Qrels:
+    from .readers import parse_qrels
+
+    columns = columns or {}
+    kind = detect(src.data, columns) if fmt == "auto" else fmt
+    if kind == "trec":
+        return parse_qrels(src)
+    if not src.data:
+        raise InputError(src.name, "the qrels file is empty")
+    tab = _read_tabular(src, kind, ("qid", "docno", "rel"), (), columns, "qrels")
+    return Qrels(
+        name=src.name,
+        sha256=src.sha256,
+        qid=_ids(tab, "qid"),
+        docno=_ids(tab, "docno"),
+        rel=_ints(tab, "rel", "relevance label"),
+        lineno=tab.lineno,
+    )
+
+
+def parse_run_source(src: Source, *, fmt: str = "auto", columns: Mapping[str, str] | None = None) -> Run:
+    from .readers import parse_run
+
+    columns = columns or {}
+    kind = detect(src.data, columns) if fmt == "auto" else fmt
+    if kind == "trec":
+        try:
+            return parse_run(src)
+        except InputError as exc:
+            if not exc.detail.startswith("expected at least 6 fields"):
+                raise
+            if exc.line == 1 and _looks_like_header(src.data):
+                hint = "; is line 1 a header? name its columns with --column, e.g. --column qid=NAME,docno=NAME"
+            elif exc.detail.endswith("got 3"):
+                hint = "; for an MS MARCO run (qid docno rank) use --run-format msmarco"
+            else:
+                raise
+            raise type(exc)(src.name, exc.detail + hint, exc.line) from None
+    if not src.data:
+        raise InputError(src.name, "the run file is empty")
+    if kind == "msmarco":
+        return _parse_msmarco(src)
+    tab = _read_tabular(src, kind, ("qid", "docno", "score"), ("runid",), columns, "run")
+    if tab.nrows == 0:
+        raise InputError(src.name, "the run file has no results")
+    score = _floats(tab, "score", "score")
+    runid = default_runid(src.name)
+    if "runid" in tab.cols:
+        last = _ids(tab, "runid")[tab.nrows - 1].as_py()
+        runid = last.decode("utf-8", "surrogateescape")
+    return Run(
+        name=src.name,
+        sha256=src.sha256,
+        qid=_ids(tab, "qid"),
+        docno=_ids(tab, "docno"),
+        score=score,
+        lineno=tab.lineno,
+        runid=runid,
+    )
+
+
+def _parse_msmarco(src: Source) -> Run:
+    import numpy as np
+    import pyarrow as pa
+
+    from .readers import _fast_table, parse_ints, take_tokens, tokenize
+
+    fast = _fast_table(src.data, 3, 3, {0: pa.large_binary(), 1: pa.large_binary(), 2: pa.int64()})
+    if fast is not None and len(fast):
+        qid, docno = fast.column("f0").combine_chunks(), fast.column("f1").combine_chunks()
+        rank = fast.column("f2").to_numpy()
+        lineno = np.arange(1, len(fast) + 1, dtype=np.int64)
+    else:
+        lines = tokenize(src.data, src.name, blank_lines_ok=True, what="run")
+        if len(lines.ntok) == 0:
+            raise InputError(src.name, "the run file has no results (only comments or blank lines)")
+        bad = lines.ntok != 3
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise InputError(
+                src.name, f"expected 3 fields (qid docno rank), got {int(lines.ntok[i])}", int(lines.lineno[i])
+            )
+        f0 = lines.first_tok
+        qid, docno = take_tokens(lines, f0), take_tokens(lines, f0 + 1)
+        rank = parse_ints(take_tokens(lines, f0 + 2), lines.lineno, src.name, "rank")
+        lineno = np.asarray(lines.lineno, dtype=np.int64)
+    return Run(
+        name=src.name,
+        sha256=src.sha256,
+        qid=qid,
+        docno=docno,
+        score=-rank.astype(np.float64),
+        lineno=lineno,
+        runid=default_runid(src.name),
+    )
+
+
+# --------------------------------------------------------------------------
+# Tabular formats
+
+
+class _Table:
+    """The columns a reader found, by role, with where each row came from."""
+
+    def __init__(self, name: str, cols: dict[str, pa.Array], lineno: np.ndarray, kind: str) -> None:
+        self.name = name
+        self.cols = cols
+        self.lineno = lineno
+        self.kind = kind
+        self.nrows = len(lineno)
+
+    def error(self, message: str, i: int | None = None) -> InputError:
+        if i is None:
+            return InputError(self.name, message)
+        n = int(self.lineno[i])
+        if self.kind == "parquet":
+            return InputError(self.name, f"row {n}: {message}")
+        return InputError(self.name, message, n)
+
+    def rewrap(self, exc: InputError) -> InputError:
+        """A parse helper's ``path:line`` error, said as a row for Parquet."""
+        if self.kind == "parquet" and exc.line is not None:
+            return type(exc)(self.name, f"row {exc.line}: {exc.detail}")
+        return exc
+
+
+def _resolve(
+    names: Sequence[str],
+    required: Sequence[str],
+    optional: Sequence[str],
+    columns: Mapping[str, str],
+    src: str,
+    what: str,
+) -> dict[str, str]:
+    found: dict[str, str] = {}
+    listing = ", ".join(names) if names else "none"
+    for role in (*required, *optional):
+        col = _find_column(role, names, columns)
+        if col is None:
+            if role in columns:
+                raise InputError(src, f"--column {role}={columns[role]}: no such column (columns: {listing})")
+            if role in required:
+                raise InputError(
+                    src, f"no '{role}' column for the {what} (columns: {listing}); name one with --column {role}=NAME"
+                )
+            continue
+        found[role] = col
+    return found
+
+
+def _read_tabular(
+    src: Source, kind: str, required: Sequence[str], optional: Sequence[str], columns: Mapping[str, str], what: str
+) -> _Table:
+    if kind in ("tsv", "csv"):
+        return _read_delimited(src, "\t" if kind == "tsv" else ",", kind, required, optional, columns, what)
+    if kind == "jsonl":
+        return _read_jsonl(src, required, optional, columns, what)
+    if kind == "parquet":
+        return _read_parquet(src, required, optional, columns, what)
+    raise UsageError(f"unknown {what} format '{kind}'")
+
+
+def _line_numbers(data: bytes, nrows: int, skip: int, blank: str) -> np.ndarray:
+    """1-based line numbers of the ``nrows`` data rows after ``skip`` header lines.
+
+    ``blank``: which lines a reader skipped: ``empty`` (CSV: nothing but CR) or
+    ``space`` (JSON: nothing but whitespace). Fast when there are none.
+    """
+    import numpy as np
+
+    total = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    if total - skip == nrows:
+        return np.arange(skip + 1, skip + nrows + 1, dtype=np.int64)
+    from .readers import _space_lut
+
+    buf = np.frombuffer(data if data.endswith(b"\n") else data + b"\n", dtype=np.uint8)
+    nl = np.flatnonzero(buf == 10)
+    if blank == "space":
+        content = ~np.take(_space_lut(), buf)
+    else:
+        content = (buf != 10) & (buf != 13)
+    counts = np.diff(np.concatenate(([0], np.cumsum(content)[nl])))
+    rows = np.flatnonzero(counts > 0) + 1
+    rows = rows[rows > skip]
+    if len(rows) != nrows:  # values spanning lines: fall back to counting rows
+        return np.arange(skip + 1, skip + nrows + 1, dtype=np.int64)
+    return rows.astype(np.int64)
+
+
+def _read_delimited(
+    src: Source,
+    delim: str,
+    kind: str,
+    required: Sequence[str],
+    optional: Sequence[str],
+    columns: Mapping[str, str],
+    what: str,
+) -> _Table:
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    header = _first_line(src.data)
+    names = _header_fields(header, delim.encode())
+    found = _resolve(names, required, optional, columns, src.name, what)
+    wanted = list(dict.fromkeys(found.values()))
+    try:
+        table = pacsv.read_csv(
+            pa.BufferReader(src.data),
+            pacsv.ReadOptions(use_threads=True, block_size=1 << 24),
+            pacsv.ParseOptions(
+                delimiter=delim,
+                quote_char='"',
+                double_quote=True,
+                escape_char=False,
+                newlines_in_values=False,
+                ignore_empty_lines=True,
+            ),
+            pacsv.ConvertOptions(
+                column_types={c: pa.large_binary() for c in wanted},
+                include_columns=wanted,
+                null_values=[],
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowKeyError) as exc:
+        raise _delimited_error(src, delim, kind, len(names), exc) from None
+    lineno = _line_numbers(src.data, table.num_rows, 1, "empty")
+    cols = {role: table.column(col).combine_chunks() for role, col in found.items()}
+    return _Table(src.name, cols, lineno, kind)
+
+
+def _delimited_error(src: Source, delim: str, kind: str, ncols: int, exc: Exception) -> InputError:
+    """Rescan a file pyarrow refused, to say which line is wrong."""
+    import csv
+    import io
+
+    text = io.StringIO(src.data.decode("utf-8", "surrogateescape"), newline="")
+    reader = csv.reader(text, delimiter=delim, quotechar='"')
+    try:
+        for row in reader:
+            if reader.line_num == 1 or not row:
+                continue
+            if len(row) != ncols:
+                return InputError(
+                    src.name,
+                    f"expected {ncols} {kind.upper()} fields (as in the header), got {len(row)}",
+                    reader.line_num,
+                )
+    except csv.Error as err:
+        return InputError(src.name, f"malformed {kind.upper()} ({err})", reader.line_num)
+    detail = " ".join(str(exc).split())
+    return InputError(src.name, f"cannot read the {kind.upper()} file ({detail})")
+
+
+def _json_type(value: Any) -> pa.DataType | None:
+    import pyarrow as pa
+
+    if isinstance(value, bool) or value is None or isinstance(value, (dict, list)):
+        return None
+    if isinstance(value, int):
+        return pa.int64()
+    if isinstance(value, float):
+        return pa.float64()
+    return pa.string()
+
+
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "an object"
+
+
+def _read_jsonl(
+    src: Source, required: Sequence[str], optional: Sequence[str], columns: Mapping[str, str], what: str
+) -> _Table:
+    import json
+
+    import pyarrow as pa
+    import pyarrow.json as pj
+
+    data = src.data
+    start = len(data) - len(data.lstrip())
+    end = data.find(b"\n", start)
+    first_line = data.count(b"\n", 0, start) + 1
+    try:
+        first = json.loads(data[start : end if end >= 0 else len(data)])
+    except ValueError as exc:
+        raise InputError(src.name, f"not valid JSON ({exc.args[0].split(':')[0]})", first_line) from None
+    if not isinstance(first, dict):
+        raise InputError(src.name, f"expected a JSON object, got {_json_kind(first)}", first_line)
+    found = _resolve(list(first), required, optional, columns, src.name, what)
+    fields = []
+    for role, col in found.items():
+        typ = _json_type(first[col])
+        if typ is None:
+            raise InputError(
+                src.name, f"'{col}' is {_json_kind(first[col])}; expected a string or a number", first_line
+            )
+        if role in ("score", "rel") and typ == pa.int64():
+            typ = pa.float64()  # 3 then 2.5 is fine for numbers
+        fields.append((col, typ))
+    schema = pa.schema(list(dict(fields).items()))
+    try:
+        table = pj.read_json(
+            pa.BufferReader(data),
+            pj.ReadOptions(use_threads=True, block_size=1 << 24),
+            pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore", newlines_in_values=False),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        raise _jsonl_error(src, dict(fields), exc) from None
+    lineno = _line_numbers(data, table.num_rows, 0, "space")
+    cols = {role: table.column(col).combine_chunks() for role, col in found.items()}
+    return _Table(src.name, cols, lineno, "jsonl")
+
+
+def _jsonl_error(src: Source, types: dict[str, pa.DataType], exc: Exception) -> InputError:
+    """Rescan JSON Lines pyarrow refused, to say which line is wrong and why."""
+    import json
+
+    import pyarrow as pa
+
+    seen: dict[str, tuple[str, int]] = {}
+    for i, raw in enumerate(src.data.split(b"\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except ValueError as err:
+            return InputError(src.name, f"not valid JSON ({err.args[0].split(':')[0]})", i)
+        if not isinstance(obj, dict):
+            return InputError(src.name, f"expected a JSON object, got {_json_kind(obj)}", i)
+        for col, typ in types.items():
+            if col not in obj:
+                continue  # reported as missing after reading
+            v = obj[col]
+            kind = _json_kind(v)
+            if v is not None and _json_type(v) is None:
+                return InputError(src.name, f"'{col}' is {kind}; expected a string or a number", i)
+            if v is None:
+                continue
+            if col in seen and seen[col][0] != kind:
+                return InputError(src.name, f"'{col}' is {kind} here but {seen[col][0]} on line {seen[col][1]}", i)
+            seen.setdefault(col, (kind, i))
+            if typ == pa.int64() and isinstance(v, int) and not -(2**63) <= v < 2**63:
+                return InputError(src.name, f"'{col}' {v} is out of range", i)
+    detail = " ".join(str(exc).split())
+    return InputError(src.name, f"cannot read the JSON Lines file ({detail})")
+
+
+def _read_parquet(
+    src: Source, required: Sequence[str], optional: Sequence[str], columns: Mapping[str, str], what: str
+) -> _Table:
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        pf = pq.ParquetFile(pa.BufferReader(src.data))
+        names = pf.schema_arrow.names
+        found = _resolve(names, required, optional, columns, src.name, what)
+        table = pf.read(columns=list(dict.fromkeys(found.values())), use_threads=True)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
+        detail = " ".join(str(exc).split())
+        raise InputError(src.name, f"cannot read the Parquet file ({detail})") from None
+    cols = {role: table.column(col).combine_chunks() for role, col in found.items()}
+    return _Table(src.name, cols, np.arange(1, table.num_rows + 1, dtype=np.int64), "parquet")
+
+
+# --------------------------------------------------------------------------
+# Typed columns
+
+
+def _plain(arr: pa.Array) -> pa.Array:
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(arr.type):
+        arr = arr.dictionary_decode()
+    return arr
+
+
+def _first_null(tab: _Table, arr: pa.Array, role: str) -> None:
+    import numpy as np
+
+    if arr.null_count:
+        i = int(np.argmax(arr.is_null().to_numpy(zero_copy_only=False)))
+        raise tab.error(f"no {role} value", i)
+
+
+def _ids(tab: _Table, role: str) -> pa.Array:
+    """An id column as large_binary (numbers are written in decimal)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arr = _plain(tab.cols[role])
+    _first_null(tab, arr, role)
+    t = arr.type
+    if pa.types.is_large_binary(t):
+        out = arr
+    elif pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t):
+        out = arr.cast(pa.large_binary())
+    elif pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t):
+        out = pc.cast(arr, pa.large_string()).cast(pa.large_binary())
+    else:
+        raise tab.error(f"the {role} column has type {t}; expected strings or numbers")
+    if len(out) and role != "runid":
+        empty = pc.equal(pc.binary_length(out), 0).to_numpy(zero_copy_only=False)
+        if empty.any():
+            raise tab.error(f"empty {role}", int(np.argmax(empty)))
+    return out
+
+
+def _floats(tab: _Table, role: str, what: str) -> np.ndarray:
+    import numpy as np
+    import pyarrow as pa
+
+    from .readers import parse_floats
+
+    arr = _plain(tab.cols[role])
+    _first_null(tab, arr, role)
+    t = arr.type
+    if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t) or pa.types.is_boolean(t):
+        values = arr.cast(pa.float64()).to_numpy(zero_copy_only=False)
+    elif pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t) or pa.types.is_large_binary(t):
+        try:
+            values = parse_floats(arr.cast(pa.large_binary()), tab.lineno, tab.name, what)
+        except InputError as exc:
+            raise tab.rewrap(exc) from None
+    else:
+        raise tab.error(f"the {role} column has type {t}; expected numbers")
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    nan = np.isnan(values)
+    if nan.any():
+        raise tab.error(f"{what} 'nan' cannot be ranked", int(np.argmax(nan)))
+    return values
+
+
+def _ints(tab: _Table, role: str, what: str) -> np.ndarray:
+    """Integers; a typed float column must hold whole numbers; text must be integer literals."""
+    import numpy as np
+    import pyarrow as pa
+
+    from .readers import parse_ints
+
+    arr = _plain(tab.cols[role])
+    _first_null(tab, arr, role)
+    t = arr.type
+    if pa.types.is_integer(t) or pa.types.is_boolean(t):
+        values = arr.cast(pa.int64()).to_numpy(zero_copy_only=False)
+    elif pa.types.is_floating(t) or pa.types.is_decimal(t):
+        f = arr.cast(pa.float64()).to_numpy(zero_copy_only=False)
+        bad = ~np.isfinite(f) | (f != np.floor(f)) | (np.abs(f) > 2.0**62)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise tab.error(f"{what} '{f[i]:g}' is not an integer", i)
+        values = f.astype(np.int64)
+    elif pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t) or pa.types.is_large_binary(t):
+        try:
+            values = parse_ints(arr.cast(pa.large_binary()), tab.lineno, tab.name, what)
+        except InputError as exc:
+            raise tab.rewrap(exc) from None
+    else:
+        raise tab.error(f"the {role} column has type {t}; expected integers")
+    return np.ascontiguousarray(values, dtype=np.int64)
+
+
+def expand_runs(args: Sequence[str]) -> list[str]:
+    """Run arguments as files: a pattern such as ``runs/*.txt`` that names no file itself is
+    expanded (sorted, so the order is the same everywhere); ``-`` is standard input, at most once."""
+    import glob
+
+    out: list[str] = []
+    for arg in args:
+        if arg == "-" or os.path.exists(arg) or not glob.has_magic(arg):
+            out.append(arg)
+            continue
+        matches = sorted(glob.glob(arg))
+        if not matches:
+            raise InputError(arg, "cannot read run file: no file matches this pattern")
+        out.extend(matches)
+    if out.count("-") > 1:
+        raise UsageError("only one run can be read from standard input ('-')")
+    return out

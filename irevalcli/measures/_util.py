@@ -1,0 +1,199 @@
+"""Helpers shared by ireval's own measures (graded, extra, diversity): not measures.
+
+* :class:`OptParams` carries the options a friendly name (``P(rel=2)@5``,
+  ``ERR@20``, ``map@100-l2``) adds to a measure's trec_eval parameters; the
+  measure functions read them with :func:`opt`.
+* segmented running products, per-topic ideal label lists, the highest label.
+* table views: the same ranked table judged at another relevance level, with
+  binary labels, or with labels below the level dropped (ranx's ``-lN``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..registry import Params
+from ..table import EvalTable
+
+
+@dataclass(frozen=True)
+class OptParams(Params):
+    """Params plus options fixed by the spelling of a friendly name (sorted key/value pairs)."""
+
+    opts: tuple[tuple[str, Any], ...] = ()
+
+
+def opt(p: Params, key: str, default: Any = None) -> Any:
+    """The option ``key`` of a friendly name, or ``default``."""
+    for k, v in getattr(p, "opts", ()):
+        if k == key:
+            return v
+    return default
+
+
+def pair(p: Params, key: str, default: Any = None) -> Any:
+    """A ``key=value`` parameter of a pairs-kind measure (``err.gmax=4``), else an option."""
+    if p.values and isinstance(p.values[0], tuple):
+        for k, v in p.values:
+            if k == key:
+                return v
+    return opt(p, key, default)
+
+
+def seg_cumprod(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Running product within each segment, multiplied left to right (as a C loop would).
+
+    Rows are laid out as a one-padded (segments x depth) matrix, bucketed by depth so the
+    padding stays under 2x, and multiplied along each row.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    out = np.empty_like(values)
+    n = np.diff(starts)
+    nonempty = np.flatnonzero(n > 0)
+    if len(nonempty) == 0:
+        return out
+    bucket = np.floor(np.log2(n[nonempty])).astype(np.int64)
+    for b in np.unique(bucket):  # at most log2(longest ranking) buckets
+        seg = nonempty[bucket == b]
+        lens = n[seg]
+        rows = np.repeat(np.arange(len(seg)), lens)
+        cols = np.arange(len(rows)) - np.repeat(np.cumsum(lens) - lens, lens)
+        idx = np.repeat(starts[seg], lens) + cols
+        mat = np.ones((len(seg), int(lens.max())), dtype=np.float64)
+        mat[rows, cols] = values[idx]
+        np.cumprod(mat, axis=1, out=mat)
+        out[idx] = mat[rows, cols]
+    return out
+
+
+def exclusive(t: EvalTable, inclusive: np.ndarray, first: float = 1.0) -> np.ndarray:
+    """Shift a per-row running value down one row within each topic (``first`` at rank 1)."""
+    out = np.empty_like(inclusive)
+    if len(out):
+        out[1:] = inclusive[:-1]
+        out[t.starts[:-1][t.n > 0]] = first
+    return out
+
+
+def gmax(t: EvalTable) -> int:
+    """The highest relevance label in the whole qrels file (0 when there is none)."""
+    if t.max_label is not None:
+        return max(int(t.max_label), 0)
+    return max(int(t.qrel.max()), 0) if len(t.qrel) else 0
+
+
+@dataclass
+class Ideal:
+    """Per-topic lists of the positive judged labels, highest first."""
+
+    label: np.ndarray  # topic-major, descending within a topic
+    start: np.ndarray  # offsets (len nq + 1)
+    K: np.ndarray  # list length per topic
+
+    @property
+    def topic(self) -> np.ndarray:
+        return np.repeat(np.arange(len(self.K)), self.K)
+
+    @property
+    def pos(self) -> np.ndarray:
+        """0-based position of each entry in its topic's list."""
+        return np.arange(len(self.label)) - self.start[self.topic]
+
+    def at(self, prefix: np.ndarray, depth: np.ndarray | int) -> np.ndarray:
+        """A running total over each ideal list read at ``min(depth, K)`` (0 at depth 0)."""
+        d = np.minimum(np.broadcast_to(np.asarray(depth, dtype=np.int64), self.K.shape), self.K)
+        out = np.zeros(len(self.K), dtype=np.float64)
+        ok = d >= 1
+        out[ok] = prefix[self.start[:-1][ok] + d[ok] - 1]
+        return out
+
+
+def ideal(t: EvalTable) -> Ideal:
+    """The ideal ranking of each topic: every judged document with a positive label, best first."""
+    if "ideal_labels" not in t._cache:
+        m = t.qrel > 0
+        qg, ql = t.qg[m], t.qrel[m]
+        order = np.lexsort((-ql, qg))
+        K = np.bincount(qg, minlength=t.nq).astype(np.int64)
+        start = np.zeros(t.nq + 1, dtype=np.int64)
+        np.cumsum(K, out=start[1:])
+        t._cache["ideal_labels"] = Ideal(label=ql[order].astype(np.float64), start=start, K=K)
+    return t._cache["ideal_labels"]
+
+
+def row_label(t: EvalTable) -> np.ndarray:
+    """Each ranked row's graded label, unjudged and negative labels as 0."""
+    return np.maximum(t.label, 0).astype(np.float64)
+
+
+def cutoffs_or_all(p: Params) -> tuple[int, ...]:
+    """The cutoffs of a long_cutoffs measure (a friendly name may give exactly one)."""
+    return tuple(int(k) for k in p.values)
+
+
+# ---- table views -------------------------------------------------------------
+
+
+def at_level(t: EvalTable, level: int) -> EvalTable:
+    """The same table judged at relevance level ``level`` (as -l would), cached on ``t``."""
+    if level == t.level:
+        return t
+    key = ("view_level", level)
+    if key not in t._cache:
+        t._cache[key] = dataclasses.replace(t, opts=dataclasses.replace(t.opts, rel_level=level), _cache={})
+    return t._cache[key]
+
+
+def binary(t: EvalTable, level: int) -> EvalTable:
+    """Labels made binary at ``level``: relevant 1, judged below it 0; unjudged stay -1/-2."""
+    key = ("view_binary", level)
+    if key not in t._cache:
+        lab = np.where(t.label >= level, 1, np.where(t.label >= 0, 0, t.label))
+        qrel = np.where(t.qrel >= level, 1, np.where(t.qrel >= 0, 0, t.qrel))
+        opts = dataclasses.replace(t.opts, rel_level=1)
+        t._cache[key] = dataclasses.replace(t, label=lab, qrel=qrel, opts=opts, _cache={})
+    return t._cache[key]
+
+
+def drop_below(t: EvalTable, level: int) -> EvalTable:
+    """ranx's ``-lN``: judgements below ``level`` are dropped (label 0), relevant means >= level."""
+    key = ("view_drop", level)
+    if key not in t._cache:
+        lab = np.where((t.label >= 0) & (t.label < level), 0, t.label)
+        qrel = np.where((t.qrel >= 0) & (t.qrel < level), 0, t.qrel)
+        opts = dataclasses.replace(t.opts, rel_level=level)
+        t._cache[key] = dataclasses.replace(t, label=lab, qrel=qrel, opts=opts, _cache={})
+    return t._cache[key]
+
+
+def _keep_rows(t: EvalTable, keep: np.ndarray, tag: tuple) -> EvalTable:
+    if tag not in t._cache:
+        g = t.g[keep]
+        starts = np.zeros(t.nq + 1, dtype=np.int64)
+        np.cumsum(np.bincount(g, minlength=t.nq), out=starts[1:])
+        doc = t.doc[keep] if t.doc is not None else None
+        t._cache[tag] = dataclasses.replace(t, g=g, label=t.label[keep], starts=starts, doc=doc, _cache={})
+    return t._cache[tag]
+
+
+def judged_only(t: EvalTable, _: int = 0) -> EvalTable:
+    """ir_measures' judged_only=True: unjudged documents dropped from the ranking (as -J does)."""
+    return _keep_rows(t, t.label >= 0, ("view_judged",))
+
+
+def top_k(t: EvalTable, k: int) -> EvalTable:
+    """Only the top ``k`` documents of each ranking (as -M k does)."""
+    return _keep_rows(t, t.rank <= k, ("view_top", k))
+
+
+def as_908(t: EvalTable, _: int = 0) -> EvalTable:
+    """trec_eval 9.0.8's definitions where they differ (iprec_at_recall's K = trunc(x*R + 0.9))."""
+    if t.opts.compat == "9.0.8":
+        return t
+    if "view_908" not in t._cache:
+        t._cache["view_908"] = dataclasses.replace(t, opts=dataclasses.replace(t.opts, compat="9.0.8"), _cache={})
+    return t._cache["view_908"]

@@ -1,0 +1,179 @@
+"""Binary-relevance measures ireval adds: RR@k, Judged@k, F at cutoffs, AP variants, relevant
+retrieved at k, ranking AUC and GAUC, and the confusion matrix of the retrieved set.
+
+Relevant means a judged label >= -l (default 1), as in trec_eval.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import MeasureParamError
+from ..registry import Params, measure
+from ..table import EvalTable
+from ._util import opt
+from .precision import CUTOFFS, _safe_div
+
+
+@measure("recip_rank_cut", params="long_cutoffs", default=(5, 10, 20), citation="Kantor & Voorhees, IR 2000")
+def recip_rank_cut(t: EvalTable, p: Params) -> np.ndarray:
+    """Reciprocal rank at k: 1 / the rank of the first relevant document if it is in the top k,
+    else 0 (MRR@10 as MS MARCO reports it)."""
+    first = t.seg_first(t.is_rel, t.rank.astype(np.float64), default=np.inf)
+    return np.stack([np.where(first <= k, 1.0 / first, 0.0) for k in p.values])
+
+
+@measure("judged", params="long_cutoffs", default=(5, 10, 20), citation="Sakai, SIGIR 2007 (condensed lists)")
+def judged(t: EvalTable, p: Params) -> np.ndarray:
+    """Judged at k: documents in the top k with a judgement (qrels value >= 0), divided by k
+    (1 - unj at k; ranks past the end of the run count as unjudged)."""
+    if opt(p, "judged", "nonneg") == "in_qrels":  # ir_measures: any qrels line, over min(k, num_ret)
+        cum = t.seg_cumsum((t.label != -1).astype(np.int64))
+        return np.stack([_safe_div(t.at_depth(cum, k), np.minimum(k, t.n)) for k in p.values])
+    cum = t.seg_cumsum((t.label >= 0).astype(np.int64))
+    return np.stack([t.at_depth(cum, k) / float(k) for k in p.values])
+
+
+@measure("num_rel_ret_cut", params="long_cutoffs", default=CUTOFFS, citation="Bassani, ECIR 2022 (ranx hits@k)")
+def num_rel_ret_cut(t: EvalTable, p: Params) -> np.ndarray:
+    """Relevant documents in the top k (ranx's hits@k); the summary is the mean over topics."""
+    return np.stack([t.rel_at(k) for k in p.values])
+
+
+@measure("F", params="long_cutoffs", default=CUTOFFS, citation="van Rijsbergen, Information Retrieval 1979")
+def F(t: EvalTable, p: Params) -> np.ndarray:
+    """F-beta at k: (1 + b^2) * P@k * R@k / (b^2 * P@k + R@k) with P@k = rel_k / k and R@k =
+    rel_k / R; b = 1 (F1) unless a friendly name gives F(beta=b)@k; 0 when rel_k = 0."""
+    b2 = float(opt(p, "beta", 1.0)) ** 2
+    out = []
+    for k in p.values:
+        r = t.rel_at(k)
+        prec = r / float(k)
+        rec = _safe_div(r, t.R)
+        den = b2 * prec + rec
+        out.append(np.where(r > 0, _safe_div((1.0 + b2) * prec * rec, den), 0.0))
+    return np.stack(out)
+
+
+def _prec_at_rel(t: EvalTable) -> np.ndarray:
+    terms = np.zeros(len(t.g), dtype=np.float64)
+    rel = t.is_rel
+    terms[rel] = t.cum_rel[rel] / t.rank[rel].astype(np.float64)
+    return terms
+
+
+@measure("map_capped_cut", params="long_cutoffs", default=CUTOFFS,
+         citation="the min(R, k) form of MAP@k used in recommender evaluation (e.g. ml_metrics apk)")
+def map_capped_cut(t: EvalTable, p: Params) -> np.ndarray:
+    """AP at k over min(R, k): the precisions at the relevant documents in the top k, divided by
+    min(R, k) (map_cut divides by R)."""
+    prefix = t.seg_cumsum_exact(_prec_at_rel(t))
+    return np.stack([_safe_div(t.at_depth(prefix, k), np.minimum(t.R, k)) for k in p.values])
+
+
+@measure("map_rel_ret", citation="e.g. Manning, Raghavan & Schütze, IR book 2008, sec. 8.4")
+def map_rel_ret(t: EvalTable, p: Params) -> np.ndarray:
+    """Simplified AP: the mean of the precisions at the relevant retrieved documents (divided by
+    the number retrieved, not by R); 0 when none is retrieved."""
+    return _safe_div(t.seg_sum(_prec_at_rel(t), where=t.is_rel), t.seg_count(t.is_rel))
+
+
+# ---- ranking AUC ------------------------------------------------------------------
+
+
+def _auc_parts(t: EvalTable, p: Params) -> tuple[np.ndarray, np.ndarray]:
+    """(AUC numerator, number of pairs) per topic."""
+    if opt(p, "retrieved_only", False):
+        # ir_measures' Accuracy: retrieved documents in the top k only; unjudged count as non-relevant
+        k = opt(p, "cutoff", None)
+        keep = t.rank <= (k if k else np.iinfo(np.int64).max)
+        rel = t.is_rel & keep
+        non = ~t.is_rel & keep
+        nr_above = t.seg_cumsum(non.astype(np.int64))
+        n_non = t.seg_count(non).astype(np.float64)
+        won = t.seg_sum((n_non[t.g] - nr_above).astype(np.float64), where=rel)
+        return won, t.seg_count(rel) * n_non
+    rel = t.is_rel & (t.label >= 0)
+    non = (t.label >= 0) & ~t.is_rel
+    nr_above = t.seg_cumsum(non.astype(np.int64))
+    R = t.R.astype(np.float64)
+    NR = t.NR.astype(np.float64)
+    # a retrieved relevant document beats every judged non-relevant one not ranked above it
+    won = t.seg_sum((NR[t.g] - nr_above).astype(np.float64), where=rel)
+    r_unret = R - t.seg_count(rel)
+    n_unret = NR - t.seg_count(non)
+    return won + 0.5 * r_unret * n_unret, R * NR
+
+
+def _auc(t: EvalTable, p: Params) -> np.ndarray:
+    num, pairs = _auc_parts(t, p)
+    out = np.full(t.nq, np.nan)
+    np.divide(num, pairs, out=out, where=pairs > 0)
+    return out
+
+
+@measure("auc", agg="nanmean", citation="Hanley & McNeil, Radiology 1982; Cortes & Mohri, NIPS 2003")
+def auc(t: EvalTable, p: Params) -> np.ndarray:
+    """Ranking AUC: the fraction of (relevant, judged non-relevant) pairs in which the relevant
+    document ranks higher; judged documents not retrieved rank below every retrieved one and tie
+    among themselves (a tie counts 1/2). A topic without such a pair has no value (-nan) and
+    the summary is the mean over the topics that have one."""
+    return _auc(t, p)
+
+
+@measure("gauc", agg="wmean", citation="Zhou et al., KDD 2018 (Deep Interest Network)")
+def gauc(t: EvalTable, p: Params) -> np.ndarray:
+    """Group AUC: per topic the auc; the summary averages it over the topics that have one,
+    weighted by each topic's number of judged documents (GAUC(weight=uniform): plain mean)."""
+    a = _auc(t, p)
+    if opt(p, "weight", "judged") == "uniform":
+        w = np.ones(t.nq)
+    else:
+        w = (t.R + t.NR).astype(np.float64)
+    return np.stack([a, w])
+
+
+# ---- confusion matrix of the retrieved set ---------------------------------------
+
+
+def _collection(t: EvalTable, name: str) -> int:
+    N = t.opts.num_docs
+    if N <= 0:
+        raise MeasureParamError(f"measure '{name}' needs the collection size: give -N NUMBER_OF_DOCUMENTS")
+    return N
+
+
+@measure("TP", kind="int", agg="sum", citation="van Rijsbergen, Information Retrieval 1979 (the contingency table)")
+def TP(t: EvalTable, p: Params) -> np.ndarray:
+    """True positives: relevant documents retrieved (num_rel_ret); the summary is the sum."""
+    return t.rel_ret.astype(np.float64)
+
+
+@measure("FP", kind="int", agg="sum", citation="van Rijsbergen, Information Retrieval 1979 (the contingency table)")
+def FP(t: EvalTable, p: Params) -> np.ndarray:
+    """False positives: retrieved documents that are not relevant (unjudged included); the
+    summary is the sum."""
+    return (t.n - t.rel_ret).astype(np.float64)
+
+
+@measure("FN", kind="int", agg="sum", citation="van Rijsbergen, Information Retrieval 1979 (the contingency table)")
+def FN(t: EvalTable, p: Params) -> np.ndarray:
+    """False negatives: relevant documents not retrieved (R - num_rel_ret); the summary is the sum."""
+    return (t.R - t.rel_ret).astype(np.float64)
+
+
+@measure("TN", kind="int", agg="sum", citation="van Rijsbergen, Information Retrieval 1979 (the contingency table)")
+def TN(t: EvalTable, p: Params) -> np.ndarray:
+    """True negatives: documents neither retrieved nor relevant, N - num_ret - R + num_rel_ret
+    with N the collection size from -N (required); the summary is the sum."""
+    N = _collection(t, "TN")
+    return (N - t.n - t.R + t.rel_ret).astype(np.float64)
+
+
+@measure("accuracy", citation="van Rijsbergen, Information Retrieval 1979 (the contingency table)")
+def accuracy(t: EvalTable, p: Params) -> np.ndarray:
+    """Accuracy of the retrieved set as a classifier: (TP + TN) / N, N the collection size from
+    -N (required)."""
+    N = _collection(t, "accuracy")
+    tn = N - t.n - t.R + t.rel_ret
+    return (t.rel_ret + tn) / float(N)

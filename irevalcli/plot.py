@@ -1,0 +1,364 @@
+"""``ireval plot``: precision-recall curves and per-topic differences, to PNG or SVG.
+
+An optional extra: it needs matplotlib (``pip install 'ireval[plot]'``). Figures
+are drawn on a bare :class:`matplotlib.figure.Figure` (no pyplot, no global
+state, no display) and written atomically. The same inputs give the same bytes:
+SVG ids are salted with a constant and no date is written.
+
+- ``ireval plot pr QRELS RUN...``: each run's interpolated precision at the 11
+  standard recall levels (trec_eval's ``iprec_at_recall``, mean over topics).
+- ``ireval plot diff QRELS RUN_A RUN_B -m MEASURE``: MEASURE per topic of RUN_B
+  minus RUN_A, as bars sorted from largest gain to largest loss.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import click
+
+from .completion import complete_measure, complete_path
+from .errors import UsageError
+
+PLOT_FORMATS = ("png", "svg")
+
+
+def _matplotlib() -> Any:
+    try:
+        import matplotlib
+    except ImportError:
+        raise UsageError("ireval plot needs matplotlib: pip install 'ireval[plot]'") from None
+    return matplotlib
+
+
+def _plot_format(output: str, fmt: str | None) -> str:
+    if fmt:
+        return fmt
+    ext = os.path.splitext(output)[1].lower().lstrip(".")
+    if ext in PLOT_FORMATS:
+        return ext
+    raise UsageError(
+        f"--output {output}: cannot tell the image format from the name; end it in .png or .svg "
+        "or give --format png|svg"
+    )
+
+
+def _size(text: str) -> tuple[float, float]:
+    try:
+        w, h = (float(x) for x in text.lower().split("x"))
+    except ValueError:
+        raise UsageError(f"--size {text}: expected WIDTHxHEIGHT in inches, e.g. 8x5") from None
+    if not (0 < w <= 100 and 0 < h <= 100):
+        raise UsageError(f"--size {text}: width and height must be between 0 and 100 inches")
+    return w, h
+
+
+def render(fig: Any, fmt: str, dpi: int) -> bytes:
+    """The figure as PNG or SVG bytes, reproducibly."""
+    import io
+
+    matplotlib = _matplotlib()
+    buf = io.BytesIO()
+    with matplotlib.rc_context({"svg.hashsalt": "ireval", "svg.fonttype": "path"}):
+        metadata = {"Date": None} if fmt == "svg" else {"Software": None}
+        fig.savefig(buf, format=fmt, dpi=dpi, metadata=metadata, bbox_inches="tight")
+    return buf.getvalue()
+
+
+def _new_figure(size: tuple[float, float]) -> Any:
+    _matplotlib()
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=size, layout="constrained")
+
+
+def pr_figure(
+    curves: Sequence[tuple[str, list[float], list[float]]], *, title: str | None, size: tuple[float, float] = (7.0, 5.0)
+) -> Any:
+    """``curves``: (name, recall levels, interpolated precision) per run."""
+    fig = _new_figure(size)
+    ax = fig.add_subplot()
+    markers = "osD^vx+*<>ph"
+    for i, (name, recall, precision) in enumerate(curves):
+        ax.plot(recall, precision, marker=markers[i % len(markers)], markersize=4, linewidth=1.5, label=name)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("Recall")
+    ax.set_ylabel("Interpolated precision")
+    ax.grid(True, linewidth=0.5, alpha=0.5)
+    ax.legend(loc="upper right", fontsize="small")
+    ax.set_title(title or "Interpolated precision-recall")
+    return fig
+
+
+def diff_figure(
+    qids: Sequence[str],
+    diffs: Sequence[float],
+    *,
+    label: str,
+    name_a: str,
+    name_b: str,
+    title: str | None,
+    size: tuple[float, float] = (8.0, 4.5),
+) -> Any:
+    """Bars of ``diffs`` (already sorted), one per topic."""
+    fig = _new_figure(size)
+    ax = fig.add_subplot()
+    colors = ["#2b8a3e" if d > 0 else "#c92a2a" if d < 0 else "#868e96" for d in diffs]
+    x = list(range(len(diffs)))
+    ax.bar(x, diffs, color=colors, width=0.85)
+    ax.axhline(0, color="black", linewidth=0.8)
+    if len(qids) <= 60:
+        ax.set_xticks(x)
+        ax.set_xticklabels(qids, rotation=90, fontsize="x-small")
+    else:
+        ax.set_xticks([])
+    ax.set_xlabel(f"Topics ({len(qids)}), sorted by difference")
+    ax.set_ylabel(f"{label}: {name_b} - {name_a}")
+    better = sum(d > 0 for d in diffs)
+    worse = sum(d < 0 for d in diffs)
+    ax.set_title(
+        title
+        or f"{label} per topic: {name_b} vs {name_a} ({better} better, {worse} worse, "
+        f"{len(diffs) - better - worse} tied)"
+    )
+    ax.grid(True, axis="y", linewidth=0.5, alpha=0.5)
+    return fig
+
+
+# ---------------------------------------------------------------- data
+
+
+def _load(
+    qrels: str, runs: Sequence[str], run_format: str, qrels_format: str, columns: Sequence[str], *, expand: bool = True
+) -> tuple:
+    from .inputs import expand_runs, parse_column_map, read_qrels_file, read_run_file
+
+    cmap = parse_column_map(columns)
+    paths = expand_runs(runs) if expand else list(runs)
+    if paths.count("-") > 1:
+        raise UsageError("only one run can be read from standard input ('-')")
+    q = read_qrels_file(qrels, fmt=qrels_format, columns=cmap)
+    return q, [read_run_file(p, fmt=run_format, columns=cmap) for p in paths]
+
+
+def pr_curves(qrels: Any, runs: Sequence[Any], *, complete: bool = False, rel_level: int = 1) -> list:
+    """(runid or file name, recall levels, interpolated precision) for each run."""
+    from .api import evaluate
+
+    curves = []
+    for run in runs:
+        ev = evaluate(qrels, run, ["iprec_at_recall"], complete=complete, rel_level=rel_level)
+        points = [
+            (float(c.label.rsplit("_", 1)[1]), float(c.summary))  # type: ignore[arg-type]
+            for c in ev.results.columns
+            if c.root == "iprec_at_recall" and c.summary is not None
+        ]
+        points.sort()
+        curves.append((_name(run, runs), [r for r, _ in points], [p for _, p in points]))
+    return curves
+
+
+def _name(run: Any, runs: Sequence[Any]) -> str:
+    """The runid, or the file name when runids do not tell the runs apart."""
+    ids = [r.runid for r in runs]
+    return run.runid if run.runid and ids.count(run.runid) == 1 else run.name
+
+
+def topic_diffs(
+    qrels: Any, run_a: Any, run_b: Any, measure: str, *, complete: bool = False, rel_level: int = 1
+) -> tuple[str, list[str], list[float]]:
+    """(label, topics, b - a) sorted by difference descending (ties by topic)."""
+    from .api import evaluate
+
+    values = []
+    label = ""
+    for run in (run_a, run_b):
+        ev = evaluate(qrels, run, [measure], complete=complete, rel_level=rel_level)
+        cols = [c for c in ev.results.columns if c.per_query is not None and c.kind != "str"]
+        if len(cols) != 1:
+            names = ", ".join(c.label for c in cols) or "no per-topic value"
+            raise UsageError(
+                f"-m {measure}: plot diff needs one value per topic, and this gives {names}; "
+                "name one (e.g. P.10 or ndcg_cut.10)"
+            )
+        label = cols[0].label
+        values.append(dict(zip(ev.results.qids, (float(v) for v in cols[0].per_query))))  # type: ignore[union-attr]
+    common = [q for q in values[0] if q in values[1]]
+    if not common:
+        raise UsageError("the two runs have no evaluated topic in common")
+    pairs = sorted(((values[1][q] - values[0][q], q) for q in common), key=lambda t: (-t[0], t[1]))
+    return label, [q for _, q in pairs], [d for d, _ in pairs]
+
+
+# ---------------------------------------------------------------- commands
+
+
+def _common(f: Callable[..., Any]) -> Callable[..., Any]:
+    opts = [
+        click.option(
+            "--output",
+            "-o",
+            required=True,
+            metavar="PATH",
+            shell_complete=complete_path,
+            help="Image file to write (atomically); .png or .svg.",
+        ),
+        click.option(
+            "--format",
+            "fmt",
+            type=click.Choice(PLOT_FORMATS),
+            default=None,
+            help="Image format (default: from the --output name).",
+        ),
+        click.option("--title", metavar="TEXT", help="Figure title."),
+        click.option("--size", default=None, metavar="WxH", help="Figure size in inches."),
+        click.option("--dpi", type=click.IntRange(30, 1200), default=150, show_default=True, help="PNG resolution."),
+        click.option(
+            "-c",
+            "--complete_rel_info_wanted",
+            "complete",
+            is_flag=True,
+            help="Score every judged topic; a topic with no results scores 0.",
+        ),
+        click.option(
+            "-l",
+            "--level_for_rel",
+            "rel_level",
+            type=int,
+            default=1,
+            metavar="N",
+            help="Relevant means a judgement >= N (default 1).",
+        ),
+        click.option(
+            "--run-format",
+            "run_format",
+            type=click.Choice(["auto", "trec", "msmarco", "tsv", "csv", "jsonl", "parquet"]),
+            default="auto",
+            show_default=True,
+            help="Run file format.",
+        ),
+        click.option(
+            "--qrels-format",
+            "qrels_format",
+            type=click.Choice(["auto", "trec", "tsv", "csv", "jsonl", "parquet"]),
+            default="auto",
+            show_default=True,
+            help="Judgement file format.",
+        ),
+        click.option(
+            "--column",
+            "columns",
+            multiple=True,
+            metavar="ROLE=NAME",
+            help="Column holding qid, docno, score, rel or runid in tabular input (repeatable).",
+        ),
+        click.option("--debug", is_flag=True, help="Show a traceback for errors."),
+    ]
+    for opt in reversed(opts):
+        f = opt(f)
+    return f
+
+
+PLOT_EPILOG = """\b
+Examples:
+  ireval plot pr qrels.txt bm25.txt dense.txt -o pr.png
+  ireval plot diff qrels.txt bm25.txt dense.txt -m ndcg_cut.10 -o diff.svg
+
+\b
+Needs matplotlib: pip install 'ireval[plot]'.
+"""
+
+
+@click.group(
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    epilog=PLOT_EPILOG,
+    invoke_without_command=True,
+    no_args_is_help=False,
+)
+@click.pass_context
+def plot_command(ctx: click.Context) -> None:
+    """Draw precision-recall curves (pr) or per-topic differences (diff) to PNG or SVG."""
+    if ctx.invoked_subcommand is None:
+        raise UsageError(
+            "ireval plot needs a kind: 'pr' (precision-recall curves) or 'diff' (per-topic "
+            "differences); see 'ireval plot --help'"
+        )
+
+
+@plot_command.command("pr", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("qrels", metavar="QRELS", shell_complete=complete_path)
+@click.argument("runs", metavar="RUN...", nargs=-1, required=True, shell_complete=complete_path)
+@_common
+def pr_command(
+    qrels: str,
+    runs: tuple[str, ...],
+    output: str,
+    fmt: str | None,
+    title: str | None,
+    size: str | None,
+    dpi: int,
+    complete: bool,
+    rel_level: int,
+    run_format: str,
+    qrels_format: str,
+    columns: tuple[str, ...],
+    debug: bool,
+) -> None:
+    """Interpolated precision-recall curves (11 recall levels, mean over topics) of each RUN."""
+    from .cli import write_atomic
+
+    fmt = _plot_format(output, fmt)
+    dims = _size(size) if size else (7.0, 5.0)
+    _matplotlib()
+    q, loaded = _load(qrels, runs, run_format, qrels_format, columns)
+    fig = pr_figure(pr_curves(q, loaded, complete=complete, rel_level=rel_level), title=title, size=dims)
+    write_atomic(output, render(fig, fmt, dpi))
+
+
+@plot_command.command("diff", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("qrels", metavar="QRELS", shell_complete=complete_path)
+@click.argument("run_a", metavar="RUN_A", shell_complete=complete_path)
+@click.argument("run_b", metavar="RUN_B", shell_complete=complete_path)
+@click.option(
+    "-m",
+    "--measure",
+    "measure",
+    default="map",
+    show_default=True,
+    metavar="NAME",
+    shell_complete=complete_measure,
+    help="Measure with one value per topic (e.g. map, P.10, ndcg_cut.10).",
+)
+@_common
+def diff_command(
+    qrels: str,
+    run_a: str,
+    run_b: str,
+    measure: str,
+    output: str,
+    fmt: str | None,
+    title: str | None,
+    size: str | None,
+    dpi: int,
+    complete: bool,
+    rel_level: int,
+    run_format: str,
+    qrels_format: str,
+    columns: tuple[str, ...],
+    debug: bool,
+) -> None:
+    """MEASURE per topic of RUN_B minus RUN_A, as a bar chart sorted by the difference."""
+    from .cli import write_atomic
+
+    fmt = _plot_format(output, fmt)
+    dims = _size(size) if size else (8.0, 4.5)
+    _matplotlib()
+    q, (a, b) = _load(qrels, [run_a, run_b], run_format, qrels_format, columns, expand=False)
+    label, qids, diffs = topic_diffs(q, a, b, measure, complete=complete, rel_level=rel_level)
+    fig = diff_figure(
+        qids, diffs, label=label, name_a=_name(a, [a, b]), name_b=_name(b, [a, b]), title=title, size=dims
+    )
+    write_atomic(output, render(fig, fmt, dpi))

@@ -1,0 +1,308 @@
+"""``ireval pool``: a judgment pool from runs, the TREC way.
+
+For every run and topic, the top ``depth`` documents (ranked as trec_eval ranks
+them: score descending, ties by docno descending; the rank column is ignored)
+go into the pool; the pool is their union, each (topic, docno) once. With
+``--qrels`` the pairs already judged are left out. The pool is written as a
+qrels-shaped file for assessors, ``qid 0 docno LABEL``, sorted by topic and
+then docno (bytewise), so no run's ranking shows through the order.
+
+For each run it reports how many of its documents went into the pool and how
+many of those no other run contributed (its unique contribution).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import click
+
+from .completion import complete_path
+from .errors import OutputError, UsageError
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from .readers import Qrels, Run
+
+
+@dataclass
+class Contribution:
+    """What one run put into the pool."""
+
+    path: str
+    runid: str
+    topics: int  # topics the run has results for
+    pooled: int  # its top-depth documents in the pool (judged ones excluded)
+    unique: int  # of those, the ones no other run contributed
+    judged: int  # its top-depth documents left out because they are judged already
+
+
+@dataclass
+class Pool:
+    qid: pa.Array  # large_binary, sorted by (qid, docno)
+    docno: pa.Array
+    runs: list[Contribution]
+    judged: int  # distinct (qid, docno) pairs left out because they are judged
+
+    def __len__(self) -> int:
+        return len(self.qid)
+
+    @property
+    def topics(self) -> int:
+        import pyarrow.compute as pc
+
+        return len(pc.unique(self.qid))
+
+
+def _top(run: Run, depth: int) -> tuple[pa.Array, pa.Array, int]:
+    """The run's top ``depth`` (qid, docno) per topic, and how many topics it has."""
+    import numpy as np
+    import pyarrow as pa
+
+    from .table import rank_order
+
+    enc = run.qid.dictionary_encode()
+    topic = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    order = rank_order(topic, run.score, run.docno)
+    t = topic[order]
+    starts = np.concatenate(([0], np.flatnonzero(t[1:] != t[:-1]) + 1)) if len(t) else np.zeros(0, np.int64)
+    block = np.repeat(starts, np.diff(np.concatenate((starts, [len(t)])))) if len(t) else np.zeros(0, np.int64)
+    keep = order[np.arange(len(t)) - block < depth]
+    sel = pa.array(keep, pa.int64())
+    return run.qid.take(sel), run.docno.take(sel), len(enc.dictionary)
+
+
+def _check_run(run: Run) -> None:
+    """A document twice in a topic would take two places in the top ``depth``: refuse it, as evaluation does."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from .errors import DuplicateDocError
+
+    t = pa.table({"q": run.qid, "d": run.docno, "i": np.arange(len(run), dtype=np.int64)})
+    counts = t.group_by(["q", "d"]).aggregate([("i", "min"), ("i", "max"), ("i", "count")])
+    dup = counts.filter(pc.greater(counts["i_count"], 1))
+    if len(dup):
+        second = dup.sort_by("i_max")  # report the earliest second occurrence in file order
+        row = second.slice(0, 1).to_pylist()[0]
+        first_line, line = int(run.lineno[row["i_min"]]), int(run.lineno[row["i_max"]])
+        raise DuplicateDocError(
+            run.name,
+            f"document '{row['d'].decode('utf-8', 'surrogateescape')}' is retrieved twice for topic "
+            f"'{row['q'].decode('utf-8', 'surrogateescape')}' (first at line {first_line})",
+            line,
+        )
+
+
+def build_pool(runs: Sequence[Run], depth: int, qrels: Qrels | None = None) -> Pool:
+    """The union of every run's top ``depth`` per topic, minus what ``qrels`` judges."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if depth < 1:
+        raise UsageError(f"--depth {depth}: must be at least 1")
+    parts = []
+    ntopics = []
+    for i, run in enumerate(runs):
+        _check_run(run)
+        q, d, nt = _top(run, depth)
+        ntopics.append(nt)
+        parts.append(
+            pa.table(
+                {
+                    "qid": q.cast(pa.large_binary()),
+                    "docno": d.cast(pa.large_binary()),
+                    "run": pa.array(np.full(len(q), i, dtype=np.int64)),
+                }
+            )
+        )
+    top = pa.concat_tables(parts)
+    judged_rows = np.zeros(top.num_rows, dtype=bool)
+    if qrels is not None:
+        judged = pa.table({"qid": qrels.qid.cast(pa.large_binary()), "docno": qrels.docno.cast(pa.large_binary())})
+        top = top.append_column("row", pa.array(np.arange(top.num_rows, dtype=np.int64)))
+        hit = top.join(judged, keys=["qid", "docno"], join_type="inner")
+        judged_rows[hit["row"].to_numpy()] = True
+        top = top.drop_columns(["row"])
+    fresh = top.filter(pa.array(~judged_rows))
+    by_doc = fresh.group_by(["qid", "docno"]).aggregate([("run", "count_distinct"), ("run", "min")])
+    by_doc = by_doc.sort_by([("qid", "ascending"), ("docno", "ascending")])
+    only = by_doc.filter(pc.equal(by_doc["run_count_distinct"], 1))["run_min"].to_numpy()
+    pooled = np.bincount(fresh["run"].to_numpy(), minlength=len(runs))
+    unique = np.bincount(only, minlength=len(runs))
+    skipped = np.bincount(top["run"].to_numpy()[judged_rows], minlength=len(runs))
+    n_judged = 0
+    if judged_rows.any():
+        n_judged = top.filter(pa.array(judged_rows)).group_by(["qid", "docno"]).aggregate([]).num_rows
+    contributions = [
+        Contribution(run.name, run.runid, ntopics[i], int(pooled[i]), int(unique[i]), int(skipped[i]))
+        for i, run in enumerate(runs)
+    ]
+    return Pool(by_doc["qid"].combine_chunks(), by_doc["docno"].combine_chunks(), contributions, n_judged)
+
+
+def pool_bytes(pool: Pool, label: str = "-1") -> bytes:
+    """``qid 0 docno LABEL`` lines, built with Arrow (no Python loop over lines)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not len(pool):
+        return b""
+    from .readers import _space_lut
+
+    for what, arr in (("topic", pool.qid), ("document", pool.docno)):
+        offsets = np.frombuffer(arr.buffers()[1], dtype=np.int64)[arr.offset : arr.offset + len(arr) + 1]
+        values = np.frombuffer(arr.buffers()[2], dtype=np.uint8)[int(offsets[0]) : int(offsets[-1])]
+        ws = np.flatnonzero(np.take(_space_lut(), values))
+        if len(ws):
+            i = int(np.searchsorted(offsets - offsets[0], ws[0], side="right")) - 1
+            bad = arr[i].as_py().decode("utf-8", "surrogateescape")
+            raise OutputError(
+                f"cannot write the pool: {what} id '{bad}' contains whitespace, which a qrels file cannot hold"
+            )
+    n = len(pool)
+    lines = pc.binary_join_element_wise(
+        pool.qid,
+        pa.repeat(pa.scalar(b"0", pa.large_binary()), n),
+        pool.docno,
+        pa.repeat(pa.scalar(label.encode() + b"\n", pa.large_binary()), n),
+        pa.scalar(b" ", pa.large_binary()),
+    )
+    offsets = np.frombuffer(lines.buffers()[1], dtype=np.int64)[lines.offset : lines.offset + n + 1]
+    data = lines.buffers()[2]
+    return data.to_pybytes()[int(offsets[0]) : int(offsets[-1])]
+
+
+def counts_text(pool: Pool, depth: int) -> str:
+    """The per-run contribution report (stderr), as aligned plain text."""
+    head = ("run", "runid", "topics", "pooled", "unique", "judged")
+    rows = [(c.path, c.runid, str(c.topics), str(c.pooled), str(c.unique), str(c.judged)) for c in pool.runs]
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+
+    def line(r: Sequence[str]) -> str:
+        cells = [r[0].ljust(widths[0]), r[1].ljust(widths[1])] + [r[i].rjust(widths[i]) for i in range(2, len(r))]
+        return "  ".join(cells).rstrip()
+
+    judged = f", {pool.judged} already judged" if pool.judged else ""
+    title = (
+        f"pool: {len(pool)} documents to judge over {pool.topics} topics from {len(pool.runs)} "
+        f"run{'s' if len(pool.runs) != 1 else ''} at depth {depth}{judged}"
+    )
+    return "\n".join([title, line(head), *(line(r) for r in rows)]) + "\n"
+
+
+def counts_csv(pool: Pool) -> bytes:
+    import csv
+    import io
+
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["run", "runid", "topics", "pooled", "unique", "judged"])
+    for c in pool.runs:
+        w.writerow([c.path, c.runid, c.topics, c.pooled, c.unique, c.judged])
+    return buf.getvalue().encode("utf-8", "surrogateescape")
+
+
+POOL_EPILOG = """\b
+Examples:
+  ireval pool runs/*.txt --depth 100 --output pool.qrels
+  ireval pool a.txt b.txt --depth 20 --qrels judged.txt > to_judge.qrels
+  ireval pool 'runs/*.jsonl' --depth 10 --counts contributions.csv
+
+\b
+The pool is 'qid 0 docno LABEL' per line (LABEL -1 unless --label), sorted by
+topic and docno. The per-run counts go to stderr (--quiet hides them):
+pooled = the run's documents in the pool, unique = those only it contributed,
+judged = its top documents left out because --qrels judges them.
+"""
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100}, epilog=POOL_EPILOG)
+@click.argument("runs", metavar="RUN...", nargs=-1, required=True, shell_complete=complete_path)
+@click.option(
+    "--depth",
+    "-k",
+    type=int,
+    default=100,
+    show_default=True,
+    metavar="N",
+    help="Documents taken from the top of each run's ranking for each topic.",
+)
+@click.option(
+    "--qrels",
+    metavar="FILE",
+    shell_complete=complete_path,
+    help="Existing judgements: pairs judged there are left out of the pool.",
+)
+@click.option(
+    "--label",
+    default="-1",
+    show_default=True,
+    metavar="TEXT",
+    help="What the fourth column holds until an assessor fills it in.",
+)
+@click.option("--output", metavar="PATH", help="Write the pool to PATH atomically (default: stdout).")
+@click.option("--counts", "counts_path", metavar="PATH", help="Also write the per-run counts to PATH as CSV.")
+@click.option(
+    "--run-format",
+    "run_format",
+    type=click.Choice(["auto", "trec", "msmarco", "tsv", "csv", "jsonl", "parquet"]),
+    default="auto",
+    show_default=True,
+    help="Run file format (auto detects all but msmarco).",
+)
+@click.option(
+    "--qrels-format",
+    "qrels_format",
+    type=click.Choice(["auto", "trec", "tsv", "csv", "jsonl", "parquet"]),
+    default="auto",
+    show_default=True,
+    help="Judgement file format.",
+)
+@click.option(
+    "--column",
+    "columns",
+    multiple=True,
+    metavar="ROLE=NAME",
+    help="Column holding qid, docno, score, rel or runid in tabular input (repeatable).",
+)
+@click.option("--quiet", is_flag=True, help="Do not print the per-run counts on stderr.")
+@click.option("--debug", is_flag=True, help="Show a traceback for errors.")
+def pool_command(
+    runs: tuple[str, ...],
+    depth: int,
+    qrels: str | None,
+    label: str,
+    output: str | None,
+    counts_path: str | None,
+    run_format: str,
+    qrels_format: str,
+    columns: tuple[str, ...],
+    quiet: bool,
+    debug: bool,
+) -> None:
+    """Build a judgment pool: the union of each RUN's top N documents per topic."""
+    from .cli import _write_output, write_atomic
+    from .inputs import expand_runs, parse_column_map, read_qrels_file, read_run_file
+
+    if depth < 1:
+        raise UsageError(f"--depth {depth}: must be at least 1")
+    if not label or any(ch.isspace() for ch in label):
+        raise UsageError(f"--label '{label}': must be one word")
+    cmap = parse_column_map(columns)
+    paths = expand_runs(runs)
+    q = read_qrels_file(qrels, fmt=qrels_format, columns=cmap) if qrels else None
+    pool = build_pool([read_run_file(p, fmt=run_format, columns=cmap) for p in paths], depth, q)
+    data = pool_bytes(pool, label)
+    if counts_path:
+        write_atomic(counts_path, counts_csv(pool))
+    _write_output(data, output, "trec")
+    if not quiet:
+        sys.stderr.write(counts_text(pool, depth))

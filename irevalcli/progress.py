@@ -1,0 +1,124 @@
+"""A progress display on stderr (rich), only for people watching a terminal.
+
+It is shown only when stderr is a terminal (never in pipes, files or CI logs)
+and, unless asked for with ``--progress``, only for large inputs. It is
+transient: it erases itself when the work is done, so the terminal keeps
+only the results and any error message. stdout is never touched.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+LARGE_INPUT = 64 << 20  # bytes of input (as stored) from which the display is shown unasked
+
+
+def stderr_is_terminal() -> bool:
+    """stderr is an interactive terminal (not a pipe, a file, a dumb terminal or a CI log)."""
+    try:
+        tty = sys.stderr.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
+    return tty and os.environ.get("TERM") != "dumb"
+
+
+def input_bytes(paths: Sequence[str]) -> int:
+    """Total size of the input files as stored (standard input and unreadable paths count 0)."""
+    total = 0
+    for p in paths:
+        if p == "-":
+            continue
+        try:
+            total += os.path.getsize(p)
+        except OSError:
+            pass
+    return total
+
+
+def wanted(mode: bool | None, paths: Sequence[str]) -> bool:
+    """``mode``: True (``--progress``), False (``--no-progress``) or None (automatic)."""
+    if mode is False or not stderr_is_terminal():
+        return False
+    if mode is True:
+        return True
+    if os.environ.get("CI"):
+        return False
+    return input_bytes(paths) >= LARGE_INPUT
+
+
+class Progress:
+    """Reading bars and evaluation spinners on stderr; does nothing when disabled."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self._live: Any = None
+
+    def __enter__(self) -> Progress:  # noqa: PYI034
+        if self.enabled:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                DownloadColumn,
+                SpinnerColumn,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+            from rich.progress import Progress as RichProgress
+            from rich.text import Text
+
+            class Bytes(DownloadColumn):  # nothing for spinner steps, which have no size
+                def render(self, task: Any) -> Text:
+                    return super().render(task) if task.total is not None else Text("")
+
+            console = Console(file=sys.stderr, stderr=True)
+            self._live = RichProgress(
+                SpinnerColumn(),
+                TextColumn("{task.description}"),
+                BarColumn(),
+                Bytes(),
+                TimeElapsedColumn(),
+                console=console,
+                transient=True,
+            )
+            self._live.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+
+    @contextmanager
+    def reading(self, description: str, path: str) -> Iterator[Callable[[int], None] | None]:
+        """A bar while ``path`` is read (and parsed): yields the callback that reports bytes read,
+        or None when there is nothing to show."""
+        if self._live is None or path == "-":
+            yield None
+            return
+        try:
+            total = os.path.getsize(path)
+        except OSError:
+            yield None
+            return
+        live = self._live
+        task = live.add_task(description, total=total)
+        try:
+            yield lambda n: live.advance(task, n)
+        finally:
+            live.remove_task(task)
+
+    @contextmanager
+    def step(self, description: str) -> Iterator[None]:
+        """A spinner while the block runs."""
+        if self._live is None:
+            yield
+            return
+        task = self._live.add_task(description, total=None)
+        try:
+            yield
+        finally:
+            self._live.remove_task(task)

@@ -1,0 +1,132 @@
+"""Subtopic (diversity) judgements: ``qid subtopic docno rel`` per line, as TREC Web's ndeval reads them.
+
+Read with the same parsers as qrels files (gzip, ``#`` comment lines, exact
+``path:line`` errors). A document may be judged for several subtopics of a topic;
+the same (topic, subtopic, document) twice is an error.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .errors import DuplicateDocError, InputError, UsageError
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pyarrow as pa
+
+
+@dataclass
+class SubtopicQrels:
+    name: str
+    sha256: str
+    qid: pa.Array  # binary
+    subtopic: pa.Array  # binary
+    docno: pa.Array  # binary
+    rel: np.ndarray  # int64
+    lineno: np.ndarray  # int64
+
+
+def read_subtopics(path: str | os.PathLike[str]) -> SubtopicQrels:
+    """A subtopic qrels file: exactly 4 fields per line, ``qid subtopic docno rel``."""
+    import numpy as np
+    import pyarrow as pa
+
+    from .readers import _fast_table, _first_bad, parse_ints, read_source, take_tokens, tokenize
+
+    src = read_source(path, what="subtopic qrels")
+    fast = _fast_table(src.data, 4, 4, {0: pa.large_binary(), 1: pa.large_binary(), 2: pa.large_binary(), 3: pa.int64()})
+    if fast is not None and len(fast):
+        sub = SubtopicQrels(
+            name=src.name,
+            sha256=src.sha256,
+            qid=fast.column("f0").combine_chunks(),
+            subtopic=fast.column("f1").combine_chunks(),
+            docno=fast.column("f2").combine_chunks(),
+            rel=fast.column("f3").to_numpy(),
+            lineno=np.arange(1, len(fast) + 1, dtype=np.int64),
+        )
+    else:
+        lines = tokenize(src.data, src.name, blank_lines_ok=False, what="subtopic qrels")
+        if len(lines.ntok) == 0:
+            raise InputError(src.name, "the subtopic qrels file has no judgements (only comments)")
+        bad = lines.ntok != 4
+        if bad.any():
+            i = _first_bad(bad)
+            raise InputError(
+                src.name, f"expected 4 fields (qid subtopic docno rel), got {int(lines.ntok[i])}", int(lines.lineno[i])
+            )
+        f0 = lines.first_tok
+        sub = SubtopicQrels(
+            name=src.name,
+            sha256=src.sha256,
+            qid=take_tokens(lines, f0),
+            subtopic=take_tokens(lines, f0 + 1),
+            docno=take_tokens(lines, f0 + 2),
+            rel=parse_ints(take_tokens(lines, f0 + 3), lines.lineno, src.name, "relevance label"),
+            lineno=np.asarray(lines.lineno, dtype=np.int64),
+        )
+    _check_duplicates(sub)
+    return sub
+
+
+def subtopics_from_frame(df: Any, name: str = "<subtopics DataFrame>") -> SubtopicQrels:
+    """A DataFrame with columns qid, subtopic, docno, rel."""
+    import numpy as np
+    import pyarrow as pa
+
+    for col in ("qid", "subtopic", "docno", "rel"):
+        if col not in df.columns:
+            raise InputError(name, f"DataFrame has no '{col}' column")
+
+    def binary(col: str) -> pa.Array:
+        return pa.array([str(v).encode("utf-8", "surrogateescape") for v in df[col].tolist()], pa.large_binary())
+
+    sub = SubtopicQrels(
+        name=name,
+        sha256="",
+        qid=binary("qid"),
+        subtopic=binary("subtopic"),
+        docno=binary("docno"),
+        rel=np.asarray(df["rel"], dtype=np.int64),
+        lineno=np.arange(1, len(df) + 1, dtype=np.int64),
+    )
+    _check_duplicates(sub)
+    return sub
+
+
+def load_subtopics(source: Any) -> SubtopicQrels:
+    """A path or a DataFrame (or an already read :class:`SubtopicQrels`)."""
+    if isinstance(source, SubtopicQrels):
+        return source
+    if isinstance(source, (str, os.PathLike)):
+        return read_subtopics(source)
+    if hasattr(source, "columns"):
+        return subtopics_from_frame(source)
+    raise UsageError(f"subtopics must be a path or a DataFrame, not {type(source).__name__}")
+
+
+def _check_duplicates(sub: SubtopicQrels) -> None:
+    import numpy as np
+    import pyarrow as pa
+
+    if len(sub.rel) == 0:
+        return
+    chunked = pa.chunked_array([a.cast(pa.large_binary()) for a in (sub.qid, sub.subtopic, sub.docno)])
+    codes = chunked.dictionary_encode()
+    n = len(sub.rel)
+    idx = np.concatenate([c.indices.to_numpy(zero_copy_only=False).astype(np.int64) for c in codes.chunks])
+    q, s, d = idx[:n], idx[n : 2 * n], idx[2 * n :]
+    order = np.lexsort((sub.lineno, d, s, q))
+    qo, so, do = q[order], s[order], d[order]
+    dup = np.flatnonzero((qo[1:] == qo[:-1]) & (so[1:] == so[:-1]) & (do[1:] == do[:-1]))
+    if len(dup):
+        first, second = order[dup[0]], order[dup[0] + 1]
+        doc = sub.docno[int(second)].as_py().decode("utf-8", "surrogateescape")
+        raise DuplicateDocError(
+            sub.name,
+            f"document '{doc}' is judged twice for the same topic and subtopic (first at line {int(sub.lineno[first])})",
+            int(sub.lineno[second]),
+        )

@@ -1,0 +1,234 @@
+"""Output formats: golden csv/markdown/latex files, the rich table, --places, and several
+runs in one call (trec blocks, JSON and Parquet sections) with one reading of the qrels.
+
+The goldens in tests/data/golden/ are ireval's own output, read by a human when they
+change. Regenerate them with ``IREVAL_REGEN_GOLDEN=1 pytest tests/test_formats.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from .conftest import DATA, TREC_EVAL, write
+
+GOLDEN = DATA / "golden"
+RUNS = ["bm25.txt", "dense_v2.txt"]
+MEASURES = ["-m", "map", "-m", "P.5", "-m", "ndcg_cut.10", "-m", "num_ret", "-m", "recip_rank"]
+
+CASES = {
+    "summary.md": ["--format", "markdown"],
+    "summary.tex": ["--format", "latex"],
+    "summary.csv": ["--format", "csv"],
+    "per_query.md": ["-q", "--format", "markdown", "--places", "3"],
+    "per_query.tex": ["-q", "--format", "latex", "-m", "relstring.3"],
+    "per_query.csv": ["-q", "--format", "csv", "--places", "3"],
+    "summary.table.txt": ["--format", "table"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_golden(cli, name):
+    res = cli([*MEASURES, *CASES[name], "qrels.txt", *RUNS], cwd=GOLDEN)
+    assert res.code == 0 and res.err == ""
+    path = GOLDEN / name
+    if os.environ.get("IREVAL_REGEN_GOLDEN"):
+        path.write_bytes(res.out)
+    assert res.out == path.read_bytes()
+
+
+def test_golden_markdown_content():
+    """What the goldens say, read by a person once: best values in bold, ints not rounded."""
+    text = (GOLDEN / "summary.md").read_text().splitlines()
+    assert text[0] == "| run | runid | num_ret | map | recip_rank | P_5 | ndcg_cut_10 |"
+    assert text[1] == "| --- | --- | ---: | ---: | ---: | ---: | ---: |"
+    assert text[2] == "| bm25.txt | bm25 | 9 | 0.4352 | **0.8333** | 0.2667 | 0.6485 |"
+    assert text[3] == "| dense_v2.txt | dense_v2 | 10 | **0.8611** | **0.8333** | **0.4667** | **0.8340** |"
+    tex = (GOLDEN / "summary.tex").read_text()
+    assert tex.startswith("\\begin{tabular}{llrrrrr}\n\\toprule\nrun & runid & num\\_ret & map")
+    assert "dense\\_v2.txt & dense\\_v2 & 10 & \\textbf{0.8611}" in tex
+
+
+def test_csv_is_full_precision_and_round_trips(cli):
+    import csv
+    import io
+
+    from irevalcli import evaluate
+
+    res = cli([*MEASURES, "--format", "csv", "qrels.txt", *RUNS], cwd=GOLDEN)
+    rows = list(csv.DictReader(io.StringIO(res.out.decode())))
+    assert [r["run"] for r in rows] == RUNS and {r["qid"] for r in rows} == {"all"}
+    ev = evaluate(GOLDEN / "qrels.txt", GOLDEN / "dense_v2.txt", ["map"])
+    assert float(rows[1]["map"]) == ev.results.summary["map"]
+
+
+def test_places_only_for_tables(cli):
+    res = cli(["--places", "2", "qrels.txt", "bm25.txt"], cwd=GOLDEN)
+    assert (res.code, res.out) == (2, b"")
+    assert res.err == (
+        "ireval: --places applies to csv, markdown, latex and table output, not trec "
+        "(trec prints trec_eval's 4 places; json and parquet keep full precision)\n"
+    )
+    res = cli(["-m", "map", "--places", "1", "--format", "markdown", "qrels.txt", "bm25.txt"], cwd=GOLDEN)
+    assert res.out.decode().splitlines()[-1] == "| bm25.txt | bm25 | 0.4 |"  # one run: nothing in bold
+
+
+def test_table_format_plain_when_piped(cli):
+    res = cli([*MEASURES, "--format", "table", "qrels.txt", *RUNS], cwd=GOLDEN)
+    assert b"\x1b[" not in res.out
+    lines = res.out.decode().splitlines()
+    assert lines[0].split() == [
+        "run",
+        "|",
+        "runid",
+        "|",
+        "num_ret",
+        "|",
+        "map",
+        "|",
+        "recip_rank",
+        "|",
+        "P_5",
+        "|",
+        "ndcg_cut_10",
+    ]
+    assert "0.8611" in lines[-1] and all(line == line.rstrip() for line in lines)
+
+
+def test_table_format_on_a_terminal_is_styled():
+    from irevalcli import evaluate
+    from irevalcli.formatters import RunResults, format_runs
+
+    runs = []
+    for name in RUNS:
+        ev = evaluate(GOLDEN / "qrels.txt", GOLDEN / name, ["map"])
+        runs.append(RunResults(name, ev.results.runid, "", ev.results))
+    out = format_runs("table", runs, terminal=True, width=80).decode()
+    assert "\x1b[1m0.8611" in out  # the best value in bold
+
+
+# ---------------------------------------------------------------- several runs
+
+
+def test_single_run_output_is_unchanged(cli):
+    """One run: trec_eval's bytes, and json/parquet as before (no run header, no runs list)."""
+    res = cli(["-q", "-m", "all_trec", "qrels.test", "results.test"], cwd=TREC_EVAL)
+    assert res.out == (TREC_EVAL / "out.test.aq").read_bytes()
+    doc = json.loads(cli(["--format", "json", "qrels.test", "results.test"], cwd=TREC_EVAL).out)
+    assert list(doc) == ["ireval", "compat", "options", "inputs", "runid", "num_q", "summary"]
+    assert "run_format" not in doc["options"]
+
+
+def test_several_runs_trec_blocks(cli, tmp_path):
+    both = cli(["-m", "map", "-m", "P.5", "qrels.txt", *RUNS], cwd=GOLDEN)
+    one = [cli(["-m", "map", "-m", "P.5", "qrels.txt", r], cwd=GOLDEN).out for r in RUNS]
+    assert both.code == 0
+    assert both.out == (
+        b"==> bm25.txt (runid bm25) <==\n" + one[0] + b"\n==> dense_v2.txt (runid dense_v2) <==\n" + one[1]
+    )
+
+
+def test_several_runs_against_trec_eval_output(cli, tmp_path):
+    """Each block of a multi-run call is byte-identical to trec_eval on that run alone."""
+    run2 = write(tmp_path / "copy.test", (TREC_EVAL / "results.test").read_text())
+    res = cli(["-q", "-m", "all_trec", TREC_EVAL / "qrels.test", TREC_EVAL / "results.test", run2])
+    blocks = res.out.split(b"\n==> ")
+    want = (TREC_EVAL / "out.test.aq").read_bytes()
+    assert blocks[0].split(b"\n", 1)[1] == want and blocks[1].split(b"\n", 1)[1] == want
+
+
+def test_glob_of_runs(cli):
+    res = cli(["-m", "map", "qrels.txt", "*_v2.txt", "bm*.txt"], cwd=GOLDEN)
+    headers = [line for line in res.out.decode().splitlines() if line.startswith("==>")]
+    assert headers == ["==> dense_v2.txt (runid dense_v2) <==", "==> bm25.txt (runid bm25) <=="]
+
+
+def test_qrels_read_once(cli, monkeypatch):
+    from irevalcli import inputs
+
+    calls = []
+    real = inputs.parse_qrels_source
+    monkeypatch.setattr(inputs, "parse_qrels_source", lambda *a, **k: calls.append(1) or real(*a, **k))
+    assert cli(["-m", "map", "qrels.txt", *RUNS, "bm25.txt"], cwd=GOLDEN).code == 0
+    assert len(calls) == 1
+
+
+def test_several_runs_json(cli):
+    res = cli(["-q", "-m", "map", "--format", "json", "qrels.txt", *RUNS], cwd=GOLDEN)
+    doc = json.loads(res.out)
+    assert list(doc) == ["ireval", "compat", "options", "inputs", "runs"]
+    assert list(doc["inputs"]) == ["qrels"]
+    assert [(r["path"], r["runid"], r["num_q"]) for r in doc["runs"]] == [
+        ("bm25.txt", "bm25", 3),
+        ("dense_v2.txt", "dense_v2", 3),
+    ]
+    import hashlib
+
+    assert doc["runs"][1]["sha256"] == hashlib.sha256((GOLDEN / "dense_v2.txt").read_bytes()).hexdigest()
+    assert doc["runs"][1]["summary"]["map"] == pytest.approx(0.8611111111111112)
+    assert set(doc["runs"][0]["per_query"]) == {"101", "102", "103"}
+
+
+def test_several_runs_parquet(cli, tmp_path):
+    out = tmp_path / "s.parquet"
+    res = cli(["-q", "-m", "map", "--format", "parquet", "--output", out, "qrels.txt", *RUNS], cwd=GOLDEN)
+    assert res.code == 0
+    table = pq.read_table(out)
+    assert table.column_names == ["run", "runid", "qid", "measure", "value", "text"]
+    df = table.to_pandas()
+    assert sorted(set(zip(df.run, df.runid))) == [("bm25.txt", "bm25"), ("dense_v2.txt", "dense_v2")]
+    row = df[(df.runid == "dense_v2") & (df.qid == "all")]
+    assert row.value.iloc[0] == pytest.approx(0.8611111111111112)
+    meta = json.loads(table.schema.metadata[b"ireval"])
+    assert meta["inputs"]["qrels"]["path"] == "qrels.txt"
+
+
+def test_error_in_a_later_run_prints_nothing(cli, tmp_path):
+    bad = write(tmp_path / "bad.txt", "101 Q0 d1 1 x r\n")
+    res = cli(["-m", "map", GOLDEN / "qrels.txt", GOLDEN / "bm25.txt", bad])
+    assert (res.code, res.out) == (2, b"")
+    assert res.err == f"ireval: {bad}:1: score 'x' is not a number\n"
+
+
+def test_stdin_among_several_runs(cli):
+    data = (GOLDEN / "bm25.txt").read_bytes()
+    res = cli(["-m", "map", "qrels.txt", "dense_v2.txt", "-"], cwd=GOLDEN, stdin=data)
+    assert res.out.decode().splitlines()[3] == "==> <stdin> (runid bm25) <=="
+    res = cli(["-m", "map", "qrels.txt", "-", "-"], cwd=GOLDEN, stdin=data)
+    assert res.code == 2 and res.err == "ireval: only one run can be read from standard input ('-')\n"
+
+
+@pytest.mark.parametrize("fmt", ["trec", "json", "csv", "markdown", "latex", "table"])
+def test_every_format_deterministic(cli, fmt):
+    outs = {cli(["-q", *MEASURES, "--format", fmt, "qrels.txt", *RUNS], cwd=GOLDEN).out for _ in range(2)}
+    assert len(outs) == 1
+
+
+def test_nan_and_latex_escaping():
+    from irevalcli.engine import Column, Results
+    from irevalcli.formatters import RunResults, format_runs
+
+    res = Results(qids=["q_1"], columns=[Column("x%", "x%", "float", None, float("nan"))], num_q=1, runid="a&b")
+    runs = [RunResults("r#1.txt", "a&b", "", res), RunResults("r2", "c", "", res)]
+    out = format_runs("latex", runs).decode()
+    assert "r\\#1.txt & a\\&b & nan \\\\" in out and "x\\%" in out
+    assert format_runs("markdown", [RunResults("a|b", "c", "", res)]).decode().splitlines()[2] == "| a\\|b | c | nan |"
+
+
+def test_paths_are_shown_as_given(cli):
+    res = cli(["-m", "map", "--format", "csv", "./qrels.txt", "./bm25.txt"], cwd=GOLDEN)
+    assert res.out.decode().splitlines()[1].startswith("./bm25.txt,bm25,all,")
+    assert Path(GOLDEN / "summary.csv").exists()
+
+
+def test_format_typo_suggests_the_fix(cli):
+    res = cli(["--format", "mardown", "qrels.txt", "bm25.txt"], cwd=GOLDEN)
+    assert (res.code, res.out) == (2, b"")
+    assert res.err == (
+        "ireval: Invalid value for '--format': 'mardown' is not one of 'trec', 'json', 'parquet', 'csv', "
+        "'markdown', 'latex', 'table' (did you mean 'markdown'?) (see 'ireval --help')\n"
+    )
