@@ -437,8 +437,15 @@ def seg_suffix_max(values: np.ndarray, groups: np.ndarray, ngroups: int) -> np.n
     return uniq[best]
 
 
-def seg_cumsum_exact(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """Exact per-segment running sums for a flat array grouped by ``starts``."""
+def seg_accumulate(values: np.ndarray, starts: np.ndarray, ufunc: np.ufunc = np.add) -> np.ndarray:
+    """Running ``ufunc`` (add: sums, multiply: products) within each segment of a flat
+    array grouped by ``starts``, applied left to right exactly as a C loop would.
+
+    A global cumsum minus each segment's base would round differently, so rows are
+    laid out as a (segments x depth) matrix padded with the identity, bucketed by
+    depth so the padding stays under 2x, and accumulated along each row (numpy's
+    accumulate is sequential, never pairwise).
+    """
     values = np.asarray(values, dtype=np.float64)
     out = np.empty_like(values)
     n = np.diff(starts)
@@ -446,16 +453,19 @@ def seg_cumsum_exact(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
     if len(nonempty) == 0:
         return out
     bucket = np.floor(np.log2(n[nonempty])).astype(np.int64)
-    for b in np.unique(bucket):
-        topics = nonempty[bucket == b]
-        lens = n[topics]
-        depth = int(lens.max())
-        rows = np.repeat(np.arange(len(topics)), lens)
-        first = np.repeat(starts[topics], lens)
+    for b in np.unique(bucket):  # at most log2(longest segment) buckets
+        seg = nonempty[bucket == b]
+        lens = n[seg]
+        rows = np.repeat(np.arange(len(seg)), lens)
         cols = np.arange(len(rows)) - np.repeat(np.cumsum(lens) - lens, lens)
-        idx = first + cols
-        mat = np.zeros((len(topics), depth), dtype=np.float64)
+        idx = np.repeat(starts[seg], lens) + cols
+        mat = np.full((len(seg), int(lens.max())), ufunc.identity, dtype=np.float64)
         mat[rows, cols] = values[idx]
-        np.cumsum(mat, axis=1, out=mat)
+        ufunc.accumulate(mat, axis=1, out=mat)
         out[idx] = mat[rows, cols]
     return out
+
+
+def seg_cumsum_exact(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Exact per-segment running sums (see :func:`seg_accumulate`)."""
+    return seg_accumulate(values, starts, np.add)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..registry import Params
-from ..table import EvalTable
+from ..table import EvalTable, seg_accumulate
 
 
 @dataclass(frozen=True)
@@ -45,29 +45,8 @@ def pair(p: Params, key: str, default: Any = None) -> Any:
 
 
 def seg_cumprod(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """Running product within each segment, multiplied left to right (as a C loop would).
-
-    Rows are laid out as a one-padded (segments x depth) matrix, bucketed by depth so the
-    padding stays under 2x, and multiplied along each row.
-    """
-    values = np.asarray(values, dtype=np.float64)
-    out = np.empty_like(values)
-    n = np.diff(starts)
-    nonempty = np.flatnonzero(n > 0)
-    if len(nonempty) == 0:
-        return out
-    bucket = np.floor(np.log2(n[nonempty])).astype(np.int64)
-    for b in np.unique(bucket):  # at most log2(longest ranking) buckets
-        seg = nonempty[bucket == b]
-        lens = n[seg]
-        rows = np.repeat(np.arange(len(seg)), lens)
-        cols = np.arange(len(rows)) - np.repeat(np.cumsum(lens) - lens, lens)
-        idx = np.repeat(starts[seg], lens) + cols
-        mat = np.ones((len(seg), int(lens.max())), dtype=np.float64)
-        mat[rows, cols] = values[idx]
-        np.cumprod(mat, axis=1, out=mat)
-        out[idx] = mat[rows, cols]
-    return out
+    """Running product within each segment, multiplied left to right (as a C loop would)."""
+    return seg_accumulate(values, starts, np.multiply)
 
 
 def exclusive(t: EvalTable, inclusive: np.ndarray, first: float = 1.0) -> np.ndarray:
