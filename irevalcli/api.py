@@ -129,6 +129,21 @@ def load_run(run: Any, *, stdin: BinaryIO | None = None, fmt: str = "auto", colu
     raise UsageError(f"run must be a path or a DataFrame, not {type(run).__name__}")
 
 
+def _hash_inputs_switch(func: Any) -> Any:
+    """Set readers.HASH_INPUTS from the call's ``hash_inputs`` for the duration of the call."""
+    import functools
+
+    from .readers import hashing
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with hashing(bool(kwargs.get("hash_inputs", True))):
+            return func(*args, **kwargs)
+
+    return wrapper
+
+
+@_hash_inputs_switch
 def evaluate(
     qrels: Any,
     run: Any,
@@ -147,6 +162,7 @@ def evaluate(
     chunk_bytes: int | None = None,
     stdin: BinaryIO | None = None,
     subtopics: Any = None,
+    hash_inputs: bool = True,
 ) -> Evaluation:
     """Evaluate ``run`` against ``qrels`` exactly as trec_eval 10.0 would.
 
@@ -158,6 +174,8 @@ def evaluate(
     ``stream``: evaluate a run file topic block by topic block in bounded memory
     (default: automatically for files of 1 GiB or more); a file that is not
     grouped by topic is then read whole. The results are identical either way.
+    ``hash_inputs``: record each input file's SHA-256 (``Evaluation.qrels.sha256`` and
+    ``.run.sha256``; empty when False, which saves reading time on large runs).
     ``subtopics``: subtopic judgements (``qid subtopic docno rel``; a path or a DataFrame with
     those columns) for alpha_ndcg_cut and err_ia_cut.
     Raises :class:`irevalcli.errors.IrevalError` subclasses with user-facing messages.
@@ -211,7 +229,7 @@ def evaluate(
         only_query=only_query,
         compat=compat,
     )
-    table = build_table(q, r, opts)
+    table = build_table(q, r, opts, doc_dict=sub is not None)
     table.subtopics = sub
     results = evaluate_table(
         table,

@@ -336,7 +336,10 @@ def run_eval(
 
     results: list[RunResults] = []
     evs: list[Any] = []
-    with Progress(wanted(progress, [qrels, *run_paths])) as prog:
+    from .readers import hashing
+
+    # only json and parquet record the inputs' SHA-256; skip hashing otherwise
+    with hashing(fmt in ("json", "parquet")), Progress(wanted(progress, [qrels, *run_paths])) as prog:
         judgements: Any = qrels  # read once for every run
         if rel_format == "qrels":
             with prog.reading(f"reading {qrels}", qrels) as advance:
@@ -368,6 +371,7 @@ def run_eval(
                     zscores=zscore_file,
                     stream=stream,
                     subtopics=subtopics,
+                    hash_inputs=fmt in ("json", "parquet"),
                 )
             if not evs:
                 evs.append(ev)
@@ -538,8 +542,49 @@ class _Terminated(BaseException):
     """SIGTERM, raised so that ``finally`` blocks (temporary files) run."""
 
 
-def _on_sigterm(signum: int, frame: Any) -> None:
+# Signals received during this main() call. An exception raised on the way out of an
+# interrupted import (pandas, loaded lazily by pyarrow, turns KeyboardInterrupt into an
+# AttributeError) is then reported as the interruption, not as an internal error.
+_SIGNALLED: list[int] = []
+
+
+def _on_signal(signum: int, frame: Any) -> None:
+    import signal
+
+    _SIGNALLED.append(signum)
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
     raise _Terminated()
+
+
+def _signal_outcome() -> int | None:
+    """Exit code (after printing the line) if a signal arrived, else None."""
+    import signal
+
+    if not _SIGNALLED:
+        return None
+    if _SIGNALLED[0] == signal.SIGINT:
+        _say(("\n" if _isatty(sys.stderr) else "") + "ireval: interrupted")
+        return 130
+    _say("ireval: terminated")
+    return 143
+
+
+def _install_signal_handlers() -> list[tuple[int, Any]]:
+    """Our SIGINT/SIGTERM handlers, where Python's defaults are in place (main thread only)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return []
+    saved = []
+    for sig, default in ((signal.SIGINT, signal.default_int_handler), (signal.SIGTERM, signal.SIG_DFL)):
+        try:
+            if signal.getsignal(sig) is default:
+                saved.append((sig, signal.signal(sig, _on_signal)))
+        except (ValueError, OSError):
+            pass
+    return saved
 
 
 def _say(line: str) -> None:
@@ -563,7 +608,6 @@ def _invoke(cmd: click.Command, args: list[str], prog_name: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point: parse, run, and turn every error into one line and an exit code."""
     import signal
-    import threading
     import warnings
 
     args = list(sys.argv[1:] if argv is None else argv)
@@ -572,13 +616,8 @@ def main(argv: list[str] | None = None) -> int:
         if "-v" in args or "--version" in args:
             click.echo(f"ireval {__version__} (trec_eval 10.0 semantics)")
             return EXIT_OK
-    old_term = None
-    if threading.current_thread() is threading.main_thread():
-        try:
-            if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
-                old_term = signal.signal(signal.SIGTERM, _on_sigterm)
-        except (ValueError, OSError):
-            old_term = None
+    _SIGNALLED.clear()
+    saved = _install_signal_handlers()
     try:
         with warnings.catch_warnings():
             if not debug:
@@ -587,8 +626,8 @@ def main(argv: list[str] | None = None) -> int:
                 warnings.simplefilter("ignore")
             return _main(args, debug)
     finally:
-        if old_term is not None:
-            signal.signal(signal.SIGTERM, old_term)
+        for sig, handler in saved:
+            signal.signal(sig, handler)
 
 
 def _main(args: list[str], debug: bool) -> int:
@@ -611,12 +650,16 @@ def _main(args: list[str], debug: bool) -> int:
         _say(f"ireval: {_printable(_one_line(msg))} (see 'ireval --help')")
         return EXIT_USAGE
     except (click.Abort, KeyboardInterrupt):
-        _say(("\n" if _isatty(sys.stderr) else "") + "ireval: interrupted")
-        return 130
+        if not _SIGNALLED:
+            import signal
+
+            _SIGNALLED.append(signal.SIGINT)
+        return _signal_outcome() or 130
     except _Terminated:
-        _say("ireval: terminated")
-        return 143
+        return _signal_outcome() or 143
     except IrevalError as exc:
+        if _SIGNALLED:
+            return _signal_outcome() or EXIT_INTERNAL
         if debug:
             import traceback
 
@@ -625,18 +668,20 @@ def _main(args: list[str], debug: bool) -> int:
         return exc.exit_code
     except BrokenPipeError:
         _silence_broken_pipe()
-        return EXIT_OK
+        return _signal_outcome() or EXIT_OK
     except MemoryError:
         _say("ireval: out of memory")
         return EXIT_USAGE
     except OSError as exc:
+        if _SIGNALLED:
+            return _signal_outcome() or EXIT_INTERNAL
         if exc.errno in _WRITE_ERRNOS:  # click.echo to a full stdout (--help, 'ireval measures')
             _silence_broken_pipe()
             _say(f"ireval: cannot write to standard output: {exc.strerror}")
             return EXIT_USAGE
         return _internal(exc, debug)
     except Exception as exc:  # a bug: one line, traceback only with --debug
-        return _internal(exc, debug)
+        return _signal_outcome() or _internal(exc, debug)
 
 
 _WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})

@@ -229,6 +229,9 @@ def read_input(
 
     from .readers import _decompress
 
+    from .readers import HASH_INPUTS
+
+    hashing = HASH_INPUTS.get()
     sha = hashlib.sha256()
     parts = []
     try:
@@ -237,14 +240,15 @@ def read_input(
                 block = fh.read(8 << 20)
                 if not block:
                     break
-                sha.update(block)
+                if hashing:
+                    sha.update(block)
                 parts.append(block)
                 progress(len(block))
     except OSError:
         return read_source(path, what=what)  # raises the usual message
     raw = b"".join(parts)
     del parts
-    return Source(name=spath, data=_decompress(raw, spath, what), sha256=sha.hexdigest())
+    return Source(name=spath, data=_decompress(raw, spath, what), sha256=sha.hexdigest() if hashing else "")
 
 
 def read_qrels_file(

@@ -42,15 +42,18 @@ class _HashingReader(io.RawIOBase):
     """Passes bytes through and hashes them (the SHA-256 is of the file as stored)."""
 
     def __init__(self, fh: IO[bytes]) -> None:
+        from .readers import HASH_INPUTS
+
         self.fh = fh
         self.sha = hashlib.sha256()
+        self.enabled = HASH_INPUTS.get()
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, b) -> int:  # type: ignore[no-untyped-def]
         n = self.fh.readinto(b)
-        if n:
+        if n and self.enabled:
             self.sha.update(memoryview(b)[:n])
         return n or 0
 
@@ -103,7 +106,7 @@ class ChunkReader:
                 yield carry, lines_before
             while buffered.read(1 << 20):  # hash whatever the decompressor left unread
                 pass
-            self.sha256 = raw.sha.hexdigest()
+            self.sha256 = raw.sha.hexdigest() if raw.enabled else ""
 
 
 def _parse_chunk(chunk: bytes, name: str, lines_before: int) -> Run:
@@ -156,7 +159,7 @@ def evaluate_stream(
         judged = pc.is_in(qrels.qid, value_set=topics).to_numpy(zero_copy_only=False)
         if not judged.any():
             return
-        table = _whole_file_facts(build_table(qrels.take(judged), batch, batch_opts), qrels, subtopics)
+        table = _whole_file_facts(build_table(qrels.take(judged), batch, batch_opts, doc_dict=subtopics is not None), qrels, subtopics)
         if table.nq:
             parts.append((table.qids, compute_topics(table, requests)))
 
@@ -196,7 +199,7 @@ def evaluate_stream(
                 "(use -c to score missing topics as 0)",
             )
         judged = pc.is_in(qrels.qid, value_set=absent).to_numpy(zero_copy_only=False)
-        table = _whole_file_facts(build_table(qrels.take(judged), Run.empty(path, runid), opts), qrels, subtopics)
+        table = _whole_file_facts(build_table(qrels.take(judged), Run.empty(path, runid), opts, doc_dict=subtopics is not None), qrels, subtopics)
         parts.append((table.qids, compute_topics(table, requests)))
     if not parts:
         raise NoQueriesError(f"{path}: the run shares no topic with {qrels.name}: nothing to evaluate")

@@ -183,12 +183,35 @@ def _split_codes(arrays: tuple[pa.Array, ...]) -> tuple[list[np.ndarray], pa.Arr
     return list(np.split(idx, bounds)), enc.dictionary
 
 
-def _factorize_sorted(*arrays: pa.Array) -> tuple[list[np.ndarray], pa.Array]:
-    """Codes for the values of several binary arrays, numbered in bytewise order."""
+def _blocks(arr: pa.Array) -> tuple[np.ndarray, pa.Array] | None:
+    """(block lengths, block values) when ``arr`` is made of few runs of equal values
+    (a run file grouped by topic); None when it is not worth it."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    codes, dictionary = _split_codes(arrays)
+    n = len(arr)
+    if n < 2:
+        return None
+    change = pc.not_equal(arr.slice(1), arr.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+    starts = np.concatenate(([0], np.flatnonzero(change) + 1))
+    if len(starts) * 8 > n:
+        return None
+    return np.diff(np.concatenate((starts, [n]))), arr.take(pa.array(starts))
+
+
+def _factorize_sorted(*arrays: pa.Array) -> tuple[list[np.ndarray], pa.Array]:
+    """Codes for the values of several binary arrays, numbered in bytewise order.
+
+    An array made of long runs of equal values (a run's topic column) is encoded
+    through its runs' values only, then expanded.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    runs = [_blocks(a) for a in arrays]
+    short = tuple(b[1] if b is not None else a for a, b in zip(arrays, runs))
+    codes, dictionary = _split_codes(short)
+    codes = [np.repeat(c, b[0]) if b is not None else c for c, b in zip(codes, runs)]
     order = pc.sort_indices(dictionary).to_numpy()
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order), dtype=np.int64)
@@ -267,8 +290,64 @@ def rank_order(topic: np.ndarray, score: np.ndarray, docno: pa.Array) -> np.ndar
     return order
 
 
-def build_table(qrels: Qrels, run: Run, opts: EvalOptions) -> EvalTable:
-    """Join, rank and label; check duplicates and missing topics."""
+def _numeric_ids(arr: pa.Array) -> np.ndarray | None:
+    """The integer value of every docno when each one is a canonical decimal (no sign,
+    no leading zero, at most 15 digits): then value and text determine each other, so
+    the value can stand for the text. None otherwise."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if len(arr) == 0:
+        return None
+    try:
+        ids = pc.cast(arr.cast(pa.large_string()), pa.int64()).to_numpy(zero_copy_only=False)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    if ids.min() < 0 or ids.max() >= 10**15:
+        return None
+    digits = np.ones(len(ids), dtype=np.int64)
+    pos = ids > 0
+    digits[pos] = np.floor(np.log10(ids[pos].astype(np.float64))).astype(np.int64) + 1
+    lengths = pc.binary_length(arr).to_numpy(zero_copy_only=False)
+    return ids if np.array_equal(digits, lengths) else None
+
+
+def _doc_codes(qrels_docno: pa.Array, run_docno: pa.Array, want_dict: bool) -> tuple[np.ndarray, np.ndarray, int, Any]:
+    """Codes for qrels and run docnos in one code space: (qrels codes, run codes,
+    code bound, dictionary or None). Equal codes mean equal docnos; a qrels code of
+    -1 matches no run docno.
+
+    Numeric docnos (MS MARCO passage ids) use their value, which avoids hashing
+    millions of strings; otherwise, or when a measure needs the dictionary of
+    docnos (diversity measures), the docnos are dictionary-encoded.
+    """
+    if not want_dict:
+        ids = _numeric_ids(run_docno)
+        if ids is not None and ids.max() < 8 * len(ids) + 1024:  # a dense id space: bincount is cheap
+            bound = int(ids.max()) + 1
+            qids = _numeric_ids(qrels_docno)
+            if qids is None:  # some qrels docno is not canonical: look each up
+                import pyarrow as pa
+                import pyarrow.compute as pc
+
+                q = qrels_docno.cast(pa.large_binary())
+                ok = pc.match_substring_regex(q.cast(pa.large_string(), safe=False), r"^(0|[1-9][0-9]{0,14})$")
+                ok = ok.fill_null(False).to_numpy(zero_copy_only=False)
+                qids = np.full(len(q), -1, dtype=np.int64)
+                if ok.any():
+                    qids[ok] = pc.cast(q.filter(pa.array(ok)).cast(pa.large_string()), pa.int64()).to_numpy()
+            qids = np.where((qids >= 0) & (qids < bound), qids, -1)
+            return qids, ids, bound, None
+    (q_dcode, r_dcode), doc_dict = _encode(qrels_docno, run_docno)
+    return q_dcode, r_dcode, max(len(doc_dict), 1), doc_dict
+
+
+def build_table(qrels: Qrels, run: Run, opts: EvalOptions, *, doc_dict: bool = True) -> EvalTable:
+    """Join, rank and label; check duplicates and missing topics.
+
+    ``doc_dict``: keep each row's docno code and the dictionary of docnos on the
+    table (``doc``, ``doc_dict``) for measures that look documents up (diversity).
+    """
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -330,29 +409,23 @@ def build_table(qrels: Qrels, run: Run, opts: EvalOptions) -> EvalTable:
         run_docno = pa.concat_arrays(
             [run_docno.cast(pa.large_binary()), pa.array([PLACEHOLDER_DOCNO] * len(mt), pa.large_binary())]
         )
-    (q_dcode, r_dcode), doc_dict = _encode(qrels.docno, run_docno)
-    ndoc = max(len(doc_dict), 1)
+    q_dcode, r_dcode, ndoc, docnos = _doc_codes(qrels.docno, run_docno, doc_dict)
 
     # ---- judgements of evaluated topics, with duplicate check
     q_topic = topic_of_code[q_qcode]
     qmask = q_topic >= 0
     qg = q_topic[qmask]
     qrel = qrels.rel[qmask]
-    qkey = qg * ndoc + q_dcode[qmask]
-    qline = qrels.lineno[qmask]
+    check_qrels_duplicates(qrels if qmask.all() else qrels.take(qmask))
+    # judgements that can match a run row, keyed by (topic, docno code)
+    matchable = q_dcode[qmask] >= 0
+    qkey = qg[matchable] * ndoc + q_dcode[qmask][matchable]
     qorder = np.argsort(qkey, kind="stable")
     qkey_sorted = qkey[qorder]
-    dup = np.flatnonzero(qkey_sorted[1:] == qkey_sorted[:-1])
-    if len(dup):
-        lines_second = qline[qorder[dup + 1]]
-        j = int(np.argmin(lines_second))
-        first, second = qorder[dup[j]], qorder[dup[j] + 1]
-        d = _decode(doc_dict[int(q_dcode[qmask][second])].as_py())
-        raise DuplicateDocError(
-            qrels.name,
-            f"document '{d}' is judged twice for topic '{qids[int(qg[second])]}' (first at line {int(qline[first])})",
-            int(qline[second]),
-        )
+    qrel_sorted = qrel[matchable][qorder]
+
+    def docno_text(code: int) -> str:
+        return _decode(docnos[code].as_py()) if docnos is not None else str(code)
 
     # ---- ranked rows
     order = rank_order(rg, rscore, run_docno)
@@ -370,17 +443,21 @@ def build_table(qrels: Qrels, run: Run, opts: EvalOptions) -> EvalTable:
         counts = np.bincount(rg, minlength=nq)
         starts[1:] = np.cumsum(counts)
 
-    # duplicate docs within a topic (among the documents kept by -M)
+    # duplicate docs within a topic (among the documents kept by -M): only docnos
+    # that occur more than once in the whole run can be duplicated, so only their
+    # rows are sorted (usually a small fraction)
     rkey = rg * ndoc + r_dcode
     rkey_arr = pa.array(rkey)
-    if len(pc.unique(rkey_arr)) != len(rkey):
+    repeated = np.bincount(r_dcode, minlength=ndoc)[r_dcode] > 1
+    cand = np.sort(rkey[repeated])  # (numpy's hash-based unique is far slower here)
+    if len(cand) and (cand[1:] == cand[:-1]).any():
         korder = np.argsort(rkey, kind="stable")
         ks = rkey[korder]
         dup = np.flatnonzero(ks[1:] == ks[:-1])
         a, b = korder[dup], korder[dup + 1]
         la, lb = np.minimum(rline[a], rline[b]), np.maximum(rline[a], rline[b])
         j = int(np.argmin(lb))
-        d = _decode(doc_dict[int(r_dcode[a[j]])].as_py())
+        d = docno_text(int(r_dcode[a[j]]))
         raise DuplicateDocError(
             run.name,
             f"document '{d}' is retrieved twice for topic '{qids[int(rg[a[j]])]}' (first at line {int(la[j])})",
@@ -396,7 +473,7 @@ def build_table(qrels: Qrels, run: Run, opts: EvalOptions) -> EvalTable:
             hit = pos.to_numpy(zero_copy_only=False)[found].astype(np.int64) if pos.null_count == 0 else (
                 pos.filter(pos.is_valid()).to_numpy().astype(np.int64)
             )
-            values = qrel[qorder][hit]
+            values = qrel_sorted[hit]
             label[found] = np.where(values < 0, -2, values)
 
     if opts.judged_only:
@@ -414,8 +491,8 @@ def build_table(qrels: Qrels, run: Run, opts: EvalOptions) -> EvalTable:
         missing=missing,
         opts=opts,
         runid=run.runid,
-        doc=r_dcode,
-        doc_dict=doc_dict,
+        doc=r_dcode if docnos is not None else None,
+        doc_dict=docnos,
         max_label=int(qrels.rel.max()) if len(qrels.rel) else 0,
     )
 

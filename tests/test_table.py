@@ -1,0 +1,86 @@
+"""The ranked table: numeric docnos (fast path) behave exactly like any other docnos."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from irevalcli.engine import evaluate_table
+from irevalcli.errors import DuplicateDocError
+from irevalcli.formatters import format_trec
+from irevalcli.names import resolve
+from irevalcli.readers import Source, parse_qrels, parse_run
+from irevalcli.table import EvalOptions, _numeric_ids, build_table
+
+
+def src(text):
+    return Source("f", text.encode(), "")
+
+
+def both_paths(qrels_text, run_text, **opts):
+    q, r = parse_qrels(src(qrels_text)), parse_run(src(run_text))
+    reqs = resolve(["all_trec"])
+    out = []
+    for want_dict in (False, True):
+        t = build_table(q, r, EvalOptions(**opts), doc_dict=want_dict)
+        res = evaluate_table(t, reqs, num_qrels_topics=t.nq, num_rel_complete=int((q.rel > 0).sum()))
+        out.append(format_trec(res, per_query=True))
+    return out
+
+
+def test_numeric_ids_only_for_canonical_decimals():
+    import pyarrow as pa
+
+    def ids(*xs):
+        return _numeric_ids(pa.array([x.encode() for x in xs], pa.large_binary()))
+
+    assert ids("0", "7", "123").tolist() == [0, 7, 123]
+    assert ids("07") is None  # a leading zero: '07' and '7' are different docnos
+    assert ids("-7") is None and ids("+7") is None and ids("7a") is None and ids("") is None
+
+
+def test_leading_zeros_never_match():
+    # the run's '12' is not the qrels' '012'; '5' is judged relevant
+    qrels = "1 0 012 1\n1 0 5 1\n"
+    run = "1 Q0 12 1 3 r\n1 Q0 5 2 2 r\n"
+    fast, slow = both_paths(qrels, run)
+    assert fast == slow
+    assert b"num_rel_ret           \t1\t1\n" in fast
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_numeric_and_dictionary_paths_agree(seed):
+    rng = random.Random(seed)
+    q, r = [], []
+    for t in range(1, rng.randint(2, 12)):
+        docs = rng.sample(range(0, 200), rng.randint(1, 40))
+        for d in docs:
+            if rng.random() < 0.5:
+                q.append(f"{t} 0 {d if rng.random() < 0.9 else '0' + str(d)} {rng.choice([-1, 0, 1, 2])}")
+            r.append(f"{t} Q0 {d} 0 {rng.choice([1, 2, 3, rng.random()])} run")
+    qrels = "\n".join(sorted(set(q), key=lambda x: (x.split()[0], x.split()[2]))) + "\n"
+    # keep one judgement per (topic, docno)
+    seen, lines = set(), []
+    for line in qrels.split("\n"):
+        if line and tuple(line.split()[::2][:2]) not in seen:
+            seen.add(tuple(line.split()[::2][:2]))
+            lines.append(line)
+    fast, slow = both_paths("\n".join(lines) + "\n", "\n".join(r) + "\n", complete=True)
+    assert fast == slow
+
+
+def test_duplicates_found_on_the_numeric_path():
+    q, r = parse_qrels(src("1 0 5 1\n2 0 5 1\n")), parse_run(src("1 Q0 5 1 3 r\n2 Q0 5 1 3 r\n2 Q0 5 2 1 r\n"))
+    with pytest.raises(DuplicateDocError) as e:
+        build_table(q, r, EvalOptions(), doc_dict=False)
+    assert str(e.value) == "f:3: document '5' is retrieved twice for topic '2' (first at line 2)"
+
+
+def test_sparse_ids_use_the_dictionary():
+    q = parse_qrels(src("1 0 999999999999 1\n"))
+    r = parse_run(src("1 Q0 999999999999 1 3 r\n1 Q0 1 2 2 r\n"))
+    t = build_table(q, r, EvalOptions(), doc_dict=False)
+    assert t.label.tolist() == [1, -1]
+    assert np.all(t.g == 0)
