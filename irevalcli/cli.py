@@ -99,6 +99,7 @@ Other commands:
   ireval gate QRELS RUN ...         fail (exit 1) when a run's quality drops
   ireval pool RUN... --depth N      build a judgment pool from runs
   ireval plot pr|diff QRELS RUN...  precision-recall curves, per-topic differences
+  ireval curve QRELS RUN...         precision-recall curve points as CSV or JSON
 
 \b
 Shell completion (measure names too): eval "$(_IREVAL_COMPLETE=bash_source ireval)"
@@ -528,6 +529,7 @@ SUBCOMMANDS: dict[str, str] = {
     "gate": "irevalcli.gate:gate_command",
     "pool": "irevalcli.pool:pool_command",
     "plot": "irevalcli.plot:plot_command",
+    "curve": "irevalcli.curve:curve_command",
 }
 
 
