@@ -6,8 +6,13 @@ are imported inside the command, so ``ireval --help`` stays fast.
 Exit codes (stable, documented in the README):
   0  success
   1  a quality gate failed (reserved for ``ireval gate``)
-  2  usage or input error: bad option, unknown measure, malformed or missing file
+  2  usage, input or output error: bad option, unknown measure, malformed or missing
+     file, --output that cannot be written
   3  internal error (a bug in ireval: please report it)
+  130, 143  interrupted by SIGINT (Ctrl-C) or terminated by SIGTERM; no output file is
+     left half-written
+A reader that goes away (``| head``) is not an error: the output stops quietly and the
+exit code is the command's own (a failed gate is still 1).
 """
 
 from __future__ import annotations
@@ -174,9 +179,12 @@ def write_atomic(path: str, data: bytes) -> None:
         raise OutputError(f"--output {path}: the directory {shown} does not exist")
     mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_umask()
     tmp = None
+    fh = None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".ireval-", suffix=".tmp", dir=directory)
-        with os.fdopen(fd, "wb") as fh:
+        with _signals_deferred():  # Ctrl-C cannot land between creating the file and knowing its name
+            fd, tmp = tempfile.mkstemp(prefix=".ireval-", suffix=".tmp", dir=directory)
+            fh = os.fdopen(fd, "wb")
+        with fh:
             fh.write(data)
             fh.flush()
             os.fchmod(fh.fileno(), mode)
@@ -193,11 +201,47 @@ def write_atomic(path: str, data: bytes) -> None:
     except OSError as exc:
         raise OutputError(f"--output {path}: cannot write ({exc.strerror or exc})") from None
     finally:
+        if fh is not None:
+            try:
+                fh.close()
+            except OSError:
+                pass
         if tmp is not None:
             try:
                 os.unlink(tmp)
             except OSError:
                 pass
+
+
+class _signals_deferred:
+    """Hold SIGINT and SIGTERM for the duration, then act on them as the handlers in place
+    would. (Python runs signal handlers in the main thread whichever thread the OS picks,
+    so masking signals in one thread is not enough: the Python-level handler is swapped.)"""
+
+    def __enter__(self) -> None:
+        import signal
+        import threading
+
+        self.pending: list[int] = []
+        self.saved: list[tuple[int, Any]] = []
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                try:
+                    self.saved.append((sig, signal.signal(sig, lambda signum, frame: self.pending.append(signum))))
+                except (ValueError, OSError):
+                    pass
+
+    def __exit__(self, *exc: object) -> None:
+        import signal
+
+        for sig, handler in self.saved:
+            signal.signal(sig, handler)
+        for sig in self.pending:
+            handler = dict(self.saved).get(sig)
+            if callable(handler):
+                handler(sig, None)  # raises KeyboardInterrupt or _Terminated
+            elif handler == signal.SIG_DFL:
+                signal.raise_signal(sig)
 
 
 def _write_special(path: str, data: bytes) -> None:
@@ -579,7 +623,7 @@ def _install_signal_handlers() -> list[tuple[int, Any]]:
 
     if threading.current_thread() is not threading.main_thread():
         return []
-    saved = []
+    saved: list[tuple[int, Any]] = []
     for sig, default in ((signal.SIGINT, signal.default_int_handler), (signal.SIGTERM, signal.SIG_DFL)):
         try:
             if signal.getsignal(sig) is default:
@@ -614,10 +658,9 @@ def main(argv: list[str] | None = None) -> int:
 
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
-    if any(a in ("-v", "--version") for a in args if not a.startswith("--") or a == "--version"):
-        if "-v" in args or "--version" in args:
-            click.echo(f"ireval {__version__} (trec_eval 10.0 semantics)")
-            return EXIT_OK
+    if _wants_version(args):
+        click.echo(f"ireval {__version__} (trec_eval 10.0 semantics)")
+        return EXIT_OK
     _SIGNALLED.clear()
     saved = _install_signal_handlers()
     try:
@@ -630,6 +673,40 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         for sig, handler in saved:
             signal.signal(sig, handler)
+
+
+def _wants_version(args: list[str]) -> bool:
+    """``-v``/``--version`` read as getopt reads it: bundled (``-qv``), but not as an option's
+    value (``-m -v``, ``-mv``) nor after ``--``. Subcommands: only a bare ``-v``/``--version``."""
+    if args and args[0] in SUBCOMMANDS:
+        return any(a in ("-v", "--version") for a in args[1:])
+    takes_value = {
+        name
+        for p in eval_command.params
+        if isinstance(p, click.Option) and not p.is_flag and not p.count
+        for name in p.opts
+    }
+    i = 0
+    while i < len(args):
+        a = args[i]
+        i += 1
+        if a == "--":
+            return False
+        if a.startswith("--"):
+            if a == "--version":
+                return True
+            if "=" not in a and a in takes_value:
+                i += 1  # its value
+            continue
+        if a.startswith("-") and len(a) > 1:
+            for j, ch in enumerate(a[1:], start=1):
+                if ch == "v":
+                    return True
+                if f"-{ch}" in takes_value:
+                    if j == len(a) - 1:
+                        i += 1  # the value is the next argument
+                    break  # the rest of the bundle is the value
+    return False
 
 
 def _main(args: list[str], debug: bool) -> int:
