@@ -36,7 +36,8 @@ EXIT_INTERNAL = 3
 
 
 class CLong(click.ParamType):
-    """An integer read like C's atol: the leading integer, 0 if there is none."""
+    """An integer read like C's atol/strtol: C whitespace skipped, the leading integer
+    clamped to a long, 0 if there is none."""
 
     name = "integer"
 
@@ -45,8 +46,8 @@ class CLong(click.ParamType):
             return value
         import re
 
-        m = re.match(r"\s*[+-]?[0-9]+", str(value))
-        return int(m.group(0)) if m else 0
+        m = re.match(r"[ \t\n\v\f\r]*[+-]?[0-9]+", str(value))
+        return max(-(2**63), min(int(m.group(0)), 2**63 - 1)) if m else 0
 
 
 class Choice(click.Choice):

@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from .errors import InputError, UsageError
-from .readers import Qrels, Run, Source, read_source
+from .readers import Qrels, Run, Source, read_source, refuse_bom
 
 if TYPE_CHECKING:
     import numpy as np
@@ -169,7 +169,7 @@ def detect(data: bytes, columns: Mapping[str, str] | None = None) -> str:
     columns = columns or {}
     if data[:4] == PARQUET_MAGIC:
         return "parquet"
-    if data[:4096].lstrip()[:1] == b"{":
+    if data[:4096].lstrip()[:1] == b"{" and _json_object_line(_first_line(data.lstrip())):
         return "jsonl"
     line = _first_line(data)
     for delim, fmt in ((b"\t", "tsv"), (b",", "csv")):
@@ -181,28 +181,39 @@ def detect(data: bytes, columns: Mapping[str, str] | None = None) -> str:
     return "trec"
 
 
+def _json_object_line(line: bytes) -> bool:
+    """A first line that parses as a JSON object (so a TREC qid like '{1}' stays TREC)."""
+    import json
+
+    try:
+        return isinstance(json.loads(line), dict)
+    except ValueError:
+        return False
+
+
 def _sniff_head(path: str, size: int = 1 << 16) -> bytes | None:
     """The first decompressed bytes of a file, or None when it cannot be streamed (zstd, unreadable)."""
     import bz2
     import gzip
     import lzma
+    import zlib
 
-    from .readers import BZ2_MAGIC, GZIP_MAGIC, XZ_MAGIC, ZSTD_MAGIC
+    from .readers import GZIP_MAGIC, XZ_MAGIC, ZSTD_MAGIC, is_bzip2
 
     try:
         with open(path, "rb") as fh:
-            head = fh.read(6)
+            head = fh.read(10)
             fh.seek(0)
             if head.startswith(ZSTD_MAGIC):
                 return None
             if head.startswith(GZIP_MAGIC):
                 return gzip.GzipFile(fileobj=fh).read(size)
-            if head.startswith(BZ2_MAGIC) and head[3:4].isdigit():
+            if is_bzip2(head):
                 return bz2.BZ2File(fh).read(size)
             if head.startswith(XZ_MAGIC):
                 return lzma.LZMAFile(fh).read(size)
             return fh.read(size)
-    except (OSError, EOFError, lzma.LZMAError):
+    except (OSError, EOFError, lzma.LZMAError, zlib.error):
         return None
 
 
@@ -285,12 +296,15 @@ def parse_qrels_source(src: Source, *, fmt: str = "auto", columns: Mapping[str, 
     from .readers import parse_qrels
 
     columns = columns or {}
+    refuse_bom(src)
     kind = detect(src.data, columns) if fmt == "auto" else fmt
     if kind == "trec":
         return parse_qrels(src)
     if not src.data:
         raise InputError(src.name, "the qrels file is empty")
     tab = _read_tabular(src, kind, ("qid", "docno", "rel"), (), columns, "qrels")
+    if len(tab.lineno) == 0:
+        raise InputError(src.name, "the qrels file has no judgements (only a header)")
     return Qrels(
         name=src.name,
         sha256=src.sha256,
@@ -305,6 +319,7 @@ def parse_run_source(src: Source, *, fmt: str = "auto", columns: Mapping[str, st
     from .readers import parse_run
 
     columns = columns or {}
+    refuse_bom(src)
     kind = detect(src.data, columns) if fmt == "auto" else fmt
     if kind == "trec":
         try:

@@ -17,6 +17,7 @@ ireval also accepts the output labels as input (``P_5``, ``ndcg_cut_10``,
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -27,8 +28,10 @@ from .aliases import wrap as wrap_friendly
 from .errors import MeasureParamError, UnknownMeasureError
 from .registry import NICKNAMES, Measure, Params, load
 
-_LONG_PREFIX = re.compile(r"^\s*[+-]?[0-9]+")
-_DOUBLE_PREFIX = re.compile(r"^\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+# C's isspace, not Unicode whitespace: atol/atof skip exactly these
+_LONG_PREFIX = re.compile(r"^[ \t\n\v\f\r]*[+-]?[0-9]+")
+_DOUBLE_PREFIX = re.compile(r"^[ \t\n\v\f\r]*[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
+LONG_MAX = 2**63 - 1
 
 
 @dataclass(frozen=True)
@@ -50,14 +53,20 @@ def _atol(text: str, spec: str, what: str) -> int:
     m = _LONG_PREFIX.match(text)
     if not m:
         raise MeasureParamError(f"{spec}: {what} '{text}' is not a positive integer")
-    return int(m.group(0))
+    value = int(m.group(0))
+    if abs(value) > LONG_MAX:
+        raise MeasureParamError(f"{spec}: {what} '{text}' is out of range")
+    return value
 
 
 def _atof(text: str, spec: str, what: str) -> float:
     m = _DOUBLE_PREFIX.match(text)
     if not m:
         raise MeasureParamError(f"{spec}: {what} '{text}' is not a number")
-    return float(m.group(0))
+    value = float(m.group(0))
+    if not math.isfinite(value):
+        raise MeasureParamError(f"{spec}: {what} '{text}' is out of range")
+    return value
 
 
 def parse_params(meas: Measure, text: str, spec: str) -> Params:
@@ -101,6 +110,8 @@ def _parse_pairs(text: str, spec: str) -> tuple[tuple[str, float], ...]:
         key, eq, val = item.partition("=")
         if not eq or key == "" or "=" in val:
             raise MeasureParamError(f"{spec}: malformed parameter '{item}' (expected key=value pairs, e.g. 1=3,2=9)")
+        if re.fullmatch(r"[+-]?[0-9]+", key) and abs(int(key)) > LONG_MAX:
+            raise MeasureParamError(f"{spec}: level '{key}' is out of range")
         pairs.append((key, _atof(val, spec, f"value of '{key}'")))
     return tuple(pairs)
 

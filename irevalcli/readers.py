@@ -16,6 +16,7 @@ import bz2
 import gzip
 import hashlib
 import lzma
+import zlib
 import os
 import sys
 from collections.abc import Iterator
@@ -32,6 +33,12 @@ if TYPE_CHECKING:
 
 GZIP_MAGIC = b"\x1f\x8b"
 BZ2_MAGIC = b"BZh"
+BZ2_BLOCK_MAGICS = (b"1AY&SY", b"\x17rE8P\x90")  # a compressed block, or the end of an empty stream
+
+
+def is_bzip2(head: bytes) -> bool:
+    """bzip2 by content: 'BZh', a block size digit, then a block or end-of-stream magic."""
+    return head.startswith(BZ2_MAGIC) and head[3:4].isdigit() and head[4:10] in BZ2_BLOCK_MAGICS
 XZ_MAGIC = b"\xfd7zXZ\x00"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
@@ -90,7 +97,7 @@ def _decompress(raw: bytes, name: str, what: str) -> bytes:
     try:
         if raw.startswith(GZIP_MAGIC):
             return gzip.decompress(raw)
-        if raw.startswith(BZ2_MAGIC) and len(raw) > 10 and raw[3:4].isdigit():
+        if is_bzip2(raw[:10]):
             return bz2.decompress(raw)
         if raw.startswith(XZ_MAGIC):
             return lzma.decompress(raw)
@@ -98,7 +105,7 @@ def _decompress(raw: bytes, name: str, what: str) -> bytes:
             import pyarrow as pa
 
             return pa.CompressedInputStream(pa.BufferReader(raw), "zstd").read()
-    except (OSError, EOFError, ValueError, lzma.LZMAError) as exc:
+    except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error) as exc:
         raise InputError(name, f"cannot read {what} file: corrupt or truncated compressed data ({exc})") from None
     return raw
 
@@ -249,7 +256,9 @@ def _first_bad(mask: np.ndarray) -> int:
     return int(np.argmax(mask))
 
 
-_FLOAT_RE = r"^[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|inf|infinity|nan)$"
+# Unambiguous (each digit can match one way only), so a long run of digits that is not
+# a number fails in linear time instead of backtracking quadratically.
+_FLOAT_RE = r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$|^[+-]?(inf|infinity|nan)$"
 _INT_RE = r"^[+-]?[0-9]+$"
 
 
@@ -264,6 +273,11 @@ def _cast(tokens: pa.Array, to: pa.DataType) -> np.ndarray | None:
         return None
 
 
+def shown(text: str, limit: int = 40) -> str:
+    """A token as quoted in a message: long ones are cut, so an error stays one short line."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
 def _slow_parse(tokens: pa.Array, lines_no: np.ndarray, name: str, what: str, pattern: str, conv: type) -> list:
     """Error path: find the first token that is not a number and say which line it is on."""
     import re
@@ -276,11 +290,11 @@ def _slow_parse(tokens: pa.Array, lines_no: np.ndarray, name: str, what: str, pa
             why = "is not a number"
             if conv is int and re.match(_FLOAT_RE, text, re.IGNORECASE):
                 why = "is not an integer (trec_eval would truncate it; ireval refuses)"
-            raise InputError(name, f"{what} '{text}' {why}", int(lines_no[i]))
+            raise InputError(name, f"{what} '{shown(text)}' {why}", int(lines_no[i]))
         try:
             out.append(conv(tok.decode("ascii")))
         except (ValueError, OverflowError):
-            raise InputError(name, f"{what} '{tok.decode()}' is out of range", int(lines_no[i])) from None
+            raise InputError(name, f"{what} '{shown(tok.decode())}' is out of range", int(lines_no[i])) from None
     return out
 
 
@@ -387,10 +401,25 @@ def read_qrels(path: str | os.PathLike[str], *, stdin: BinaryIO | None = None) -
     return parse_qrels(src)
 
 
+BOM = b"\xef\xbb\xbf"
+
+
+def refuse_bom(src: Source) -> None:
+    """A UTF-8 byte order mark would silently become part of the first topic id."""
+    if src.data.startswith(BOM):
+        raise InputError(
+            src.name,
+            "the file starts with a UTF-8 byte order mark; save it without one "
+            "(trec_eval would read the mark as part of the first topic id)",
+            1,
+        )
+
+
 def parse_qrels(src: Source) -> Qrels:
     import numpy as np
     import pyarrow as pa
 
+    refuse_bom(src)
     fast = _fast_table(src.data, 4, 4, {0: pa.large_binary(), 2: pa.large_binary(), 3: pa.int64()})
     if fast is not None and len(fast):
         return Qrels(
@@ -435,6 +464,7 @@ def parse_run(src: Source, *, allow_empty: bool = False) -> Run:
 
     if allow_empty and not src.data.strip():
         return Run.empty(src.name)
+    refuse_bom(src)
 
     fast = _fast_table(src.data, None, 6, {0: pa.large_binary(), 2: pa.large_binary(), 4: pa.float64(), 5: pa.large_binary()})
     if fast is not None and len(fast):
@@ -484,6 +514,7 @@ def read_zscores(path: str | os.PathLike[str]):  # -> engine.ZScores
     from .engine import ZScores
 
     src = read_source(path, what="z-score", stdin=None)
+    refuse_bom(src)
     lines = tokenize(src.data, src.name, blank_lines_ok=False, what="z-score")
     bad = lines.ntok != 4
     if bad.any():

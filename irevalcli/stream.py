@@ -19,6 +19,7 @@ import hashlib
 import io
 import lzma
 import os
+import zlib
 from dataclasses import replace
 from typing import IO, Any, Iterator
 
@@ -27,7 +28,7 @@ import numpy as np
 from .engine import Results, TopicColumn, ZScores, compute_topics, concat_topics, summarize
 from .errors import InputError, MissingTopicError, NoQueriesError
 from .names import Request
-from .readers import BZ2_MAGIC, GZIP_MAGIC, XZ_MAGIC, Qrels, Run, Source, parse_run
+from .readers import GZIP_MAGIC, XZ_MAGIC, Qrels, Run, Source, is_bzip2, parse_run
 from .table import EvalOptions, EvalTable, build_table, check_qrels_duplicates
 
 CHUNK_BYTES = 64 << 20  # decompressed bytes parsed at a time
@@ -69,14 +70,14 @@ class ChunkReader:
 
     def __iter__(self) -> Iterator[tuple[bytes, int]]:
         with open(self.path, "rb") as fh:
-            head = fh.read(6)
+            head = fh.read(10)
             fh.seek(0)
             raw = _HashingReader(fh)
             buffered = io.BufferedReader(raw, buffer_size=1 << 20)
             stream: IO[bytes]
             if head.startswith(GZIP_MAGIC):
                 stream = gzip.GzipFile(fileobj=buffered)
-            elif head.startswith(BZ2_MAGIC) and head[3:4].isdigit():
+            elif is_bzip2(head):
                 stream = bz2.BZ2File(buffered)
             elif head.startswith(XZ_MAGIC):
                 stream = lzma.LZMAFile(buffered)
@@ -87,7 +88,7 @@ class ChunkReader:
             while True:
                 try:
                     block = stream.read(self.chunk_bytes)
-                except (OSError, EOFError, lzma.LZMAError) as exc:
+                except (OSError, EOFError, lzma.LZMAError, zlib.error) as exc:
                     raise InputError(
                         self.path, f"cannot read run file: corrupt or truncated compressed data ({exc})"
                     ) from None

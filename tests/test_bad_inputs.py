@@ -18,8 +18,7 @@ Behaviours decided here (and listed in the README's "Errors and exit codes"):
 * A UTF-8 byte-order mark at the start of a file is refused with a clear message.
   trec_eval would make it part of the first topic id, so stripping it silently would
   give numbers trec_eval does not give for the same file; refusing makes the user fix
-  the file, after which both tools agree. (Today ireval strips it or keeps it
-  depending on which parser path the rest of the file takes: bug, xfail below.)
+  the file, after which both tools agree (on every parser path).
 * Ids are bytes: invalid UTF-8 is kept and printed back byte for byte. In messages,
   undecodable bytes, control characters and invisible marks are escaped (``\\xff``,
   ``\\x1b``, ``\\ufeff``), so stderr stays one faithful line a terminal cannot be
@@ -27,9 +26,8 @@ Behaviours decided here (and listed in the README's "Errors and exit codes"):
 * A topic whose judgements are all negative is evaluated with R = 0 (trec_eval
   reuses the previous topic's counts: a reference defect).
 
-Rows marked ``xfail(strict=True)`` are bugs found while writing this catalogue, in
-modules owned by other developers; each reason says where and what the fix is. They
-turn into failures (XPASS) as soon as the fix lands: then drop the marker.
+A row may carry ``xfail`` (a strict xfail with the reason) to pin a known bug until it
+is fixed; the bugs found while writing this catalogue have all been fixed since.
 """
 
 from __future__ import annotations
@@ -136,10 +134,7 @@ CATALOGUE = [
     Case("qrels-only-comments", 2, f"ireval: {Q}: the qrels file has no judgements (only comments)\n",
          qrels=b"# judged by nobody\n# yet\n"),
     Case("qrels-tsv-header-only", 2, f"ireval: {Q}: the qrels file has no judgements (only a header)\n",
-         qrels=b"qid\tdocno\trel\n",
-         xfail="inputs.parse_qrels_source accepts a TSV/CSV/JSONL qrels with no rows: every topic of the run is "
-               "ignored and ireval prints num_q 0 and zeros with exit 0, a gate-passing number from an empty file "
-               "(a header-only run is refused); fix: refuse a qrels table with no rows, as the TREC reader does"),
+         qrels=b"qid\tdocno\trel\n"),
     Case("run-tsv-header-only", 2, f"ireval: {R}: the run file has no results\n", run=b"qid\tdocno\tscore\n"),
     Case("run-only-comments-and-blanks", 2,
          f"ireval: {R}: the run file has no results (only comments or blank lines)\n", run=b"# a\n\n   \n"),
@@ -168,10 +163,7 @@ CATALOGUE = [
     Case("run-corrupt-deflate", 2,
          f"ireval: {R}: cannot read run file: corrupt or truncated compressed data "
          "(Error -3 while decompressing data: invalid stored block lengths)\n",
-         run=b"\x1f\x8b\x08\x00" + b"\x00" * 11,
-         xfail="readers._decompress (and inputs._sniff_head, the --stream reader) catch OSError, EOFError, "
-               "ValueError and LZMAError but not zlib.error, raised by a corrupt deflate block: internal error, "
-               "exit 3; fix: add zlib.error to the except tuples"),
+         run=b"\x1f\x8b\x08\x00" + b"\x00" * 11),
     Case("run-gzip-of-nothing", 2, f"ireval: {R}: the run file is empty\n", run=gzip.compress(b"")),
     Case("run-gzip-then-garbage", 2,
          f"ireval: {R}: cannot read run file: corrupt or truncated compressed data (Not a gzipped file (b'ga'))\n",
@@ -205,50 +197,27 @@ CATALOGUE = [
              f"ireval: {name}:1: the file starts with a UTF-8 byte order mark; save it without one "
              "(trec_eval would read the mark as part of the first topic id)\n",
              qrels=BOM + Q0 + tail if what == "qrels" else Q0,
-             run=BOM + R0 + tail if what == "run" else R0,
-             xfail="readers.py keeps a leading BOM in the first qid on the line-by-line path but pyarrow's CSV "
-                   "fast path strips it, so the same BOM is kept or dropped depending on the rest of the file; "
-                   "fix: refuse data.startswith(b'\\xef\\xbb\\xbf') in parse_qrels/parse_run/read_zscores "
-                   "before either path")
+             run=BOM + R0 + tail if what == "run" else R0)
         for what, name in (("qrels", Q), ("run", R))
         for path, tail in (("fast-path", b""), ("tokenizer-path", b"# a trailing comment\n"))
     ],
     # ---- measure parameters the parser lets through ----------------------------------------------
     Case("cutoff-beyond-long", 2,
          "ireval: P.99999999999999999999999: cutoff '99999999999999999999999' is out of range\n",
-         args=["-m", "P.99999999999999999999999"],
-         xfail="names._atol returns an unbounded int and numpy raises OverflowError (exit 3); fix: refuse a cutoff "
-               "beyond 2**63-1 (or clamp to LONG_MAX as glibc's atol does)"),
+         args=["-m", "P.99999999999999999999999"]),
     Case("real-parameter-infinite", 2, "ireval: relstring.1e400: parameter '1e400' is out of range\n",
-         args=["-m", "relstring.1e400"],
-         xfail="names._atof accepts '1e400' as inf; relstring (OverflowError, exit 3), iprec_at_recall_inf and "
-               "Rprec_mult (garbage from an inf->int cast) then misbehave; fix: refuse non-finite parameters"),
+         args=["-m", "relstring.1e400"]),
     Case("pair-level-huge", 2, "ireval: ndcg.99999999999999999999=1: level '99999999999999999999' is out of range\n",
-         args=["-m", "ndcg.99999999999999999999=1"],
-         xfail="measures/gain.py allocates a lookup table spanning every level up to the pair's key: "
-               "ValueError (exit 3) here, 'out of memory' for ndcg.4000000000=1; fix: bound keys in names.py and "
-               "look gains up by searchsorted over the keys instead of a dense table"),
+         args=["-m", "ndcg.99999999999999999999=1"]),
     Case("cutoff-after-unicode-space", 2, "ireval: P.\\x1c5: cutoff '\\x1c5' is not a positive integer\n",
-         args=["-m", "P." + chr(0x1C) + "5"],  # not one constant: test_registry resolves every string constant
-         xfail="names._LONG_PREFIX/_DOUBLE_PREFIX skip leading '\\s', which in a str pattern is Unicode "
-               "whitespace (\\x1c-\\x1f, U+3000...), then int()/float() refuse it: ValueError, exit 3 (also "
-               "iprec_at_recall.\\x1c.5); fix: skip only C's isspace set, '[ \\t\\n\\v\\f\\r]*'"),
+         args=["-m", "P." + chr(0x1C) + "5"]),  # not one constant: test_registry resolves every string constant
     # ---- options ---------------------------------------------------------------------------------------
     Case("collection-size-beyond-long", 0, "", args=["-N", "99999999999999999999999", "-m", "utility"],
-         out=b"utility               \tall\t0.5000\n",
-         xfail="cli.CLong returns an unbounded int; -N 99999999999999999999999 then overflows in utility "
-               "(OverflowError, exit 3 with -m utility); fix: clamp to [-2**63, 2**63-1] like strtol"),
-    Case("level-after-unicode-space", 0, "", args=["-l", chr(0x1C) + "2", "-m", "num_rel"], out=None,
-         xfail="cli.CLong has the same '\\s' as names.py: '-l \\x1c2' is a ValueError, exit 3; C's atol reads "
-               "no integer there, so the level is 0; fix: '[ \\t\\n\\v\\f\\r]*' in CLong's pattern"),
+         out=b"utility               \tall\t0.5000\n"),
+    Case("level-after-unicode-space", 0, "", args=["-l", chr(0x1C) + "2", "-m", "num_rel"], out=None),
     # ---- formats auto-detection takes TREC text for something else ----------------------------------
-    Case("qid-starting-with-brace", 0, "", qrels=b"{1} 0 a 1\n", run=b"{1} Q0 a 1 3 r\n", out=MAP_1,
-         xfail="inputs.detect() calls any file whose first non-blank byte is '{' JSON lines, so a TREC file "
-               "whose first qid starts with '{' fails with 'not valid JSON'; fix: require a JSON object that "
-               "parses (or a .jsonl name) before choosing jsonl"),
-    Case("qid-looking-like-bzip2", 0, "", qrels=b"BZh91 0 a 1\n", run=b"BZh91 Q0 a 1 3 r\n", out=MAP_1,
-         xfail="readers._decompress takes any file starting 'BZh' + digit for bzip2; fix: also require the "
-               "block magic 31 41 59 26 53 59 (or the empty-stream 17 72 45 38 50 90) at bytes 4..9"),
+    Case("qid-starting-with-brace", 0, "", qrels=b"{1} 0 a 1\n", run=b"{1} Q0 a 1 3 r\n", out=MAP_1),
+    Case("qid-looking-like-bzip2", 0, "", qrels=b"BZh91 0 a 1\n", run=b"BZh91 Q0 a 1 3 r\n", out=MAP_1),
 ]
 
 
@@ -362,8 +331,6 @@ def test_megabyte_line(cli, tmp_path):
     assert (res.code, res.err) == (2, junk.err)
 
 
-@pytest.mark.xfail(strict=True, reason="readers quote the whole offending token: a 1 MB score makes a 1 MB error "
-                   "line; fix: shorten quoted tokens in messages (say to 40 characters and '...', with the length)")
 def test_megabyte_token_in_a_message_is_shortened(cli, tmp_path):
     case = Case("big-score", 2, "", run=b"1 Q0 a 1 " + b"x" * (1 << 20) + b" r\n")
     res = _run(cli, tmp_path, case)
@@ -413,20 +380,12 @@ def hang_runs(tmp_path_factory):
             proc.communicate()
 
 
-@pytest.mark.xfail(strict=True, reason="ReDoS: readers._FLOAT_RE has ambiguous '[0-9]+\\.?[0-9]*', so the error "
-                   "path backtracks quadratically on a long run of digits that is not a number (16 kB: 10 s, "
-                   "1 MB: hours), for scores and (through the float hint) labels; fix: the unambiguous "
-                   "'^[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][+-]?[0-9]+)?$|^[+-]?(inf|infinity|nan)$'")
 @pytest.mark.parametrize("name", ["score-digits", "label-digits"])
 def test_long_digit_junk_does_not_hang(hang_runs, name):
     code, out, err = hang_runs(name)
     assert (code, out) == (2, b"") and err.startswith(b"ireval: ") and err.count(b"\n") == 1
 
 
-@pytest.mark.xfail(strict=True, reason="measures/gain.py builds its gain table with a Python loop over every level "
-                   "from 0 to the highest label, with a linear search inside (quadratic): a qrels label of 10^7 "
-                   "makes ndcg run for hours, 4e9 forever; fix: walk only the judged levels (np.unique of the "
-                   "labels) plus the pair levels, and look row gains up by searchsorted")
 def test_huge_label_does_not_hang_ndcg(hang_runs):
     code, out, err = hang_runs("label-1e7-ndcg")
     assert (code, out, err) == (0, b"ndcg                  \tall\t1.0000\n", b"")

@@ -67,13 +67,21 @@ def gains(t: EvalTable, pairs: tuple[tuple[str, float], ...], rescale: bool = Fa
         topics = np.flatnonzero(NL == nl)
         # entries: [level, gain, level whose judged count it takes (or None)]
         entries: list[list[Any]] = [[lv, g, None] for lv, g in pair_entries]
-        for v in range(nl):
-            first = next((e for e in entries if e[0] == v), None)
+        by_level: dict[int, list[Any]] = {}
+        for e in entries:
+            by_level.setdefault(e[0], e)
+        # trec_eval adds every level 0..NL-1; a level nobody judged adds nothing to an ideal
+        # list or a document's gain, so only level 0 and the judged levels are walked
+        # (a label of 10**7 must not mean a loop of 10**7)
+        for v in sorted({0, *levels[levels < nl].tolist()}) if nl > 0 else []:
+            first = by_level.get(v)
             if first is not None:
                 if first[2] is None:
                     first[2] = v
             else:
-                entries.append([v, float(v), v])
+                entry = [v, float(v), v]
+                entries.append(entry)
+                by_level[v] = entry
         ordered = sorted(entries, key=lambda e: e[1])  # stable: ties keep insertion order
         if rescale and ordered:
             mn = min(e[1] for e in ordered)
@@ -87,12 +95,11 @@ def gains(t: EvalTable, pairs: tuple[tuple[str, float], ...], rescale: bool = Fa
         # row gains for this group's topics
         rows = np.flatnonzero(row_group == nl)
         if len(rows) and lookup:
-            lo = min(min(lookup), -2)
-            hi = max(max(lookup), int(t.label[rows].max()) if len(rows) else 0)
-            lut = np.zeros(hi - lo + 1, dtype=np.float64)
-            for lv, g in lookup.items():
-                lut[lv - lo] = g
-            row_gain[rows] = lut[t.label[rows] - lo]
+            keys = np.array(sorted(lookup), dtype=np.int64)
+            vals = np.array([lookup[k] for k in keys.tolist()], dtype=np.float64)
+            lab = t.label[rows]
+            at = np.minimum(np.searchsorted(keys, lab), len(keys) - 1)
+            row_gain[rows] = np.where(keys[at] == lab, vals[at], 0.0)
         # ideal list: walk down from the top entry while gains are positive
         walk = []
         for e in reversed(ordered):
