@@ -295,7 +295,7 @@ def _write_special(path: str, data: bytes) -> None:
               help="trec_eval version to reproduce; 9.0.8 is the one inside pytrec_eval and Anserini.")
 @click.option("-v", "--version", "show_version", is_flag=True, help="Print the version and exit.")
 @click.option("--stream/--no-stream", "stream", default=None,
-              help="Evaluate the run topic by topic in bounded memory (default: for run files of 1 GiB or more; "
+              help="Evaluate the run topic by topic in bounded memory (default: for run files of 32 MiB or more; "
                    "a run not grouped by topic is then read whole).")
 @click.option("--format", "fmt", type=Choice(["trec", "json", "parquet", "csv", "markdown", "latex", "table"]),
               default="trec", show_default=True,
