@@ -35,34 +35,7 @@ EXIT_USAGE = 2
 EXIT_INTERNAL = 3
 
 
-class CLong(click.ParamType):
-    """An integer read like C's atol/strtol: C whitespace skipped, the leading integer
-    clamped to a long, 0 if there is none."""
-
-    name = "integer"
-
-    def convert(self, value: Any, param: Any, ctx: Any) -> int:
-        if isinstance(value, int):
-            return value
-        import re
-
-        m = re.match(r"[ \t\n\v\f\r]*[+-]?[0-9]+", str(value))
-        return max(-(2**63), min(int(m.group(0)), 2**63 - 1)) if m else 0
-
-
-class Choice(click.Choice):
-    """click.Choice that suggests the closest choice: "'mardown' ... (did you mean 'markdown'?)"."""
-
-    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
-        try:
-            return super().convert(value, param, ctx)
-        except click.BadParameter as exc:
-            import difflib
-
-            close = difflib.get_close_matches(str(value), [str(c) for c in self.choices], n=1, cutoff=0.6)
-            if close:
-                exc.message = f"{exc.message.rstrip('.')} (did you mean '{close[0]}'?)"
-            raise
+from .clioptions import Choice, CLong, input_format_options
 
 
 def _complete_first(ctx: Any, param: Any, incomplete: str) -> list[Any]:
@@ -303,14 +276,7 @@ def _write_special(path: str, data: bytes) -> None:
                    "columns): csv, markdown, latex (best value in bold), table (for people).")
 @click.option("--places", type=click.IntRange(0, 17), default=None, metavar="N",
               help="Decimal places in csv, markdown, latex and table output (default: 4; csv: full precision).")
-@click.option("--run-format", "run_format", type=Choice(["auto", "trec", "msmarco", "tsv", "csv", "jsonl",
-              "parquet"]), default="auto", show_default=True,
-              help="Run file format; auto detects all but msmarco ('qid docno rank', scored by rank).")
-@click.option("--qrels-format", "qrels_format", type=Choice(["auto", "trec", "tsv", "csv", "jsonl", "parquet"]),
-              default="auto", show_default=True, help="Judgement file format (auto detects it).")
-@click.option("--column", "columns", multiple=True, metavar="ROLE=NAME",
-              help="Column holding qid, docno, score, rel or runid in TSV/CSV/JSON Lines/Parquet input "
-                   "(repeatable, e.g. --column qid=query_id).")
+@input_format_options
 @click.option("--progress/--no-progress", "progress", default=None,
               help="Progress display on stderr (only ever on a terminal; default: for inputs of 64 MiB or more).")
 @click.option("--output", metavar="PATH", help="Write the output to PATH atomically (default: stdout).")
@@ -531,11 +497,9 @@ def _describe(meas: Any) -> str:
 @click.argument("name", required=False)
 def measures_command(name: str | None) -> None:
     """List every measure (or describe NAME): parameters, defaults, definition, reference."""
-    from .names import suggest
-    from .registry import NICKNAMES, load
-
     from .aliases import FAMILIES, describe
-    from .names import _RANX_RBP, _label_form
+    from .names import _RANX_RBP, _label_form, suggest
+    from .registry import NICKNAMES, load
 
     registry = load()
     if name is None:
@@ -760,7 +724,7 @@ def _main(args: list[str], debug: bool) -> int:
             _say(f"ireval: cannot write to standard output: {exc.strerror}")
             return EXIT_USAGE
         return _internal(exc, debug)
-    except Exception as exc:  # a bug: one line, traceback only with --debug
+    except Exception as exc:  # noqa: BLE001  a bug: one line, traceback only with --debug
         return _signal_outcome() or _internal(exc, debug)
 
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
+from .clioptions import CLong
 from .errors import InputError, UsageError
 
 if TYPE_CHECKING:
@@ -702,7 +703,7 @@ Wang et al. SIGIR 2012) and trisk[.ALPHA]:MEASURE (TRisk, Dincer et al. SIGIR
               help="Mark differences whose (corrected) p-value is below this.")
 @click.option("--worst", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
               help="Also list the N topics each run lost most on.")
-@click.option("-l", "--level_for_rel", "rel_level", type=int, default=1, metavar="N",
+@click.option("-l", "--level_for_rel", "rel_level", type=CLong(), default=1, metavar="N",
               help="Relevant means a judgement >= N (default 1).")
 @click.option("--format", "fmt", type=click.Choice(COMPARE_FORMATS), default="table", show_default=True,
               help="Output format (table: rich on a terminal, plain text otherwise).")

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from .clioptions import complete_option, rel_level_option
 from .completion import complete_path
 from .errors import UsageError
 
@@ -236,22 +237,8 @@ CSV columns: run, qid (all: the mean over topics), recall, precision; with
     help="Recall levels for --points interpolated (default .0,.1,...,1).",
 )
 @click.option("-q", "per_query", is_flag=True, help="Each topic's interpolated curve too (--points all is per topic).")
-@click.option(
-    "-l",
-    "--level_for_rel",
-    "rel_level",
-    type=int,
-    default=1,
-    metavar="N",
-    help="Relevant means a judgement >= N (default 1).",
-)
-@click.option(
-    "-c",
-    "--complete_rel_info_wanted",
-    "complete",
-    is_flag=True,
-    help="Average over every judged topic; a topic with no results counts 0.",
-)
+@rel_level_option()
+@complete_option(help="Average over every judged topic; a topic with no results counts 0.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="csv", show_default=True, help="Output format.")
 @click.option(
     "--output",

@@ -26,6 +26,7 @@ from typing import Any
 
 import click
 
+from .clioptions import CLong
 from .compare import (
     Scored,
     comparable_labels,
@@ -550,7 +551,7 @@ error (bad file, unknown measure, topics that do not line up).
               help="Random sign flips for --test randomization [default: 10000].")
 @click.option("--seed", type=click.IntRange(min=0), default=None, metavar="N",
               help="Seed of the randomization test [default: 0].")
-@click.option("-l", "--level_for_rel", "rel_level", type=int, default=None, metavar="N",
+@click.option("-l", "--level_for_rel", "rel_level", type=CLong(), default=None, metavar="N",
               help="Relevant means a judgement >= N [default: 1].")
 @click.option("--config", metavar="FILE",
               help="TOML file with qrels, run, baseline, measures, [min], [max_drop], [max_drop_rel], test, alpha; "

@@ -238,9 +238,7 @@ def read_input(
         return read_source(path, what=what, stdin=stdin)
     import hashlib
 
-    from .readers import _decompress
-
-    from .readers import HASH_INPUTS
+    from .readers import HASH_INPUTS, _decompress
 
     hashing = HASH_INPUTS.get()
     sha = hashlib.sha256()

@@ -19,6 +19,7 @@ from typing import Any
 
 import click
 
+from .clioptions import complete_option, input_format_options, rel_level_option
 from .completion import complete_measure, complete_path
 from .errors import UsageError
 
@@ -216,45 +217,9 @@ def _common(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--title", metavar="TEXT", help="Figure title."),
         click.option("--size", default=None, metavar="WxH", help="Figure size in inches."),
         click.option("--dpi", type=click.IntRange(30, 1200), default=150, show_default=True, help="PNG resolution."),
-        click.option(
-            "-c",
-            "--complete_rel_info_wanted",
-            "complete",
-            is_flag=True,
-            help="Score every judged topic; a topic with no results scores 0.",
-        ),
-        click.option(
-            "-l",
-            "--level_for_rel",
-            "rel_level",
-            type=int,
-            default=1,
-            metavar="N",
-            help="Relevant means a judgement >= N (default 1).",
-        ),
-        click.option(
-            "--run-format",
-            "run_format",
-            type=click.Choice(["auto", "trec", "msmarco", "tsv", "csv", "jsonl", "parquet"]),
-            default="auto",
-            show_default=True,
-            help="Run file format.",
-        ),
-        click.option(
-            "--qrels-format",
-            "qrels_format",
-            type=click.Choice(["auto", "trec", "tsv", "csv", "jsonl", "parquet"]),
-            default="auto",
-            show_default=True,
-            help="Judgement file format.",
-        ),
-        click.option(
-            "--column",
-            "columns",
-            multiple=True,
-            metavar="ROLE=NAME",
-            help="Column holding qid, docno, score, rel or runid in tabular input (repeatable).",
-        ),
+        complete_option(),
+        rel_level_option(),
+        input_format_options,
         click.option("--debug", is_flag=True, help="Show a traceback for errors."),
     ]
     for opt in reversed(opts):

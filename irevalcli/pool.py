@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from .clioptions import input_format_options
 from .completion import complete_path
 from .errors import OutputError, UsageError
 
@@ -250,29 +251,7 @@ judged = its top documents left out because --qrels judges them.
 )
 @click.option("--output", metavar="PATH", help="Write the pool to PATH atomically (default: stdout).")
 @click.option("--counts", "counts_path", metavar="PATH", help="Also write the per-run counts to PATH as CSV.")
-@click.option(
-    "--run-format",
-    "run_format",
-    type=click.Choice(["auto", "trec", "msmarco", "tsv", "csv", "jsonl", "parquet"]),
-    default="auto",
-    show_default=True,
-    help="Run file format (auto detects all but msmarco).",
-)
-@click.option(
-    "--qrels-format",
-    "qrels_format",
-    type=click.Choice(["auto", "trec", "tsv", "csv", "jsonl", "parquet"]),
-    default="auto",
-    show_default=True,
-    help="Judgement file format.",
-)
-@click.option(
-    "--column",
-    "columns",
-    multiple=True,
-    metavar="ROLE=NAME",
-    help="Column holding qid, docno, score, rel or runid in tabular input (repeatable).",
-)
+@input_format_options
 @click.option("--quiet", is_flag=True, help="Do not print the per-run counts on stderr.")
 @click.option("--debug", is_flag=True, help="Show a traceback for errors.")
 def pool_command(
