@@ -312,7 +312,9 @@ def _numeric_ids(arr: pa.Array) -> np.ndarray | None:
     return ids if np.array_equal(digits, lengths) else None
 
 
-def _doc_codes(qrels_docno: pa.Array, run_docno: pa.Array, want_dict: bool) -> tuple[np.ndarray, np.ndarray, int, Any]:
+def _doc_codes(
+    qrels_docno: pa.Array, run_docno: pa.Array, want_dict: bool, ntopics: int
+) -> tuple[np.ndarray, np.ndarray, int, Any]:
     """Codes for qrels and run docnos in one code space: (qrels codes, run codes,
     code bound, dictionary or None). Equal codes mean equal docnos; a qrels code of
     -1 matches no run docno.
@@ -323,7 +325,8 @@ def _doc_codes(qrels_docno: pa.Array, run_docno: pa.Array, want_dict: bool) -> t
     """
     if not want_dict:
         ids = _numeric_ids(run_docno)
-        if ids is not None and ids.max() < 8 * len(ids) + 1024:  # a dense id space: bincount is cheap
+        # (topic, id) keys must fit an int64: ids below 10**15 and few enough topics
+        if ids is not None and (int(ids.max()) + 1) * max(ntopics, 1) < 2**62:
             bound = int(ids.max()) + 1
             qids = _numeric_ids(qrels_docno)
             if qids is None:  # some qrels docno is not canonical: look each up
@@ -409,7 +412,7 @@ def build_table(qrels: Qrels, run: Run, opts: EvalOptions, *, doc_dict: bool = T
         run_docno = pa.concat_arrays(
             [run_docno.cast(pa.large_binary()), pa.array([PLACEHOLDER_DOCNO] * len(mt), pa.large_binary())]
         )
-    q_dcode, r_dcode, ndoc, docnos = _doc_codes(qrels.docno, run_docno, doc_dict)
+    q_dcode, r_dcode, ndoc, docnos = _doc_codes(qrels.docno, run_docno, doc_dict, nq)
 
     # ---- judgements of evaluated topics, with duplicate check
     q_topic = topic_of_code[q_qcode]
@@ -448,8 +451,11 @@ def build_table(qrels: Qrels, run: Run, opts: EvalOptions, *, doc_dict: bool = T
     # rows are sorted (usually a small fraction)
     rkey = rg * ndoc + r_dcode
     rkey_arr = pa.array(rkey)
-    repeated = np.bincount(r_dcode, minlength=ndoc)[r_dcode] > 1
-    cand = np.sort(rkey[repeated])  # (numpy's hash-based unique is far slower here)
+    if ndoc <= 8 * len(rkey) + 1024:  # dense codes: count them, then sort only repeated docnos' rows
+        cand = rkey[np.bincount(r_dcode, minlength=ndoc)[r_dcode] > 1]
+    else:  # sparse numeric ids (a streamed chunk of MS MARCO passage ids): sort every key
+        cand = rkey
+    cand = np.sort(cand)  # (numpy's hash-based unique is far slower here)
     if len(cand) and (cand[1:] == cand[:-1]).any():
         korder = np.argsort(rkey, kind="stable")
         ks = rkey[korder]
