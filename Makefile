@@ -29,5 +29,14 @@ test-all: $(STAMP)
 conformance: $(STAMP)
 	$(BIN)/python ../shared/tools/conformance.py $(BIN)/ireval ../shared/conformance/trec_eval
 
+# Benchmarks: the reference tools live in their own environment (benchmarks/README.md).
+benchmarks/.venv-ref/.installed: benchmarks/requirements-ref.txt
+	$(PYTHON) -m venv benchmarks/.venv-ref
+	benchmarks/.venv-ref/bin/pip install --quiet -r benchmarks/requirements-ref.txt
+	touch $@
+
+bench: $(STAMP) benchmarks/.venv-ref/.installed
+	$(BIN)/python benchmarks/bench.py $(BENCH_ARGS) --write
+
 clean:
 	rm -rf $(VENV) build *.egg-info

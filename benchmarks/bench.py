@@ -1,0 +1,611 @@
+"""Time ireval against C trec_eval, pytrec_eval, ir_measures and ranx, and check they agree.
+
+Every tool runs as its own process, the way a user runs it. For each
+(workload, collection) the tools are run in turn, and the whole round is
+repeated ``--reps`` times (interleaved, so drift in the machine's state hits
+every tool alike; the tool order rotates each round). Before the timed rounds
+each command runs ``--warmup`` times (page cache, ranx's numba cache); the
+first of those is reported as "first run".
+
+Measured per run, for the child process only (``os.wait4``):
+  wall   time.perf_counter() from spawn to reaping
+  CPU    user + sys of the child (its ru_utime + ru_stime)
+  RSS    the child's peak resident set (ru_maxrss)
+
+Agreement: each tool's summary ``map`` and ``ndcg_cut_10`` are compared with
+ireval's full-precision JSON output to 1e-9. When pytrec_eval or ir_measures
+differ, they are compared with ``ireval --compat 9.0.8`` (trec_eval 9.0.8 keeps
+scores as float32, so scores equal in float32 tie); agreement there is
+reported as such. C trec_eval's stdout is compared with ireval's byte for byte.
+
+    python benchmarks/bench.py                                   # everything, full size
+    python benchmarks/bench.py --scale 0.25 --reps 5 --write     # RESULTS.md
+    python benchmarks/bench.py --collections msmarco --tools ireval --reps 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+import json
+import math
+import os
+import platform
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+import generate  # noqa: E402
+
+TOOLS = ("ireval", "ireval_stream", "trec_eval", "pytrec_eval", "ir_measures", "ranx")
+COLLECTIONS = tuple(generate.SPECS)
+WORKLOADS = {
+    "map_ndcg": ["-m", "map", "-m", "ndcg_cut.10"],
+    "all_trec_q": ["-m", "all_trec", "-q"],
+    "help": ["--help"],
+}
+WORKLOAD_TITLE = {"map_ndcg": "-m map -m ndcg_cut.10", "all_trec_q": "-m all_trec -q", "help": "--help (start-up)"}
+CHECKED = ("map", "ndcg_cut_10")
+REF_DISTS = ["pytrec-eval-terrier", "pytrec-eval", "ir-measures", "ranx", "numba", "numpy"]
+TOL = 1e-9
+
+
+# --------------------------------------------------------------------------
+# processes
+
+
+@dataclass
+class Sample:
+    wall: float
+    cpu: float
+    rss_mib: float
+    rc: int
+    timed_out: bool = False
+
+
+def run_once(cmd: list[str], stdout_path: str, timeout: float, env: dict | None = None) -> Sample:
+    """Spawn ``cmd``, reap it with wait4, and return what it cost."""
+    with open(stdout_path, "wb") as out, open(stdout_path + ".err", "wb") as err:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env)
+        killed = threading.Event()
+
+        def kill() -> None:
+            killed.set()
+            p.kill()
+
+        timer = threading.Timer(timeout, kill)
+        timer.start()
+        try:
+            _, status, ru = os.wait4(p.pid, 0)
+        finally:
+            timer.cancel()
+        wall = time.perf_counter() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return Sample(
+        wall=wall,
+        cpu=ru.ru_utime + ru.ru_stime,
+        rss_mib=ru.ru_maxrss / 1024.0,
+        rc=p.returncode,
+        timed_out=killed.is_set(),
+    )
+
+
+# --------------------------------------------------------------------------
+# tools
+
+
+@dataclass
+class Tool:
+    name: str
+    argv: list[str]  # command prefix
+    version: str
+    note: str = ""
+
+    def command(self, workload: str, qrels: Path, run: Path) -> list[str] | None:
+        if workload == "help":
+            if self.name == "ireval":  # not ireval_stream: the same start-up
+                return [*self.argv, "--help"]
+            if self.name == "trec_eval":
+                return [*self.argv, "-h"]
+            return None
+        return [*self.argv, *WORKLOADS[workload], str(qrels), str(run)]
+
+
+def _ref_version(python: str, module: str, dist: str) -> str | None:
+    """The version of ``dist`` if ``python`` can import ``module``."""
+    code = f"import importlib.metadata as m, {module}; print(m.version({dist!r}))"
+    try:
+        r = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return r.stdout.strip() if r.returncode == 0 else None
+
+
+def find_tools(args: argparse.Namespace) -> tuple[list[Tool], list[str]]:
+    """The tools that can run here, and a note for each one that cannot."""
+    tools: list[Tool] = []
+    missing: list[str] = []
+    want = args.tools
+    if "ireval" in want:
+        exe = args.ireval
+        r = subprocess.run([exe, "--version"], capture_output=True, text=True)
+        tools.append(Tool("ireval", [exe], (r.stdout or r.stderr).strip()))
+    if "ireval_stream" in want:
+        exe = args.ireval
+        h = subprocess.run([exe, "--help"], capture_output=True, text=True).stdout
+        if "--stream" in h:
+            r = subprocess.run([exe, "--version"], capture_output=True, text=True)
+            tools.append(Tool("ireval_stream", [exe, "--stream"], (r.stdout or r.stderr).strip() + " --stream"))
+        else:
+            missing.append("ireval_stream: this ireval has no --stream option")
+    if "trec_eval" in want:
+        exe = args.trec_eval or shutil.which("trec_eval")
+        if exe:
+            r = subprocess.run([exe, "-v"], capture_output=True, text=True)
+            tools.append(Tool("trec_eval", [exe], (r.stderr or r.stdout).strip().splitlines()[0]))
+        else:
+            missing.append("trec_eval: not on PATH and no --trec-eval given")
+    py = args.ref_python
+    for name, dist in (("pytrec_eval", "pytrec-eval-terrier"), ("ir_measures", "ir-measures"), ("ranx", "ranx")):
+        if name not in want:
+            continue
+        v = _ref_version(py, name, dist) if py else None
+        if v is None and name == "pytrec_eval":
+            v = _ref_version(py, name, "pytrec-eval") if py else None
+        if v is None:
+            missing.append(f"{name}: not importable by {py}")
+            continue
+        tools.append(Tool(name, [py, str(HERE / "drivers" / f"run_{name}.py")], f"{name} {v}"))
+    return tools, missing
+
+
+# --------------------------------------------------------------------------
+# agreement
+
+
+def parse_summary(path: str) -> dict[str, float]:
+    """``label<ws>all<ws>value`` lines of a trec-format (or driver) output."""
+    out: dict[str, float] = {}
+    with open(path, "rb") as fh:
+        for line in fh:
+            parts = line.split()
+            if len(parts) == 3 and parts[1] == b"all":
+                lab = parts[0].decode()
+                if lab in CHECKED:
+                    try:
+                        out[lab] = float(parts[2])
+                    except ValueError:
+                        pass
+    return out
+
+
+def ireval_reference(ireval: str, workload: str, qrels: Path, run: Path, compat: str | None) -> dict[str, float] | None:
+    """ireval's full-precision summary (JSON) for the checked measures."""
+    cmd = [ireval, "-m", "map", "-m", "ndcg_cut.10", "--format", "json", str(qrels), str(run)]
+    if compat:
+        cmd[1:1] = ["--compat", compat]
+    r = subprocess.run(cmd, capture_output=True)
+    if r.returncode != 0:
+        return None
+    return {k: float(v) for k, v in json.loads(r.stdout)["summary"].items() if k in CHECKED}
+
+
+def compare(got: dict[str, float], ref: dict[str, float] | None) -> tuple[bool, float]:
+    if ref is None or not got:
+        return False, float("nan")
+    worst = 0.0
+    for k in CHECKED:
+        if k not in got or k not in ref:
+            return False, float("nan")
+        worst = max(worst, abs(got[k] - ref[k]))
+    return worst <= TOL, worst
+
+
+# --------------------------------------------------------------------------
+# the run
+
+
+@dataclass
+class Cell:
+    workload: str
+    collection: str
+    tool: str
+    samples: list[Sample] = field(default_factory=list)
+    first: Sample | None = None
+    agree: str = ""
+    error: str = ""
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--collections", default=",".join(COLLECTIONS), help="comma list (default: all)")
+    ap.add_argument("--workloads", default=",".join(WORKLOADS), help="comma list of " + ", ".join(WORKLOADS))
+    ap.add_argument("--tools", default=",".join(TOOLS), help="comma list (default: every one available)")
+    ap.add_argument(
+        "--scale",
+        default="1",
+        help="fraction of each collection's queries: one number, or NAME=F,... (others full size)",
+    )
+    ap.add_argument("--seed", type=int, default=generate.DEFAULT_SEED)
+    ap.add_argument("--reps", type=int, default=5, help="timed repetitions (default 5)")
+    ap.add_argument("--warmup", type=int, default=1, help="untimed runs first (default 1)")
+    ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per run")
+    ap.add_argument("--ireval", default=str(ROOT / ".venv" / "bin" / "ireval"))
+    ap.add_argument("--trec-eval", dest="trec_eval", help="path of a C trec_eval binary")
+    default_ref = HERE / ".venv-ref" / "bin" / "python"
+    ap.add_argument(
+        "--ref-python",
+        default=str(default_ref) if default_ref.exists() else sys.executable,
+        help="python with pytrec_eval / ir_measures / ranx (default benchmarks/.venv-ref)",
+    )
+    ap.add_argument("--no-check", action="store_true", help="skip the agreement check")
+    ap.add_argument("--write", action="store_true", help="also write benchmarks/RESULTS.md")
+    ap.add_argument(
+        "--results", default=str(HERE / "RESULTS.md"), help="where --write writes (default benchmarks/RESULTS.md)"
+    )
+    args = ap.parse_args(argv)
+    args.tools = [t for t in args.tools.split(",") if t]
+    for t in args.tools:
+        if t not in TOOLS:
+            ap.error(f"--tools: unknown tool {t!r} (known: {', '.join(TOOLS)})")
+    collections = [c for c in args.collections.split(",") if c]
+    for c in collections:
+        if c not in COLLECTIONS:
+            ap.error(f"--collections: unknown collection {c!r}")
+    workloads = [w for w in args.workloads.split(",") if w]
+    for w in workloads:
+        if w not in WORKLOADS:
+            ap.error(f"--workloads: unknown workload {w!r}")
+
+    try:
+        args.scales = parse_scale(args.scale, collections)
+    except ValueError as exc:
+        ap.error(f"--scale: {exc}")
+
+    tools, missing = find_tools(args)
+    for m in missing:
+        print(f"bench: skipping {m}", file=sys.stderr)
+    by_name = {t.name: t for t in tools}
+    baseline = "trec_eval" if "trec_eval" in by_name else "pytrec_eval" if "pytrec_eval" in by_name else None
+
+    # generate in a child process: the children's ru_maxrss starts from this
+    # process's own peak (Linux carries it across fork and exec), so keep it small
+    data = {}
+    for c in collections if set(workloads) - {"help"} else []:
+        d = generate.data_dir(c, args.scales[c], args.seed)
+        if not (d / "info.json").exists():
+            subprocess.run(
+                [
+                    sys.executable,
+                    str(HERE / "generate.py"),
+                    "--which",
+                    c,
+                    "--scale",
+                    str(args.scales[c]),
+                    "--seed",
+                    str(args.seed),
+                ],
+                check=True,
+            )
+        data[c] = d
+    args.load_before = os.getloadavg()
+    args.source_before = _source_digest()
+    infos = {c: json.loads((d / "info.json").read_text()) for c, d in data.items()}
+
+    jobs: list[tuple[str, str, Tool, list[str]]] = []
+    for w in workloads:
+        for c in ["-"] if w == "help" else collections:
+            for t in tools:
+                d = data.get(c)
+                cmd = t.command(w, d / "qrels.txt" if d else Path(), d / "run.txt" if d else Path())
+                if cmd is not None:
+                    jobs.append((w, c, t, cmd))
+    cells = {(w, c, t.name): Cell(w, c, t.name) for w, c, t, _ in jobs}
+    tmp = tempfile.mkdtemp(prefix="ireval-bench-")
+    out_path = {key: os.path.join(tmp, "-".join(key).replace("/", "_") + ".out") for key in cells}
+    t_start = time.time()
+
+    def do(job: tuple[str, str, Tool, list[str]], timed: bool, first: bool) -> None:
+        w, c, t, cmd = job
+        cell = cells[(w, c, t.name)]
+        if cell.error:
+            return
+        s = run_once(cmd, out_path[(w, c, t.name)], args.timeout)
+        if s.timed_out or s.rc != 0:
+            err = Path(out_path[(w, c, t.name)] + ".err").read_text(errors="replace").strip().splitlines()
+            cell.error = "timeout" if s.timed_out else f"exit {s.rc}: {err[-1] if err else ''}"
+            print(f"bench: {t.name} {w} {c}: {cell.error}", file=sys.stderr)
+            return
+        if first:
+            cell.first = s
+        if timed:
+            cell.samples.append(s)
+        print(
+            f"  {w:<10} {c:<9} {t.name:<12} {s.wall:8.3f} s  cpu {s.cpu:8.3f} s  rss {s.rss_mib:8.1f} MiB"
+            + ("" if timed else "  (warm-up)"),
+            file=sys.stderr,
+            flush=True,
+        )
+
+    # group the jobs by (workload, collection): each round runs every tool once
+    groups: dict[tuple[str, str], list] = {}
+    for job in jobs:
+        groups.setdefault((job[0], job[1]), []).append(job)
+    for group in groups.values():
+        for i in range(args.warmup):
+            for job in group:
+                do(job, timed=False, first=i == 0)
+        for r in range(args.reps):
+            k = r % len(group)
+            for job in group[k:] + group[:k]:
+                do(job, timed=True, first=args.warmup == 0 and r == 0)
+
+    import resource
+
+    args.load_after = os.getloadavg()
+    args.source_changed = _source_digest() != args.source_before
+    if args.source_changed:
+        print("bench: WARNING: ireval's source changed while the benchmark ran", file=sys.stderr)
+    args.rss_floor = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # before the check reads outputs
+    if not args.no_check:
+        check(cells, out_path, by_name, data, args)
+
+    report = render(cells, tools, missing, baseline, infos, args, time.time() - t_start)
+    sys.stdout.write(report)
+    if args.write:
+        Path(args.results).write_text(report)
+        print(f"bench: wrote {Path(args.results).relative_to(ROOT)}", file=sys.stderr)
+    shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+def parse_scale(text: str, collections: list[str]) -> dict[str, float]:
+    """``0.25`` (every collection) or ``msmarco=0.25,big=0.1`` (the rest at 1)."""
+    if "=" not in text:
+        v = float(text)
+        if not 0 < v <= 10:
+            raise ValueError("must be in (0, 10]")
+        return {c: v for c in collections}
+    out = {c: 1.0 for c in collections}
+    for item in text.split(","):
+        name, _, val = item.partition("=")
+        if name not in generate.SPECS:
+            raise ValueError(f"unknown collection {name!r}")
+        out[name] = float(val)
+        if not 0 < out[name] <= 10:
+            raise ValueError("must be in (0, 10]")
+    return out
+
+
+def check(cells: dict, out_path: dict, by_name: dict, data: dict, args: argparse.Namespace) -> None:
+    refs: dict[tuple[str, str | None], dict | None] = {}
+
+    def ref(c: str, compat: str | None) -> dict | None:
+        if (c, compat) not in refs:
+            refs[(c, compat)] = ireval_reference(
+                args.ireval, "map_ndcg", data[c] / "qrels.txt", data[c] / "run.txt", compat
+            )
+        return refs[(c, compat)]
+
+    for (w, c, t), cell in cells.items():
+        if w == "help" or cell.error or not cell.samples:
+            continue
+        path = out_path[(w, c, t)]
+        if t == "trec_eval" and (w, c, "ireval") in cells:
+            same = filecmp.cmp(path, out_path[(w, c, "ireval")], shallow=False)
+            cell.agree = "byte-identical" if same else "OUTPUT DIFFERS"
+            continue
+        if t == "ireval_stream" and (w, c, "ireval") in cells:
+            same = filecmp.cmp(path, out_path[(w, c, "ireval")], shallow=False)
+            cell.agree = "byte-identical to ireval" if same else "OUTPUT DIFFERS from ireval"
+            continue
+        if t == "ireval":
+            got = parse_summary(path)
+            r = ref(c, None)
+            ok = r is not None and all(abs(got.get(k, float("nan")) - r[k]) <= 5e-5 for k in CHECKED)
+            cell.agree = "reference" if ok else "trec output != json"
+            continue
+        got = parse_summary(path)
+        ok, diff = compare(got, ref(c, None))
+        if ok:
+            cell.agree = "yes"
+            continue
+        if t in ("pytrec_eval", "ir_measures"):
+            ok9, _ = compare(got, ref(c, "9.0.8"))
+            if ok9:
+                cell.agree = "yes, as 9.0.8 (float32 ties)"
+                continue
+        cell.agree = f"differs by {diff:.1e}" if not math.isnan(diff) else "no summary"
+        if t == "ranx":
+            cell.agree += " (tie order)"
+
+
+# --------------------------------------------------------------------------
+# report
+
+
+def _fmt_t(x: float) -> str:
+    return f"{x:.3f}" if x < 10 else f"{x:.2f}" if x < 100 else f"{x:.1f}"
+
+
+def machine() -> dict[str, str]:
+    cpu = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = "unknown"
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                mem = f"{int(line.split()[1]) / 2**20:.1f} GiB"
+    except OSError:
+        pass
+    return {
+        "cpu": cpu,
+        "cores": str(os.cpu_count()),
+        "ram": mem,
+        "os": platform.platform(),
+        "python": platform.python_version(),
+    }
+
+
+def _versions(python: str, dists: list[str]) -> str:
+    code = (
+        "import importlib.metadata as m\nfor d in %r:\n    try: print(d, m.version(d))\n"
+        "    except Exception: pass" % (dists,)
+    )
+    try:
+        r = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=60)
+        return ", ".join(r.stdout.split("\n")).strip(", ")
+    except (OSError, subprocess.TimeoutExpired):
+        return "?"
+
+
+def _source_digest() -> str:
+    """A digest of ireval's source files, to notice an edit in the middle of a run."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for p in sorted((ROOT / "irevalcli").rglob("*.py")):
+        h.update(str(p.relative_to(ROOT)).encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()[:12]
+
+
+def _git() -> str:
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True
+        ).stdout.strip()
+        return head + (" (with uncommitted changes)" if dirty else "")
+    except OSError:
+        return "?"
+
+
+def render(
+    cells: dict,
+    tools: list[Tool],
+    missing: list[str],
+    baseline: str | None,
+    infos: dict,
+    args: argparse.Namespace,
+    elapsed: float,
+) -> str:
+    m = machine()
+    ireval_py = str(Path(args.ireval).parent / "python")
+    lines = ["# ireval benchmark results", ""]
+    cmd = " ".join(shlex.quote(a) for a in ["python", "benchmarks/bench.py", *sys.argv[1:]])
+    lines += [
+        f"Command: `{cmd}`  ",
+        f"Date: {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}; ireval at git {_git()}, "
+        f"source digest {args.source_before}; "
+        f"{args.reps} timed runs per cell after {args.warmup} warm-up, interleaved; total {elapsed / 60:.1f} min.",
+        *(
+            [
+                "",
+                "**Warning: ireval's source (irevalcli/) changed while this benchmark ran; "
+                "its rows mix versions. Rerun.**",
+            ]
+            if args.source_changed
+            else []
+        ),
+        "",
+        "## Machine",
+        "",
+        f"- CPU: {m['cpu']}, {m['cores']} cores; RAM {m['ram']}; {m['os']}; Python {m['python']}",
+        f"- ireval env: {_versions(ireval_py, ['ireval', 'numpy', 'pandas', 'pyarrow', 'click', 'rich'])}",
+        f"- reference env ({Path(args.ref_python).parent.parent.name}): {_versions(args.ref_python, REF_DISTS)}",
+        f"- load average (1/5/15 min) before: {'/'.join(f'{x:.2f}' for x in args.load_before)}, after: "
+        f"{'/'.join(f'{x:.2f}' for x in args.load_after)} (other work on the machine inflates wall time, "
+        "CPU time much less)",
+        "- tools: " + "; ".join(f"{t.name} = `{t.version}`" for t in tools),
+    ]
+    for mm in missing:
+        lines.append(f"- not run: {mm}")
+    lines += ["", "## Collections (benchmarks/generate.py, seed %d)" % args.seed, ""]
+    if infos:
+        lines += [
+            "| collection | scale | queries | run lines | run MiB | qrels lines | judged/q | relevant/q | tied rows |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for c, i in infos.items():
+            lines.append(
+                f"| {c} | {i['scale']:g} | {i['queries']:,} | {i['run_lines']:,} | {i['run_bytes'] / 2**20:.0f} | "
+                f"{i['qrels_lines']:,} | {i['judged_per_query']:g} | {i['relevant_per_query']:g} | "
+                f"{i['rows_tied_with_next']:.1%} |"
+            )
+    base_txt = {"trec_eval": "C trec_eval", "pytrec_eval": "pytrec_eval (C trec_eval was not available)"}
+    lines += [
+        "",
+        "## Results",
+        "",
+        f"Median of {args.reps} runs; wall and CPU (user+sys) in seconds; peak RSS in MiB; "
+        f"ratio = median wall / median wall of **{base_txt.get(baseline or '', 'nothing')}** on the same "
+        'cell (below 1 is faster). "first run" is the first warm-up run (ranx: numba JIT or its cache). '
+        '"agrees" compares summary map and ndcg_cut_10 with ireval\'s to 1e-9.',
+        "",
+    ]
+    by_wc: dict[tuple[str, str], list[Cell]] = {}
+    for cell in cells.values():
+        by_wc.setdefault((cell.workload, cell.collection), []).append(cell)
+    lines += [
+        "| workload | collection | tool | wall (s) | min-max | CPU (s) | peak RSS (MiB) | ratio | first run | agrees |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for (w, c), group in by_wc.items():
+        base = next((g for g in group if g.tool == baseline and g.samples), None)
+        base_wall = statistics.median(s.wall for s in base.samples) if base else None
+        for cell in group:
+            if not cell.samples:
+                lines.append(f"| `{WORKLOAD_TITLE[w]}` | {c} | {cell.tool} | {cell.error or 'no run'} | | | | | | |")
+                continue
+            walls = [s.wall for s in cell.samples]
+            wall = statistics.median(walls)
+            cpu = statistics.median(s.cpu for s in cell.samples)
+            rss = max(s.rss_mib for s in cell.samples)
+            ratio = f"{wall / base_wall:.2f}" if base_wall else "-"
+            first = _fmt_t(cell.first.wall) if cell.first else "-"
+            lines.append(
+                f"| `{WORKLOAD_TITLE[w]}` | {c} | {cell.tool} | {_fmt_t(wall)} | {_fmt_t(min(walls))}-"
+                f"{_fmt_t(max(walls))} | {_fmt_t(cpu)} | {rss:.0f} | {ratio} | {first} | {cell.agree} |"
+            )
+    lines += [
+        "",
+        "Notes:",
+        "",
+        "- pytrec_eval, ir_measures and ranx run as small driver scripts (benchmarks/drivers/) that read the "
+        "files with the library's own readers, evaluate and print the values, per topic with -q.",
+        "- all_trec for ir_measures is the subset of trec_eval's all_trec it can express; for ranx, the "
+        "closest ranx metric list. Their all_trec timings are therefore indicative only.",
+        "- pytrec_eval and ir_measures embed trec_eval 9.0.8, which keeps scores as float32: where their "
+        "numbers differ from ireval's, they are checked against `ireval --compat 9.0.8`.",
+        f"- Peak RSS is the child's ru_maxrss from wait4; Linux starts it at the spawning process's peak, "
+        f"which was {args.rss_floor:.0f} MiB, so no figure below that is meaningful.",
+        "- ranx breaks score ties in its own order, so its values can differ from trec_eval's on tied runs.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
