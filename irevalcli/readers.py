@@ -415,40 +415,34 @@ def refuse_bom(src: Source) -> None:
         )
 
 
-def parse_qrels(src: Source) -> Qrels:
+def parse_four_fields(src: Source, *, what: str, fields: str) -> tuple[list[pa.Array], np.ndarray, np.ndarray]:
+    """A judgement file of exactly 4 fields per line, the last an integer label (qrels,
+    subtopic qrels): the first three fields as binary columns, the labels, and the
+    physical line numbers. ``fields`` names them for messages (``qid iter docno rel``)."""
     import numpy as np
     import pyarrow as pa
 
     refuse_bom(src)
-    fast = _fast_table(src.data, 4, 4, {0: pa.large_binary(), 2: pa.large_binary(), 3: pa.int64()})
+    fast = _fast_table(src.data, 4, 4, {0: pa.large_binary(), 1: pa.large_binary(), 2: pa.large_binary(), 3: pa.int64()})
     if fast is not None and len(fast):
-        return Qrels(
-            name=src.name,
-            sha256=src.sha256,
-            qid=fast.column("f0").combine_chunks(),
-            docno=fast.column("f2").combine_chunks(),
-            rel=fast.column("f3").to_numpy(),
-            lineno=np.arange(1, len(fast) + 1, dtype=np.int64),
-        )
-    lines = tokenize(src.data, src.name, blank_lines_ok=False, what="qrels")
+        ids = [fast.column(f"f{i}").combine_chunks() for i in range(3)]
+        return ids, fast.column("f3").to_numpy(), np.arange(1, len(fast) + 1, dtype=np.int64)
+    lines = tokenize(src.data, src.name, blank_lines_ok=False, what=what)
     if len(lines.ntok) == 0:
-        raise InputError(src.name, "the qrels file has no judgements (only comments)")
+        raise InputError(src.name, f"the {what} file has no judgements (only comments)")
     bad = lines.ntok != 4
     if bad.any():
         i = _first_bad(bad)
-        raise InputError(
-            src.name, f"expected 4 fields (qid iter docno rel), got {int(lines.ntok[i])}", int(lines.lineno[i])
-        )
+        raise InputError(src.name, f"expected 4 fields ({fields}), got {int(lines.ntok[i])}", int(lines.lineno[i]))
     f0 = lines.first_tok
     rel = parse_ints(take_tokens(lines, f0 + 3), lines.lineno, src.name, "relevance label")
-    return Qrels(
-        name=src.name,
-        sha256=src.sha256,
-        qid=take_tokens(lines, f0),
-        docno=take_tokens(lines, f0 + 2),
-        rel=rel,
-        lineno=np.asarray(lines.lineno, dtype=np.int64),
-    )
+    ids = [take_tokens(lines, f0 + i) for i in range(3)]
+    return ids, rel, np.asarray(lines.lineno, dtype=np.int64)
+
+
+def parse_qrels(src: Source) -> Qrels:
+    (qid, _, docno), rel, lineno = parse_four_fields(src, what="qrels", fields="qid iter docno rel")
+    return Qrels(name=src.name, sha256=src.sha256, qid=qid, docno=docno, rel=rel, lineno=lineno)
 
 
 def read_run(path: str | os.PathLike[str], *, stdin: BinaryIO | None = None) -> Run:

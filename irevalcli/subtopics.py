@@ -31,43 +31,15 @@ class SubtopicQrels:
 
 def read_subtopics(path: str | os.PathLike[str]) -> SubtopicQrels:
     """A subtopic qrels file: exactly 4 fields per line, ``qid subtopic docno rel``."""
-    import numpy as np
-    import pyarrow as pa
-
-    from .readers import _fast_table, _first_bad, parse_ints, read_source, take_tokens, tokenize
+    from .readers import parse_four_fields, read_source
 
     src = read_source(path, what="subtopic qrels")
-    fast = _fast_table(src.data, 4, 4, {0: pa.large_binary(), 1: pa.large_binary(), 2: pa.large_binary(), 3: pa.int64()})
-    if fast is not None and len(fast):
-        sub = SubtopicQrels(
-            name=src.name,
-            sha256=src.sha256,
-            qid=fast.column("f0").combine_chunks(),
-            subtopic=fast.column("f1").combine_chunks(),
-            docno=fast.column("f2").combine_chunks(),
-            rel=fast.column("f3").to_numpy(),
-            lineno=np.arange(1, len(fast) + 1, dtype=np.int64),
-        )
-    else:
-        lines = tokenize(src.data, src.name, blank_lines_ok=False, what="subtopic qrels")
-        if len(lines.ntok) == 0:
-            raise InputError(src.name, "the subtopic qrels file has no judgements (only comments)")
-        bad = lines.ntok != 4
-        if bad.any():
-            i = _first_bad(bad)
-            raise InputError(
-                src.name, f"expected 4 fields (qid subtopic docno rel), got {int(lines.ntok[i])}", int(lines.lineno[i])
-            )
-        f0 = lines.first_tok
-        sub = SubtopicQrels(
-            name=src.name,
-            sha256=src.sha256,
-            qid=take_tokens(lines, f0),
-            subtopic=take_tokens(lines, f0 + 1),
-            docno=take_tokens(lines, f0 + 2),
-            rel=parse_ints(take_tokens(lines, f0 + 3), lines.lineno, src.name, "relevance label"),
-            lineno=np.asarray(lines.lineno, dtype=np.int64),
-        )
+    (qid, subtopic, docno), rel, lineno = parse_four_fields(
+        src, what="subtopic qrels", fields="qid subtopic docno rel"
+    )
+    sub = SubtopicQrels(
+        name=src.name, sha256=src.sha256, qid=qid, subtopic=subtopic, docno=docno, rel=rel, lineno=lineno
+    )
     _check_duplicates(sub)
     return sub
 

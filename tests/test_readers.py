@@ -122,3 +122,20 @@ def test_large_file_is_vectorised_and_exact():
     run = parse_run(src(lines))
     assert len(run.score) == n
     assert run.score[123] == 123 / 7
+
+
+def test_subtopic_qrels_share_the_judgement_reader(tmp_path):
+    from irevalcli.subtopics import read_subtopics
+
+    p = tmp_path / "sub"
+    p.write_bytes(b"\xef\xbb\xbf1 1 a 1\n")
+    with pytest.raises(InputError) as e:
+        read_subtopics(p)
+    assert str(e.value) == (
+        f"{p}:1: the file starts with a UTF-8 byte order mark; save it without one "
+        "(trec_eval would read the mark as part of the first topic id)"
+    )
+    p.write_bytes(b"1 1 a\n")
+    with pytest.raises(InputError) as e:
+        read_subtopics(p)
+    assert str(e.value) == f"{p}:1: expected 4 fields (qid subtopic docno rel), got 3"
