@@ -35,8 +35,20 @@ benchmarks/.venv-ref/.installed: benchmarks/requirements-ref.txt
 	benchmarks/.venv-ref/bin/pip install --quiet -r benchmarks/requirements-ref.txt
 	touch $@
 
-bench: $(STAMP) benchmarks/.venv-ref/.installed
-	$(BIN)/python benchmarks/bench.py $(BENCH_ARGS) --write
+# C trec_eval (9.0.4; no registry ships 10.0): the Linux x86-64 binary inside the Anserini jar
+# of pyserini 1.6.0's sdist on PyPI, hash-checked (benchmarks/drivers/fetch_trec_eval.py).
+# PYSERINI_SDIST=path/to/pyserini-1.6.0.tar.gz reuses a downloaded copy instead of pip.
+benchmarks/bin/trec_eval: benchmarks/drivers/fetch_trec_eval.py | benchmarks/.venv-ref/.installed
+	benchmarks/.venv-ref/bin/python benchmarks/drivers/fetch_trec_eval.py $@ $(if $(PYSERINI_SDIST),--sdist $(PYSERINI_SDIST))
+
+# make bench fetches and times it on x86-64 Linux; TREC_EVAL= (empty) leaves it out,
+# TREC_EVAL=/path/to/trec_eval times another build instead
+ifeq ($(shell uname -sm),Linux x86_64)
+TREC_EVAL ?= benchmarks/bin/trec_eval
+endif
+
+bench: $(STAMP) benchmarks/.venv-ref/.installed $(TREC_EVAL)
+	$(BIN)/python benchmarks/bench.py $(if $(TREC_EVAL),--trec-eval $(TREC_EVAL)) $(BENCH_ARGS) --write
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -16,7 +16,11 @@ Agreement: each tool's summary ``map`` and ``ndcg_cut_10`` are compared with
 ireval's full-precision JSON output to 1e-9. When pytrec_eval or ir_measures
 differ, they are compared with ``ireval --compat 9.0.8`` (trec_eval 9.0.8 keeps
 scores as float32, so scores equal in float32 tie); agreement there is
-reported as such. C trec_eval's stdout is compared with ireval's byte for byte.
+reported as such. C trec_eval's stdout is compared with ireval's: byte for
+byte, else every (measure, topic) value both print, with ireval's output and
+then with ``ireval --compat 9.0.8``'s (the C binary ``make
+benchmarks/bin/trec_eval`` fetches is trec_eval 9.0.4, see
+drivers/fetch_trec_eval.py).
 
     python benchmarks/bench.py                                   # everything, full size
     python benchmarks/bench.py --scale 0.25 --reps 5 --write     # RESULTS.md
@@ -27,10 +31,12 @@ from __future__ import annotations
 
 import argparse
 import filecmp
+import hashlib
 import json
 import math
 import os
 import platform
+import re
 import shlex
 import shutil
 import statistics
@@ -48,6 +54,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 import generate  # noqa: E402
+from drivers import fetch_trec_eval  # noqa: E402
 
 TOOLS = ("ireval", "ireval_stream", "trec_eval", "pytrec_eval", "ir_measures", "ranx")
 COLLECTIONS = tuple(generate.SPECS)
@@ -112,7 +119,7 @@ class Tool:
     name: str
     argv: list[str]  # command prefix
     version: str
-    note: str = ""
+    note: str = ""  # trec_eval: its release number, e.g. "9.0.4"
 
     def command(self, workload: str, qrels: Path, run: Path) -> list[str] | None:
         if workload == "help":
@@ -122,6 +129,21 @@ class Tool:
                 return [*self.argv, "-h"]
             return None
         return [*self.argv, *WORKLOADS[workload], str(qrels), str(run)]
+
+
+def trec_eval_tool(exe: str) -> Tool:
+    """C trec_eval at ``exe``, with its version and where it came from."""
+    r = subprocess.run([exe, "-v"], check=False, capture_output=True, text=True)
+    first = ((r.stderr or r.stdout).strip().splitlines() or ["trec_eval (no version)"])[0]
+    m = re.search(r"version\s+(\S+)", first)
+    release = m.group(1) if m else "?"
+    with open(exe, "rb") as fh:
+        digest = hashlib.sha256(fh.read()).hexdigest()
+    if digest == fetch_trec_eval.BINARY_SHA256:
+        origin = f"C, from {fetch_trec_eval.PYSERINI.replace('==', ' ')}'s Anserini jar"
+    else:
+        origin = f"C, {exe}"
+    return Tool("trec_eval", [exe], f"trec_eval {release} ({origin})", note=release)
 
 
 def _ref_version(python: str, module: str, dist: str) -> str | None:
@@ -152,12 +174,15 @@ def find_tools(args: argparse.Namespace) -> tuple[list[Tool], list[str]]:
         else:
             missing.append("ireval_stream: this ireval has no --stream option")
     if "trec_eval" in want:
-        exe = args.trec_eval or shutil.which("trec_eval")
+        fetched = HERE / "bin" / "trec_eval"
+        exe = args.trec_eval or shutil.which("trec_eval") or (str(fetched) if fetched.exists() else None)
         if exe:
-            r = subprocess.run([exe, "-v"], capture_output=True, text=True)
-            tools.append(Tool("trec_eval", [exe], (r.stderr or r.stdout).strip().splitlines()[0]))
+            tools.append(trec_eval_tool(exe))
         else:
-            missing.append("trec_eval: not on PATH and no --trec-eval given")
+            missing.append(
+                "trec_eval: not on PATH, no --trec-eval given and no benchmarks/bin/trec_eval "
+                "(`make benchmarks/bin/trec_eval` fetches one)"
+            )
     py = args.ref_python
     for name, dist in (("pytrec_eval", "pytrec-eval-terrier"), ("ir_measures", "ir-measures"), ("ranx", "ranx")):
         if name not in want:
@@ -361,7 +386,7 @@ def main(argv: list[str] | None = None) -> int:
         print("bench: WARNING: ireval's source changed while the benchmark ran", file=sys.stderr)
     args.rss_floor = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # before the check reads outputs
     if not args.no_check:
-        check(cells, out_path, by_name, data, args)
+        check(cells, out_path, by_name, data, args, tmp)
 
     report = render(cells, tools, missing, baseline, infos, args, time.time() - t_start)
     sys.stdout.write(report)
@@ -390,8 +415,69 @@ def parse_scale(text: str, collections: list[str]) -> dict[str, float]:
     return out
 
 
-def check(cells: dict, out_path: dict, by_name: dict, data: dict, args: argparse.Namespace) -> None:
+def parse_values(path: str) -> dict[tuple[bytes, bytes], bytes]:
+    """Every ``measure<ws>qid<ws>value`` line of a trec_eval-format output, as printed."""
+    out: dict[tuple[bytes, bytes], bytes] = {}
+    with open(path, "rb") as fh:
+        for line in fh:
+            parts = line.split()
+            if len(parts) == 3:
+                out[(parts[0], parts[1])] = parts[2]
+    return out
+
+
+def _roots(keys) -> str:
+    """``iprec_at_recall_0.10, P_5, 11pt_avg`` -> ``11pt_avg, P, iprec_at_recall``."""
+    return ", ".join(sorted({re.sub(r"_[0-9.]+$", "", k[0].decode()) for k in keys}))
+
+
+def compare_values(got: dict, ref: dict) -> tuple[int, list, list]:
+    """Values of the (measure, topic) pairs both have: how many, and which differ; pairs only in ``ref``."""
+    common = got.keys() & ref.keys()
+    differ = [k for k in common if got[k] != ref[k]]
+    return len(common), differ, [k for k in ref.keys() - got.keys()]
+
+
+def check(cells: dict, out_path: dict, by_name: dict, data: dict, args: argparse.Namespace, tmp: str = "") -> None:
     refs: dict[tuple[str, str | None], dict | None] = {}
+    args.check_notes = []
+
+    def ireval_out(w: str, c: str, compat: str | None) -> str | None:
+        """ireval's trec-format output for the cell: the timed run's file, else a fresh run."""
+        if compat is None and (w, c, "ireval") in cells and not cells[(w, c, "ireval")].error:
+            return out_path[(w, c, "ireval")]
+        path = os.path.join(tmp or tempfile.gettempdir(), f"check-{w}-{c}-{compat or 'plain'}.out")
+        cmd = [args.ireval, *(["--compat", compat] if compat else []), *WORKLOADS[w]]
+        cmd += [str(data[c] / "qrels.txt"), str(data[c] / "run.txt")]
+        with open(path, "wb") as out:
+            r = subprocess.run(cmd, check=False, stdout=out, stderr=subprocess.DEVNULL)
+        return path if r.returncode == 0 else None
+
+    def check_trec_eval(w: str, c: str, path: str) -> str:
+        plain = ireval_out(w, c, None)
+        if plain is None:
+            return "ireval failed"
+        if filecmp.cmp(path, plain, shallow=False):
+            return "byte-identical"
+        got = parse_values(path)
+        n, differ, only_ireval = compare_values(got, parse_values(plain))
+        extra = f"; ireval 10.0 alone prints {_roots(only_ireval)}" if only_ireval else ""
+        if not differ:
+            args.check_notes.append(f"{w} {c}: C trec_eval and ireval agree on all {n:,} values both print{extra}.")
+            return f"yes, all {n:,} shared values"
+        detail = f"{len(differ):,} of {n:,} values differ from ireval's 10.0 ({_roots(differ)}){extra}"
+        old = ireval_out(w, c, "9.0.8")
+        if old is not None:
+            if filecmp.cmp(path, old, shallow=False):
+                args.check_notes.append(f"{w} {c}: byte-identical to `ireval --compat 9.0.8`; {detail}.")
+                return "byte-identical to --compat 9.0.8"
+            n9, differ9, _ = compare_values(got, parse_values(old))
+            if not differ9:
+                args.check_notes.append(f"{w} {c}: all {n9:,} shared values as `ireval --compat 9.0.8`; {detail}.")
+                return "yes, as 9.0.8"
+            detail += f"; {len(differ9):,} of {n9:,} differ from --compat 9.0.8's ({_roots(differ9)})"
+        args.check_notes.append(f"{w} {c}: {detail}.")
+        return f"DIFFERS: {len(differ):,} of {n:,} values"
 
     def ref(c: str, compat: str | None) -> dict | None:
         if (c, compat) not in refs:
@@ -404,9 +490,8 @@ def check(cells: dict, out_path: dict, by_name: dict, data: dict, args: argparse
         if w == "help" or cell.error or not cell.samples:
             continue
         path = out_path[(w, c, t)]
-        if t == "trec_eval" and (w, c, "ireval") in cells:
-            same = filecmp.cmp(path, out_path[(w, c, "ireval")], shallow=False)
-            cell.agree = "byte-identical" if same else "OUTPUT DIFFERS"
+        if t == "trec_eval":
+            cell.agree = check_trec_eval(w, c, path)
             continue
         if t == "ireval_stream" and (w, c, "ireval") in cells:
             same = filecmp.cmp(path, out_path[(w, c, "ireval")], shallow=False)
@@ -554,7 +639,11 @@ def render(
                 f"{i['qrels_lines']:,} | {i['judged_per_query']:g} | {i['relevant_per_query']:g} | "
                 f"{i['rows_tied_with_next']:.1%} |"
             )
-    base_txt = {"trec_eval": "C trec_eval", "pytrec_eval": "pytrec_eval (C trec_eval was not available)"}
+    te = next((t for t in tools if t.name == "trec_eval"), None)
+    base_txt = {
+        "trec_eval": f"C trec_eval {te.note if te else ''}".strip(),
+        "pytrec_eval": "pytrec_eval (C trec_eval was not available)",
+    }
     lines += [
         "",
         "## Results",
@@ -562,7 +651,8 @@ def render(
         f"Median of {args.reps} runs; wall and CPU (user+sys) in seconds; peak RSS in MiB; "
         f"ratio = median wall / median wall of **{base_txt.get(baseline or '', 'nothing')}** on the same "
         'cell (below 1 is faster). "first run" is the first warm-up run (ranx: numba JIT or its cache). '
-        '"agrees" compares summary map and ndcg_cut_10 with ireval\'s to 1e-9.',
+        '"agrees" compares summary map and ndcg_cut_10 with ireval\'s to 1e-9; for C trec_eval, its whole '
+        "output with ireval's (byte for byte, else every value both print; see the notes).",
         "",
     ]
     by_wc: dict[tuple[str, str], list[Cell]] = {}
@@ -602,8 +692,31 @@ def render(
         f"- Peak RSS is the child's ru_maxrss from wait4; Linux starts it at the spawning process's peak, "
         f"which was {args.rss_floor:.0f} MiB, so no figure below that is meaningful.",
         "- ranx breaks score ties in its own order, so its values can differ from trec_eval's on tied runs.",
-        "",
     ]
+    if te:
+        lines.append(f"- C trec_eval is `{te.version}`.")
+        if te.note.startswith("9."):
+            why = ""
+            if "pyserini" in te.version:
+                why = (
+                    ", because no package registry ships a trec_eval 10.0 executable: Debian, PyPI and npm have "
+                    "none, and pytrec_eval's wheels embed 9.0.8 as a Python extension. Anserini bundles prebuilt "
+                    f"{te.note} binaries in its jar, which pyserini's source distribution on PyPI carries; "
+                    "`make benchmarks/bin/trec_eval` takes the Linux one out (benchmarks/drivers/fetch_trec_eval.py, "
+                    "hash-checked)"
+                )
+            lines.append(
+                f"  It is {te.note}, not 10.0 (the version ireval reproduces by default){why}. 9.x lacks measures "
+                "10.0 added (rbp, rbp_resid, unj), keeps run scores as float32 and computes iprec_at_recall's "
+                "cut-off differently, so its output is compared, on the (measure, topic) pairs both print, with "
+                "ireval's and then with `ireval --compat 9.0.8`'s."
+            )
+        notes = getattr(args, "check_notes", [])
+        if notes:
+            lines.append("  Where its output is not byte-identical to ireval's:")
+        for note in notes:
+            lines.append(f"  - {note}")
+    lines.append("")
     return "\n".join(lines)
 
 
