@@ -242,4 +242,6 @@ def evaluate(
 
 
 def _codes(arr: Any) -> Any:
-    return arr.dictionary_encode().indices.to_numpy(zero_copy_only=False)
+    from .arrowbridge import to_numpy
+
+    return to_numpy(arr.dictionary_encode().indices)

@@ -25,6 +25,7 @@ from typing import IO, Any, Iterator
 
 import numpy as np
 
+from .arrowbridge import binary_array, to_numpy
 from .engine import Results, TopicColumn, ZScores, compute_topics, concat_topics, summarize
 from .errors import InputError, MissingTopicError, NoQueriesError
 from .names import Request
@@ -113,6 +114,66 @@ class ChunkReader:
             self.sha256 = raw.sha.hexdigest() if raw.enabled else ""
 
 
+def _parsed_chunks(reader: ChunkReader, name: str) -> Iterator[Run]:
+    for chunk, lines_before in reader:
+        yield _parse_chunk(chunk, name, lines_before)
+
+
+_DONE = object()
+
+
+def prefetch(items: Iterator[Any], depth: int = 1) -> Iterator[Any]:
+    """Run the iterator ``items`` in a worker thread, ``depth`` items ahead.
+
+    Reading and parsing the next chunk (decompression, Arrow's CSV parser) mostly
+    runs without the GIL, so it overlaps with the evaluation of the current
+    chunk on the other core. Items, and an exception the iterator raises, come
+    out in the same order as without the thread, so the results cannot depend
+    on it. The worker runs in a copy of the caller's context (context variables
+    such as ``readers.HASH_INPUTS`` keep their values) and stops when the
+    consumer does.
+    """
+    import contextvars
+    import queue
+    import threading
+
+    q: queue.Queue = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def put(item: Any) -> bool:
+        while not stop.is_set():
+            try:
+                q.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def work() -> None:
+        try:
+            for item in items:
+                if not put((item, None)):
+                    return
+        except BaseException as exc:  # noqa: BLE001  handed to the consumer, raised there
+            put((_DONE, exc))
+            return
+        put((_DONE, None))
+
+    worker = threading.Thread(target=contextvars.copy_context().run, args=(work,), name="ireval-prefetch", daemon=True)
+    worker.start()
+    try:
+        while True:
+            item, exc = q.get()
+            if item is _DONE:
+                if exc is not None:
+                    raise exc
+                return
+            yield item
+    finally:
+        stop.set()
+        worker.join()
+
+
 def _parse_chunk(chunk: bytes, name: str, lines_before: int) -> Run:
     try:
         run = parse_run(Source(name=name, data=chunk, sha256=""), allow_empty=True)
@@ -146,7 +207,7 @@ def evaluate_stream(
     batch_opts = replace(opts, complete=False)
     reader = ChunkReader(path, chunk_bytes)
     parts: list[tuple[list[str], list[TopicColumn]]] = []
-    done = pa.array([], pa.large_binary())
+    done = binary_array([])
     pending: Run | None = None
     runid = ""
     rows = 0
@@ -154,21 +215,20 @@ def evaluate_stream(
     def evaluate_batch(batch: Run) -> None:
         nonlocal done
         enc = batch.qid.dictionary_encode()
-        codes = enc.indices.to_numpy(zero_copy_only=False)
+        codes = to_numpy(enc.indices)
         blocks = 1 + int(np.count_nonzero(codes[1:] != codes[:-1]))
         topics = enc.dictionary
         if blocks != len(topics) or pc.any(pc.is_in(topics, value_set=done)).as_py():
             raise NotGrouped
         done = pa.concat_arrays([done, topics.cast(pa.large_binary())])
-        judged = pc.is_in(qrels.qid, value_set=topics).to_numpy(zero_copy_only=False)
+        judged = to_numpy(pc.is_in(qrels.qid, value_set=topics))
         if not judged.any():
             return
         table = _whole_file_facts(build_table(qrels.take(judged), batch, batch_opts, doc_dict=subtopics is not None), qrels, subtopics)
         if table.nq:
             parts.append((table.qids, compute_topics(table, requests)))
 
-    for chunk, lines_before in reader:
-        run = _parse_chunk(chunk, path, lines_before)
+    for run in prefetch(_parsed_chunks(reader, path)):
         if not len(run):
             continue
         rows += len(run)
@@ -176,7 +236,7 @@ def evaluate_stream(
         if pending is not None:
             run = Run.concat([pending, run])
         last = run.qid[len(run) - 1]
-        other = np.flatnonzero(~pc.equal(run.qid, last).to_numpy(zero_copy_only=False))
+        other = np.flatnonzero(~to_numpy(pc.equal(run.qid, last)))
         start = int(other[-1]) + 1 if len(other) else 0
         if start == 0:
             pending = run
@@ -202,7 +262,7 @@ def evaluate_stream(
                 f"topic '{qid}' is judged in {qrels.name} but has no results in the run "
                 "(use -c to score missing topics as 0)",
             )
-        judged = pc.is_in(qrels.qid, value_set=absent).to_numpy(zero_copy_only=False)
+        judged = to_numpy(pc.is_in(qrels.qid, value_set=absent))
         table = _whole_file_facts(build_table(qrels.take(judged), Run.empty(path, runid), opts, doc_dict=subtopics is not None), qrels, subtopics)
         parts.append((table.qids, compute_topics(table, requests)))
     if not parts:

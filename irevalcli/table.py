@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .arrowbridge import binary_array, from_numpy, to_numpy, valid_mask
 from .errors import DuplicateDocError, MissingTopicError, NoQueriesError
 
 if TYPE_CHECKING:
@@ -176,9 +177,9 @@ def _split_codes(arrays: tuple[pa.Array, ...]) -> tuple[list[np.ndarray], pa.Arr
     """Dictionary-encode the concatenation of ``arrays``; one code array per input."""
     import pyarrow as pa
 
-    joined = pa.concat_arrays([a.cast(pa.large_binary()) for a in arrays]) if arrays else pa.array([], pa.large_binary())
+    joined = pa.concat_arrays([a.cast(pa.large_binary()) for a in arrays]) if arrays else binary_array([])
     enc = joined.dictionary_encode()
-    idx = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    idx = to_numpy(enc.indices).astype(np.int64, copy=False)
     bounds = np.cumsum([len(a) for a in arrays])[:-1]
     return list(np.split(idx, bounds)), enc.dictionary
 
@@ -186,17 +187,16 @@ def _split_codes(arrays: tuple[pa.Array, ...]) -> tuple[list[np.ndarray], pa.Arr
 def _blocks(arr: pa.Array) -> tuple[np.ndarray, pa.Array] | None:
     """(block lengths, block values) when ``arr`` is made of few runs of equal values
     (a run file grouped by topic); None when it is not worth it."""
-    import pyarrow as pa
     import pyarrow.compute as pc
 
     n = len(arr)
     if n < 2:
         return None
-    change = pc.not_equal(arr.slice(1), arr.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+    change = to_numpy(pc.not_equal(arr.slice(1), arr.slice(0, n - 1)))
     starts = np.concatenate(([0], np.flatnonzero(change) + 1))
     if len(starts) * 8 > n:
         return None
-    return np.diff(np.concatenate((starts, [n]))), arr.take(pa.array(starts))
+    return np.diff(np.concatenate((starts, [n]))), arr.take(from_numpy(starts))
 
 
 def _factorize_sorted(*arrays: pa.Array) -> tuple[list[np.ndarray], pa.Array]:
@@ -205,17 +205,16 @@ def _factorize_sorted(*arrays: pa.Array) -> tuple[list[np.ndarray], pa.Array]:
     An array made of long runs of equal values (a run's topic column) is encoded
     through its runs' values only, then expanded.
     """
-    import pyarrow as pa
     import pyarrow.compute as pc
 
     runs = [_blocks(a) for a in arrays]
     short = tuple(b[1] if b is not None else a for a, b in zip(arrays, runs))
     codes, dictionary = _split_codes(short)
     codes = [np.repeat(c, b[0]) if b is not None else c for c, b in zip(codes, runs)]
-    order = pc.sort_indices(dictionary).to_numpy()
+    order = to_numpy(pc.sort_indices(dictionary))
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order), dtype=np.int64)
-    return [rank[c] for c in codes], dictionary.take(pa.array(order))
+    return [rank[c] for c in codes], dictionary.take(from_numpy(order))
 
 
 def _decode(b: bytes) -> str:
@@ -280,12 +279,14 @@ def rank_order(topic: np.ndarray, score: np.ndarray, docno: pa.Array) -> np.ndar
         in_tie[1:] |= tie
         in_tie[:-1] |= tie
         pos = np.flatnonzero(in_tie)
-        new_group = np.ones(n, dtype=bool)
-        new_group[1:] = ~tie
-        gid = np.cumsum(new_group)[pos]
+        # a tie group starts at a tied row that does not tie with the row before it
+        tied_before = np.zeros(len(pos), dtype=bool)
+        later = pos > 0
+        tied_before[later] = tie[pos[later] - 1]
+        gid = np.cumsum(~tied_before)
         rows = order[pos]
-        tbl = pa.table({"g": gid, "d": docno.take(pa.array(rows))})
-        perm = pc.sort_indices(tbl, sort_keys=[("g", "ascending"), ("d", "descending")]).to_numpy()
+        tbl = pa.table({"g": from_numpy(gid), "d": docno.take(from_numpy(rows))})
+        perm = to_numpy(pc.sort_indices(tbl, sort_keys=[("g", "ascending"), ("d", "descending")]))
         order[pos] = rows[perm]
     return order
 
@@ -299,17 +300,18 @@ def _numeric_ids(arr: pa.Array) -> np.ndarray | None:
 
     if len(arr) == 0:
         return None
+    arr = arr.cast(pa.large_binary())
     try:
-        ids = pc.cast(arr.cast(pa.large_string()), pa.int64()).to_numpy(zero_copy_only=False)
+        ids = to_numpy(pc.cast(arr.cast(pa.large_string()), pa.int64()))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
     if ids.min() < 0 or ids.max() >= 10**15:
         return None
-    digits = np.ones(len(ids), dtype=np.int64)
-    pos = ids > 0
-    digits[pos] = np.floor(np.log10(ids[pos].astype(np.float64))).astype(np.int64) + 1
-    lengths = pc.binary_length(arr).to_numpy(zero_copy_only=False)
-    return ids if np.array_equal(digits, lengths) else None
+    # canonical: the first byte is 1-9, or the docno is "0" (no sign, no leading zero)
+    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int64, count=arr.offset + len(arr) + 1)[arr.offset :]
+    first = np.frombuffer(arr.buffers()[2], dtype=np.uint8)[offsets[:-1]]
+    canonical = (first - np.uint8(ord("1")) <= 8) | ((first == ord("0")) & (np.diff(offsets) == 1))
+    return ids if canonical.all() else None
 
 
 def _doc_codes(
@@ -335,10 +337,10 @@ def _doc_codes(
 
                 q = qrels_docno.cast(pa.large_binary())
                 ok = pc.match_substring_regex(q.cast(pa.large_string(), safe=False), r"^(0|[1-9][0-9]{0,14})$")
-                ok = ok.fill_null(False).to_numpy(zero_copy_only=False)
+                ok = valid_mask(ok) & to_numpy(ok, nulls_ok=True)
                 qids = np.full(len(q), -1, dtype=np.int64)
                 if ok.any():
-                    qids[ok] = pc.cast(q.filter(pa.array(ok)).cast(pa.large_string()), pa.int64()).to_numpy()
+                    qids[ok] = to_numpy(pc.cast(q.filter(from_numpy(ok)).cast(pa.large_string()), pa.int64()))
             qids = np.where((qids >= 0) & (qids < bound), qids, -1)
             return qids, ids, bound, None
     (q_dcode, r_dcode), doc_dict = _encode(qrels_docno, run_docno)
@@ -398,7 +400,7 @@ def build_table(qrels: Qrels, run: Run, opts: EvalOptions, *, doc_dict: bool = T
 
     # ---- documents: qrels and kept run docnos (and -c's placeholder) factorised together
     all_kept = bool(keep_run.all())
-    run_docno = run.docno if all_kept else run.docno.filter(pa.array(keep_run))
+    run_docno = run.docno if all_kept else run.docno.filter(from_numpy(keep_run))
     rg = r_topic if all_kept else r_topic[keep_run]
     rscore = run.score if all_kept else run.score[keep_run]
     rline = run.lineno if all_kept else run.lineno[keep_run]
@@ -410,7 +412,7 @@ def build_table(qrels: Qrels, run: Run, opts: EvalOptions, *, doc_dict: bool = T
         rscore = np.concatenate((rscore, np.ones(len(mt))))
         rline = np.concatenate((rline, np.zeros(len(mt), dtype=np.int64)))
         run_docno = pa.concat_arrays(
-            [run_docno.cast(pa.large_binary()), pa.array([PLACEHOLDER_DOCNO] * len(mt), pa.large_binary())]
+            [run_docno.cast(pa.large_binary()), binary_array([PLACEHOLDER_DOCNO] * len(mt))]
         )
     q_dcode, r_dcode, ndoc, docnos = _doc_codes(qrels.docno, run_docno, doc_dict, nq)
 
@@ -450,7 +452,7 @@ def build_table(qrels: Qrels, run: Run, opts: EvalOptions, *, doc_dict: bool = T
     # that occur more than once in the whole run can be duplicated, so only their
     # rows are sorted (usually a small fraction)
     rkey = rg * ndoc + r_dcode
-    rkey_arr = pa.array(rkey)
+    rkey_arr = from_numpy(rkey)
     if ndoc <= 8 * len(rkey) + 1024:  # dense codes: count them, then sort only repeated docnos' rows
         cand = rkey[np.bincount(r_dcode, minlength=ndoc)[r_dcode] > 1]
     else:  # sparse numeric ids (a streamed chunk of MS MARCO passage ids): sort every key
@@ -473,14 +475,20 @@ def build_table(qrels: Qrels, run: Run, opts: EvalOptions, *, doc_dict: bool = T
     # ---- labels: qrels lookup by (topic, docno)
     label = np.full(len(rkey), -1, dtype=np.int64)
     if len(qkey_sorted):
-        pos = pc.index_in(rkey_arr, value_set=pa.array(qkey_sorted))
-        found = pos.is_valid().to_numpy(zero_copy_only=False)
+        # rows whose docno is judged for some topic (a flag per docno code, when the
+        # codes are dense enough), then the exact (topic, docno) lookup for those
+        rows = None
+        if ndoc <= 16 * len(rkey) + (1 << 24):
+            judged_doc = np.zeros(ndoc, dtype=bool)
+            judged_doc[qkey_sorted % ndoc] = True
+            rows = np.flatnonzero(judged_doc[r_dcode])
+        keys = rkey_arr if rows is None else from_numpy(rkey[rows])
+        pos = pc.index_in(keys, value_set=from_numpy(np.asarray(qkey_sorted, dtype=np.int64)))
+        found = valid_mask(pos)
         if found.any():
-            hit = pos.to_numpy(zero_copy_only=False)[found].astype(np.int64) if pos.null_count == 0 else (
-                pos.filter(pos.is_valid()).to_numpy().astype(np.int64)
-            )
+            hit = to_numpy(pos.filter(pos.is_valid()) if pos.null_count else pos).astype(np.int64)
             values = qrel_sorted[hit]
-            label[found] = np.where(values < 0, -2, values)
+            label[found if rows is None else rows[found]] = np.where(values < 0, -2, values)
 
     if opts.judged_only:
         keep = label >= 0

@@ -1,0 +1,87 @@
+"""numpy <-> Arrow conversions for the hot path that never import pandas.
+
+pyarrow's own ``Array.to_numpy``, ``pa.array(...)`` and ``fill_null`` with a
+Python value go through its pandas shim and import pandas on first use, which
+costs about 0.3 s of start-up on a run that never needs pandas. These helpers
+build the same arrays from the Arrow buffers directly (zero-copy where the
+layout allows). ``tests/test_perf_paths.py`` checks that evaluating a run
+in the trec format leaves pandas unimported.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+_NUMPY_OF = {
+    "int8": np.int8,
+    "int16": np.int16,
+    "int32": np.int32,
+    "int64": np.int64,
+    "uint8": np.uint8,
+    "uint16": np.uint16,
+    "uint32": np.uint32,
+    "uint64": np.uint64,
+    "float": np.float32,
+    "double": np.float64,
+}
+
+
+def to_numpy(arr: pa.Array | pa.ChunkedArray, *, nulls_ok: bool = False) -> np.ndarray:
+    """A numeric or boolean Arrow array without nulls as numpy (a view where possible).
+
+    With ``nulls_ok`` an array with nulls is accepted and the values in null slots
+    are whatever the buffer holds: mask them with :func:`valid_mask`."""
+    import pyarrow as pa
+
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+    if arr.null_count and not nulls_ok:
+        raise ValueError("to_numpy: the array has nulls")
+    n, off = len(arr), arr.offset
+    if pa.types.is_boolean(arr.type):
+        if n == 0:
+            return np.zeros(0, dtype=bool)
+        bits = np.frombuffer(arr.buffers()[1], dtype=np.uint8)
+        return np.unpackbits(bits, count=off + n, bitorder="little")[off:].view(bool)
+    dtype = _NUMPY_OF[str(arr.type)]
+    if n == 0:
+        return np.zeros(0, dtype=dtype)
+    return np.frombuffer(arr.buffers()[1], dtype=dtype, count=off + n)[off:]
+
+
+def valid_mask(arr: pa.Array) -> np.ndarray:
+    """True where the array holds a value (not null)."""
+    import pyarrow.compute as pc
+
+    return to_numpy(pc.is_valid(arr))
+
+
+def from_numpy(x: np.ndarray) -> pa.Array:
+    """A 1-d numeric or boolean numpy array as an Arrow array (int64 for indices)."""
+    import pyarrow as pa
+
+    x = np.ascontiguousarray(x)
+    if x.dtype == bool:
+        bits = np.packbits(x, bitorder="little")
+        return pa.Array.from_buffers(pa.bool_(), len(x), [None, pa.py_buffer(bits)])
+    types = {np.dtype(np.int64): pa.int64(), np.dtype(np.int32): pa.int32(), np.dtype(np.float64): pa.float64()}
+    if x.dtype not in types:
+        x = x.astype(np.int64)
+    return pa.Array.from_buffers(types[x.dtype], len(x), [None, pa.py_buffer(x)])
+
+
+def binary_array(values: list[bytes]) -> pa.Array:
+    """A large_binary array of the given byte strings."""
+    import pyarrow as pa
+
+    offsets = np.zeros(len(values) + 1, dtype=np.int64)
+    if values:
+        np.cumsum([len(v) for v in values], out=offsets[1:])
+    return pa.Array.from_buffers(
+        pa.large_binary(), len(values), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(values))]
+    )
