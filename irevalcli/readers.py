@@ -382,6 +382,11 @@ class Run:
         return Run(self.name, self.sha256, self.qid.take(sel), self.docno.take(sel), self.score[idx],
                    self.lineno[idx], self.runid)
 
+    def slice(self, start: int, stop: int) -> Run:
+        """Rows ``start:stop`` without copying."""
+        return Run(self.name, self.sha256, self.qid.slice(start, stop - start), self.docno.slice(start, stop - start),
+                   self.score[start:stop], self.lineno[start:stop], self.runid)
+
     @classmethod
     def concat(cls, parts: list[Run]) -> Run:
         import numpy as np

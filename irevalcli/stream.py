@@ -64,7 +64,7 @@ class _HashingReader(io.RawIOBase):
 
 
 class ChunkReader:
-    """Yields (chunk, lines before it): chunks end at a line end."""
+    """Yields the file's bytes in chunks that end at a line end (decompressed)."""
 
     def __init__(self, path: str, chunk_bytes: int = CHUNK_BYTES) -> None:
         self.path = path
@@ -72,7 +72,7 @@ class ChunkReader:
         self.sha256 = ""
         self.size = 0
 
-    def __iter__(self) -> Iterator[tuple[bytes, int]]:
+    def __iter__(self) -> Iterator[bytes]:
         with open(self.path, "rb") as fh:
             head = fh.read(10)
             fh.seek(0)
@@ -88,7 +88,6 @@ class ChunkReader:
             else:
                 stream = buffered
             carry = b""
-            lines_before = 0
             while True:
                 try:
                     block = stream.read(self.chunk_bytes)
@@ -105,18 +104,87 @@ class ChunkReader:
                     carry = data
                     continue
                 chunk, carry = data[: cut + 1], data[cut + 1 :]
-                yield chunk, lines_before
-                lines_before += chunk.count(b"\n")
+                yield chunk
             if carry:
-                yield carry, lines_before
+                yield carry
             while buffered.read(1 << 20):  # hash whatever the decompressor left unread
                 pass
             self.sha256 = raw.sha.hexdigest() if raw.enabled else ""
 
 
-def _parsed_chunks(reader: ChunkReader, name: str) -> Iterator[Run]:
-    for chunk, lines_before in reader:
-        yield _parse_chunk(chunk, name, lines_before)
+def _last_topic_start(qid: pa.Array) -> int:
+    """Row where the last topic's block begins (looks back from the end, widening)."""
+    import pyarrow.compute as pc
+
+    n = len(qid)
+    last = qid[n - 1]
+    width = 4096
+    while True:
+        lo = max(n - width, 0)
+        other = np.flatnonzero(~to_numpy(pc.equal(qid.slice(lo), last)))
+        if len(other):
+            return lo + int(other[-1]) + 1
+        if lo == 0:
+            return 0
+        width *= 4
+
+
+def _line_offset(data: bytes, newlines: int, line: int) -> int:
+    """Byte offset where 1-based ``line`` starts in ``data``, which holds ``newlines`` line ends."""
+    if line <= 1:
+        return 0
+    back = newlines - (line - 1) + 1  # line ends to step back over, the last one included
+    if back <= 1 << 14:
+        pos = len(data)
+        for _ in range(back):
+            pos = data.rfind(b"\n", 0, pos)
+        return pos + 1
+    return int(np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)[line - 2]) + 1
+
+
+def topic_batches(chunks: Iterator[bytes], name: str) -> Iterator[tuple[Run, pa.Array]]:
+    """(run rows of complete topics, their topic ids) from a grouped run's chunks.
+
+    The last topic of a chunk may go on in the next one, so its lines are carried
+    over as bytes and parsed again with the next chunk; the rows before it are
+    handed on as a zero-copy slice. Raises :class:`NotGrouped` when a topic
+    reappears after its block ended.
+    """
+    import pyarrow as pa
+
+    seen: set[bytes] = set()
+    held = b""  # lines of the last, possibly unfinished, topic
+    base = 0  # physical lines of the file before ``held``
+    it = iter(chunks)
+    chunk = next(it, None)
+    while chunk is not None:
+        following = next(it, None)
+        data = held + chunk if held else chunk
+        run = _parse_chunk(data, name, base)
+        if not len(run):
+            held, base = b"", base + data.count(b"\n")
+            chunk = following
+            continue
+        start = len(run) if following is None else _last_topic_start(run.qid)
+        if start == 0:  # one topic so far: keep reading
+            held = data
+        else:
+            batch = run.slice(0, start)
+            enc = batch.qid.dictionary_encode()
+            codes = to_numpy(enc.indices)
+            topics = enc.dictionary.cast(pa.large_binary())
+            names = topics.to_pylist()
+            if 1 + int(np.count_nonzero(codes[1:] != codes[:-1])) != len(names) or not seen.isdisjoint(names):
+                raise NotGrouped
+            seen.update(names)
+            yield batch, topics
+            if start < len(run):
+                line = int(run.lineno[start]) - base
+                cut = _line_offset(data, data.count(b"\n"), line)
+                held, base = data[cut:], base + line - 1
+            else:
+                held = b""
+        chunk = following
 
 
 _DONE = object()
@@ -207,44 +275,20 @@ def evaluate_stream(
     batch_opts = replace(opts, complete=False)
     reader = ChunkReader(path, chunk_bytes)
     parts: list[tuple[list[str], list[TopicColumn]]] = []
-    done = binary_array([])
-    pending: Run | None = None
+    seen: list[pa.Array] = []
     runid = ""
     rows = 0
-
-    def evaluate_batch(batch: Run) -> None:
-        nonlocal done
-        enc = batch.qid.dictionary_encode()
-        codes = to_numpy(enc.indices)
-        blocks = 1 + int(np.count_nonzero(codes[1:] != codes[:-1]))
-        topics = enc.dictionary
-        if blocks != len(topics) or pc.any(pc.is_in(topics, value_set=done)).as_py():
-            raise NotGrouped
-        done = pa.concat_arrays([done, topics.cast(pa.large_binary())])
+    for batch, topics in prefetch(topic_batches(iter(reader), path)):
+        rows += len(batch)
+        runid = batch.runid
+        seen.append(topics)
         judged = to_numpy(pc.is_in(qrels.qid, value_set=topics))
         if not judged.any():
-            return
+            continue
         table = _whole_file_facts(build_table(qrels.take(judged), batch, batch_opts, doc_dict=subtopics is not None), qrels, subtopics)
         if table.nq:
             parts.append((table.qids, compute_topics(table, requests)))
-
-    for run in prefetch(_parsed_chunks(reader, path)):
-        if not len(run):
-            continue
-        rows += len(run)
-        runid = run.runid
-        if pending is not None:
-            run = Run.concat([pending, run])
-        last = run.qid[len(run) - 1]
-        other = np.flatnonzero(~to_numpy(pc.equal(run.qid, last)))
-        start = int(other[-1]) + 1 if len(other) else 0
-        if start == 0:
-            pending = run
-            continue
-        evaluate_batch(run.take(np.arange(start)))
-        pending = run.take(np.arange(start, len(run)))
-    if pending is not None:
-        evaluate_batch(pending)
+    done = pa.concat_arrays(seen) if seen else binary_array([])
     if rows == 0:
         if reader.size == 0:
             raise InputError(path, "the run file is empty")

@@ -115,3 +115,32 @@ def test_cli_stream_flag(cli):
     args = shlex.split("-q -m all_trec --stream qrels.test results.test")
     res = cli(args, cwd=TREC_EVAL)
     assert res.code == 0 and res.out == (TREC_EVAL / "out.test.aq").read_bytes()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_carried_topics_with_comments_blank_lines_and_no_final_newline(tmp_path, seed):
+    """A topic's lines carried from chunk to chunk keep their physical line numbers,
+    whatever comment and blank lines sit between them."""
+    rng = random.Random(seed)
+    q, r = _random_files(tmp_path, seed, grouped=True)
+    lines = r.read_text().splitlines()
+    noisy = []
+    for line in lines:
+        while rng.random() < 0.15:
+            noisy.append(rng.choice(["# a comment", "", "   ", "\t# indented comment"]))
+        noisy.append(line)
+    r.write_text("\n".join(noisy))  # no newline after the last line
+    for chunk in (20, 97, 1000):
+        whole, streamed = both(q, r, ["all_trec"], chunk=chunk, complete=True)
+        assert trec(whole) == trec(streamed)
+    # a duplicate in the last topic is reported at the same line either way
+    last_qid = lines[-1].split()[0]
+    dup = f"{last_qid} Q0 {lines[-1].split()[2]} 0 0.5 x"
+    r.write_text("\n".join([*noisy, "# c", "", dup]) + "\n")
+    errors = []
+    for stream in (False, True):
+        with pytest.raises(DuplicateDocError) as e:
+            evaluate(q, r, ["map"], stream=stream, chunk_bytes=31, complete=True)
+        errors.append(str(e.value))
+    assert errors[0] == errors[1]
+    assert f":{len(noisy) + 3}:" in errors[1]
