@@ -232,3 +232,34 @@ def test_format_typo_suggests_the_fix(cli):
         "ireval: Invalid value for '--format': 'mardown' is not one of 'trec', 'json', 'parquet', 'csv', "
         "'markdown', 'latex', 'table' (did you mean 'markdown'?) (see 'ireval --help')\n"
     )
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 2048])
+@pytest.mark.parametrize("z", [False, True])
+def test_trec_per_query_lines_match_printf_one_by_one(monkeypatch, block, z):
+    """The block-wise ``%`` formatting of -q lines equals formatting each line on its own."""
+    import numpy as np
+
+    from irevalcli import formatters
+    from irevalcli.engine import Column, Results
+
+    monkeypatch.setattr(formatters, "_TOPICS_PER_BLOCK", block)
+    qids = ["1", "10", "2", "b%s", "\udcff"]
+    f = np.array([0.5, 1 / 3, np.nan, -0.0, 2.00005])
+    cols = [
+        Column("runid", "runid", "str", None, "r"),
+        Column("num_ret", "num_ret", "int", np.array([3, 0, 1000, 7, 12]), 1022),
+        Column("map", "map", "float", f, 0.1),
+        Column("P_5%", "P", "float", np.array([1.0, 0.0, 0.25, 1e-5, 0.99995]), 0.2),
+        Column("relstring", "relstring", "str", ["10R", "", "-", "'", "%d"], None),
+    ]
+    res = Results(qids=qids, columns=cols, num_q=5, runid="r", zscore=z)
+    expected = []
+    p = "Z" if z else ""
+    for i, q in enumerate(qids):
+        expected.append(f"{p}num_ret               \t{q}\t{'%6.4f' % cols[1].per_query[i] if z else cols[1].per_query[i]}\n")
+        expected.append(f"{p}map                   \t{q}\t{'  -nan' if np.isnan(f[i]) else '%6.4f' % f[i]}\n")
+        expected.append(f"{p}P_5%                  \t{q}\t{'%6.4f' % cols[3].per_query[i]}\n")
+        expected.append(f"relstring             \t{q}\t'{cols[4].per_query[i]}'\n")
+    got = formatters.format_trec(res, per_query=True, summary=False)
+    assert got == "".join(expected).encode("utf-8", "surrogateescape")
