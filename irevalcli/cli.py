@@ -22,6 +22,7 @@ import os
 import stat
 import sys
 import tempfile
+from collections.abc import Iterable
 from typing import Any
 
 import click
@@ -94,12 +95,19 @@ file and line); 1 is reserved for a failed quality gate; 3 internal error.
 STDOUT_NAMES = frozenset({"-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"})
 
 
-def _write_output(data: bytes, output: str | None, fmt: str) -> None:
+def _pieces(data: bytes | Iterable[bytes]) -> Iterable[bytes]:
+    return [data] if isinstance(data, (bytes, bytearray)) else data
+
+
+def _write_output(data: bytes | Iterable[bytes], output: str | None, fmt: str) -> None:
+    """Write the output: bytes, or pieces made as they are written (trec ``-q``). With
+    ``--output`` the file appears only once all of it is written."""
     if output is None or output in STDOUT_NAMES:
         if fmt == "parquet" and sys.stdout.isatty():
             raise UsageError("--format parquet writes binary data: give --output PATH or redirect stdout")
         try:
-            sys.stdout.buffer.write(data)
+            for piece in _pieces(data):
+                sys.stdout.buffer.write(piece)
             sys.stdout.buffer.flush()
         except BrokenPipeError:
             # The reader went away (``| head``) and wants no more. Carry on, so the exit
@@ -125,7 +133,7 @@ def _umask() -> int:
     return mask
 
 
-def write_atomic(path: str, data: bytes) -> None:
+def write_atomic(path: str, data: bytes | Iterable[bytes]) -> None:
     """Write ``data`` to ``path`` all or nothing: a temporary file beside it, then a rename.
 
     An existing file keeps its permissions (a new one gets the umask's), and a symlink
@@ -159,7 +167,8 @@ def write_atomic(path: str, data: bytes) -> None:
             fd, tmp = tempfile.mkstemp(prefix=".ireval-", suffix=".tmp", dir=directory)
             fh = os.fdopen(fd, "wb")
         with fh:
-            fh.write(data)
+            for piece in _pieces(data):
+                fh.write(piece)
             fh.flush()
             os.fchmod(fh.fileno(), mode)
             if st is not None:
@@ -218,11 +227,12 @@ class _signals_deferred:
                 signal.raise_signal(sig)
 
 
-def _write_special(path: str, data: bytes) -> None:
+def _write_special(path: str, data: bytes | Iterable[bytes]) -> None:
     """``--output`` names a device, FIFO or socket: write straight to it."""
     try:
         with open(path, "wb") as fh:
-            fh.write(data)
+            for piece in _pieces(data):
+                fh.write(piece)
     except BrokenPipeError:
         pass  # its reader went away: like ``| head`` on stdout
     except PermissionError:
@@ -326,7 +336,7 @@ def run_eval(
     progress: bool | None = None,
 ) -> None:
     from .api import REL_FORMATS, evaluate
-    from .formatters import TABLE_FORMATS, RunResults, format_runs
+    from .formatters import TABLE_FORMATS, RunResults, format_runs, format_trec_pieces
     from .inputs import expand_runs, parse_column_map, read_qrels_file, read_run_file, streamable
     from .progress import Progress, wanted
     from .stream import should_stream
@@ -420,8 +430,12 @@ def run_eval(
         meta["runid"] = first.results.runid
         meta["num_q"] = first.results.num_q
     terminal = fmt == "table" and output in (None, "-") and sys.stdout.isatty()
-    data = format_runs(fmt, results, per_query=bool(per_query), summary=not nosummary, meta=meta, places=places,
-                       terminal=terminal)
+    data: bytes | Iterable[bytes]
+    if fmt == "trec" and len(results) == 1:  # in pieces: a large -q output is never held whole
+        data = format_trec_pieces(first.results, per_query=bool(per_query), summary=not nosummary)
+    else:
+        data = format_runs(fmt, results, per_query=bool(per_query), summary=not nosummary, meta=meta,
+                           places=places, terminal=terminal)
     _write_output(data, output, fmt)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,32 +40,40 @@ def format_trec(results: Results, *, per_query: bool = False, summary: bool = Tr
     With z-scores (-Z) every numeric label is prefixed with ``Z`` and printed with
     ``%6.4f``, integers included; runid and relstring lines are unchanged.
     """
+    return b"".join(format_trec_pieces(results, per_query=per_query, summary=summary))
+
+
+def format_trec_pieces(results: Results, *, per_query: bool = False, summary: bool = True) -> Iterator[bytes]:
+    """:func:`format_trec`'s output as pieces whose concatenation is the output, made
+    as they are consumed, so a large ``-q`` output (12M lines for 100k topics) is
+    written block by block instead of being held in memory."""
     z = results.zscore
     prefix = "Z" if z else ""
 
     def value(kind: str, v: Any) -> str:
         return _trec_value("float" if (z and kind == "int") else kind, v)
 
-    out: list[str] = []
     if per_query:
         cols = [c for c in results.columns if c.per_query is not None]
         if cols and results.qids:
-            out.append(_per_query_block(results.qids, cols, prefix, z))
+            yield from _per_query_blocks(results.qids, cols, prefix, z)
+    out: list[str] = []
     if summary:
         for c in results.columns:
             if c.summary is None:
                 continue
             p = "" if c.kind == "str" else prefix
             out.append(f"{p}{c.label:<22}\tall\t{value(c.kind, c.summary)}\n")
-    return "".join(out).encode("utf-8", "surrogateescape")
+    yield "".join(out).encode("utf-8", "surrogateescape")
 
 
 _TOPICS_PER_BLOCK = 2048  # bounds the temporary Python objects (~ topics x measures x 2)
 
 
-def _per_query_block(qids: list[str], cols: list, prefix: str, z: bool) -> str:
-    """Every topic's lines: one line template per measure, repeated per topic and
-    filled by a single ``%`` per block of topics (C-speed, no Python call per line).
+def _per_query_blocks(qids: list[str], cols: list, prefix: str, z: bool) -> Iterator[bytes]:
+    """Every topic's lines, encoded block by block: one line template per measure,
+    repeated per topic and filled by a single ``%`` per block of topics (C-speed, no
+    Python call per line).
     Values that ``%6.4f`` would not print as trec_eval does (NaN) are formatted first.
     """
     import numpy as np
@@ -91,15 +99,13 @@ def _per_query_block(qids: list[str], cols: list, prefix: str, z: bool) -> str:
             values.append(f)
     line = "".join(templates)
     topics = np.asarray(qids, dtype=object)
-    out = []
     for lo in range(0, len(qids), _TOPICS_PER_BLOCK):
         hi = min(lo + _TOPICS_PER_BLOCK, len(qids))
         grid = np.empty((hi - lo, 2 * len(cols)), dtype=object)
         grid[:, 0::2] = topics[lo:hi, None]
         for j, v in enumerate(values):
             grid[:, 2 * j + 1] = v[lo:hi].tolist()
-        out.append((line * (hi - lo)) % tuple(grid.ravel().tolist()))
-    return "".join(out)
+        yield ((line * (hi - lo)) % tuple(grid.ravel().tolist())).encode("utf-8", "surrogateescape")
 
 
 def _json_number(kind: str, v: Any) -> Any:
