@@ -116,7 +116,80 @@ class EvalTable:
     @cached_property
     def rel_ret(self) -> np.ndarray:
         """num_rel_ret per topic (never counts -1/-2 documents, even with -l below 0)."""
-        return self.seg_count(self.is_rel & (self.label >= 0))
+        rows = self.rel_rows
+        if self.level < 0:
+            rows = rows[self.label[rows] >= 0]
+        return np.bincount(self.g[rows], minlength=self.nq).astype(np.int64)
+
+    # ---- sparse row lists ---------------------------------------------------
+    # Most rows of a deep run are unjudged: measures that only look at judged or
+    # relevant rows work on these ascending row lists instead of full columns.
+    @cached_property
+    def judged_rows(self) -> np.ndarray:
+        """Rows whose document is judged (label >= 0), ascending."""
+        return np.flatnonzero(self.label >= 0)
+
+    @cached_property
+    def rel_rows(self) -> np.ndarray:
+        """Rows of relevant documents (``is_rel``), ascending."""
+        if self.level >= 0:
+            j = self.judged_rows
+            return j[self.label[j] >= self.level]
+        return np.flatnonzero(self.is_rel)
+
+    def rank_at(self, rows: np.ndarray) -> np.ndarray:
+        """1-based rank of the given rows (as ``rank[rows]``, without the full column)."""
+        return rows - self.starts[self.g[rows]] + 1
+
+    def count_upto(self, listed: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """For each of ``rows``: how many ``listed`` rows (ascending) are at or above it in
+        its topic (a running count of a column read at ``rows``)."""
+        tops = self.starts[self.g[rows]]
+        return np.searchsorted(listed, rows, side="right") - np.searchsorted(listed, tops, side="left")
+
+    def count_at(self, listed: np.ndarray, k: np.ndarray | int) -> np.ndarray:
+        """How many ``listed`` rows (ascending) are in the top ``min(k, n)`` of each topic, as
+        floats (``at_depth`` of their running count)."""
+        depth = np.minimum(np.broadcast_to(np.asarray(k, dtype=np.int64), (self.nq,)), self.n)
+        begin = self.starts[:-1]
+        end = begin + np.maximum(depth, 0)
+        return (np.searchsorted(listed, end) - np.searchsorted(listed, begin)).astype(np.float64)
+
+    def sparse_running(self, rows: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Exact running sums within each topic of a column that is ``values`` at ``rows``
+        (ascending) and +0.0 on every other row: ``(rows', running at rows')``.
+
+        Only the listed rows are accumulated (adding +0.0 changes no running value that
+        is not -0.0, and the running value at a nonzero row is never -0.0). When a listed
+        value is -0.0 the whole column is accumulated instead (``rows'`` = every row).
+        Read the result with :meth:`sparse_at_rows`, :meth:`sparse_at_depth`,
+        :meth:`sparse_read`.
+        """
+        values = np.asarray(values, dtype=np.float64)
+        if (np.signbit(values) & (values == 0.0)).any():
+            col = np.zeros(len(self.g), dtype=np.float64)
+            col[rows] = values
+            return np.arange(len(col), dtype=np.int64), seg_accumulate(col, self.starts)
+        return rows, seg_accumulate(values, np.searchsorted(rows, self.starts))
+
+    def sparse_at_rows(self, sr: tuple[np.ndarray, np.ndarray], rows: np.ndarray) -> np.ndarray:
+        """A :meth:`sparse_running` result read at some of the rows it was built from."""
+        listed, running = sr
+        return running[np.searchsorted(listed, rows)]
+
+    def sparse_read(
+        self, sr: tuple[np.ndarray, np.ndarray], topic: np.ndarray, depth: np.ndarray, empty: float = 0.0
+    ) -> np.ndarray:
+        """A :meth:`sparse_running` result read at ``depth`` (1-based, at most n) of ``topic``:
+        the running value at the last listed row in the top ``depth``, 0.0 when there is
+        none, ``empty`` at depth 0."""
+        listed, running = sr
+        return seg_read_sparse(listed, running, self.starts, topic, depth, 0.0, empty)
+
+    def sparse_at_depth(self, sr: tuple[np.ndarray, np.ndarray], k: np.ndarray | int, empty: float = 0.0) -> np.ndarray:
+        """:meth:`at_depth` of a :meth:`sparse_running` result."""
+        depth = np.minimum(np.broadcast_to(np.asarray(k, dtype=np.int64), (self.nq,)), self.n)
+        return self.sparse_read(sr, np.arange(self.nq), depth, empty)
 
     # ---- grouped reductions ---------------------------------------------
     def seg_sum(self, values: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
@@ -157,7 +230,7 @@ class EvalTable:
 
     def rel_at(self, k: np.ndarray | int) -> np.ndarray:
         """Relevant documents in the top ``k`` of each topic."""
-        return self.at_depth(self.cum_rel, k)
+        return self.count_at(self.rel_rows, k)
 
     def seg_first(self, where: np.ndarray, values: np.ndarray, default: float = 0.0) -> np.ndarray:
         """Value at the first row of each topic where ``where`` holds."""
@@ -530,20 +603,66 @@ def seg_suffix_max(values: np.ndarray, groups: np.ndarray, ngroups: int) -> np.n
 
 def seg_accumulate(values: np.ndarray, starts: np.ndarray, ufunc: np.ufunc = np.add) -> np.ndarray:
     """Running ``ufunc`` (add: sums, multiply: products) within each segment of a flat
-    array grouped by ``starts``, applied left to right exactly as a C loop would.
+    array grouped by ``starts``, applied left to right exactly as a C loop would: the
+    first row of a segment is its value as-is, row i is ``ufunc(row i-1, value i)``.
 
     A global cumsum minus each segment's base would round differently, so rows are
     laid out as a (segments x depth) matrix padded with the identity, bucketed by
     depth so the padding stays under 2x, and accumulated along each row (numpy's
     accumulate is sequential, never pairwise).
+
+    Sparse inputs skip the rows that cannot change the running value: ``x + (+0.0)``
+    is ``x`` for every ``x`` but ``-0.0``, and ``x * 1.0`` is ``x`` for every ``x``.
+    Only the other rows are accumulated, and their running value is carried down
+    to the skipped rows (rows above a segment's first such row hold the identity,
+    as the sequential loop gives). A running sum can only be ``-0.0`` when every
+    value so far is ``-0.0``, so the sum takes that path only when no value is ``-0.0``.
     """
     values = np.asarray(values, dtype=np.float64)
+    starts = np.asarray(starts, dtype=np.int64)
+    if ufunc is np.add or ufunc is np.multiply:
+        ident = 0.0 if ufunc is np.add else 1.0
+        if ufunc is np.add:
+            keep = values.view(np.int64) != 0  # every value but +0.0 (bit pattern 0)
+        else:
+            keep = values != 1.0  # NaN is kept
+        kept = np.flatnonzero(keep)
+        if len(kept) * 4 <= len(values) and not (
+            ufunc is np.add and (np.signbit(values[kept]) & (values[kept] == 0.0)).any()
+        ):
+            running = _seg_accumulate_dense(values[kept], np.searchsorted(kept, starts), ufunc)
+            return _seg_fill(keep, kept, running, starts, ident)
+    return _seg_accumulate_dense(values, starts, ufunc)
+
+
+def _seg_fill(keep: np.ndarray, kept: np.ndarray, running: np.ndarray, starts: np.ndarray, ident: float) -> np.ndarray:
+    """Carry the running value at the ``kept`` rows down to the rows below them in
+    their segment; rows above a segment's first kept row get ``ident``."""
+    n_rows = len(keep)
+    out_dtype = np.float64
+    if n_rows == 0:
+        return np.zeros(0, dtype=out_dtype)
+    seg_first = starts[:-1][starts[1:] > starts[:-1]]
+    marker = keep.copy()
+    marker[seg_first] = True
+    bp = np.flatnonzero(marker)  # kept rows and segment starts, ascending
+    val = np.full(len(bp), ident, dtype=out_dtype)
+    val[keep[bp]] = running
+    return np.repeat(val, np.diff(bp, append=n_rows))
+
+
+def _seg_accumulate_dense(values: np.ndarray, starts: np.ndarray, ufunc: np.ufunc) -> np.ndarray:
+    """:func:`seg_accumulate` over every row (see there)."""
     out = np.empty_like(values)
     n = np.diff(starts)
     nonempty = np.flatnonzero(n > 0)
     if len(nonempty) == 0:
         return out
-    bucket = np.floor(np.log2(n[nonempty])).astype(np.int64)
+    lens = n[nonempty]
+    L = int(lens[0])
+    if (lens == L).all():  # equal lengths: the rows are the segments back to back
+        return ufunc.accumulate(values.reshape(-1, L), axis=1).reshape(-1)
+    bucket = np.floor(np.log2(lens)).astype(np.int64)
     for b in np.unique(bucket):  # at most log2(longest segment) buckets
         seg = nonempty[bucket == b]
         lens = n[seg]
@@ -560,3 +679,35 @@ def seg_accumulate(values: np.ndarray, starts: np.ndarray, ufunc: np.ufunc = np.
 def seg_cumsum_exact(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """Exact per-segment running sums (see :func:`seg_accumulate`)."""
     return seg_accumulate(values, starts, np.add)
+
+
+def seg_read_sparse(
+    rows: np.ndarray,
+    running: np.ndarray,
+    starts: np.ndarray,
+    seg: np.ndarray,
+    depth: np.ndarray,
+    ident: float = 0.0,
+    empty: float = 0.0,
+) -> np.ndarray:
+    """Read a running value known only at some rows: for each (segment ``seg``, ``depth``),
+    ``running`` at the last of ``rows`` (ascending) within the segment's first ``depth``
+    rows; ``ident`` when no listed row is there, ``empty`` when ``depth`` < 1.
+
+    With ``running`` from :func:`seg_accumulate` over the listed rows' values, this is the
+    full column's running value whenever every other row holds the identity and that
+    does not change the running value (see :func:`seg_accumulate`).
+    """
+    seg = np.asarray(seg, dtype=np.int64)
+    depth = np.asarray(depth, dtype=np.int64)
+    out = np.full(len(seg), empty, dtype=np.float64)
+    ok = depth >= 1
+    if not ok.any():
+        return out
+    top = starts[seg[ok]]
+    j = np.searchsorted(rows, top + depth[ok], side="left") - 1  # last listed row < top + depth
+    hit = j >= np.searchsorted(rows, top, side="left")
+    val = np.full(len(top), ident, dtype=np.float64)
+    val[hit] = running[j[hit]]
+    out[ok] = val
+    return out

@@ -13,17 +13,19 @@ INFAP_EPSILON = 1e-5
 
 
 def _ap_terms(t: EvalTable) -> np.ndarray:
-    """Precision at each relevant retrieved rank (0 elsewhere), in rank order."""
-    terms = np.zeros(len(t.g), dtype=np.float64)
-    rel = t.is_rel
-    terms[rel] = t.cum_rel[rel] / t.rank[rel].astype(np.float64)
-    return terms
+    """Precision at each relevant retrieved rank, one per row of ``t.rel_rows`` (every other
+    row's term is 0), in rank order."""
+    key = "ap_terms"
+    if key not in t._cache:
+        rows = t.rel_rows
+        t._cache[key] = t.count_upto(rows, rows) / t.rank_at(rows).astype(np.float64)
+    return t._cache[key]
 
 
 def _ap_sum(t: EvalTable) -> np.ndarray:
     key = "ap_sum"
     if key not in t._cache:
-        t._cache[key] = t.seg_sum(_ap_terms(t), where=t.is_rel)
+        t._cache[key] = np.bincount(t.g[t.rel_rows], weights=_ap_terms(t), minlength=t.nq)
     return t._cache[key]
 
 
@@ -48,8 +50,8 @@ def gm_map(t: EvalTable, p: Params) -> np.ndarray:
 def map_cut(t: EvalTable, p: Params) -> np.ndarray:
     """Average precision over the top k: precisions at relevant documents ranked <= k,
     divided by R."""
-    prefix = t.seg_cumsum_exact(_ap_terms(t))
-    return np.stack([_safe_div(t.at_depth(prefix, k), t.R) for k in p.values])
+    prefix = t.sparse_running(t.rel_rows, _ap_terms(t))
+    return np.stack([_safe_div(t.sparse_at_depth(prefix, k), t.R) for k in p.values])
 
 
 @measure("yaap", citation="Robertson, 'On smoothing average precision', ECIR 2012")
@@ -59,12 +61,28 @@ def yaap(t: EvalTable, p: Params) -> np.ndarray:
     return np.log((1.0 + s) / (1.0 + t.R.astype(np.float64) - s))
 
 
+def _judged_nonrel_rows(t: EvalTable) -> np.ndarray:
+    """Rows of judged non-relevant documents (0 <= label < level), ascending."""
+    key = "judged_nonrel_rows"
+    if key not in t._cache:
+        j = t.judged_rows
+        t._cache[key] = j[t.label[j] < t.level]
+    return t._cache[key]
+
+
 def _bpref(t: EvalTable) -> np.ndarray:
-    judged_nonrel = (t.label >= 0) & (t.label < t.level)
-    nr_above = t.seg_cumsum(judged_nonrel.astype(np.int64))
-    rel = t.is_rel & (t.label >= 0)
-    gi = t.g[rel]
-    nr = nr_above[rel]
+    key = "bpref"
+    if key not in t._cache:
+        t._cache[key] = _bpref_values(t)
+    return t._cache[key]
+
+
+def _bpref_values(t: EvalTable) -> np.ndarray:
+    rows = t.rel_rows
+    if t.level < 0:
+        rows = rows[t.label[rows] >= 0]
+    gi = t.g[rows]
+    nr = t.count_upto(_judged_nonrel_rows(t), rows)  # judged non-relevant at or above
     R = t.R[gi]
     den = np.minimum(t.NR[gi], R).astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -85,17 +103,13 @@ def bpref(t: EvalTable, p: Params) -> np.ndarray:
 def infAP(t: EvalTable, p: Params) -> np.ndarray:
     """Inferred AP for sampled judgements: qrels value -1 or below marks a pooled but unjudged
     document; unpooled documents are skipped but keep their rank."""
-    lab = t.label
-    judged_nonrel = (lab >= 0) & (lab < t.level)
-    rel = (lab >= 0) & (lab >= t.level)
-    nr_c = t.seg_cumsum(judged_nonrel.astype(np.int64))
-    pu_c = t.seg_cumsum((lab == -2).astype(np.int64))
-    rs_c = t.seg_cumsum(rel.astype(np.int64))
-    rows = np.flatnonzero(rel)
-    j = (t.rank[rows] - 1).astype(np.float64)
-    rs = rs_c[rows]
-    nr = nr_c[rows]
-    pu = pu_c[rows]
+    rows = t.rel_rows
+    if t.level < 0:
+        rows = rows[t.label[rows] >= 0]
+    j = (t.rank_at(rows) - 1).astype(np.float64)
+    rs = t.count_upto(rows, rows)
+    nr = t.count_upto(_judged_nonrel_rows(t), rows)
+    pu = t.count_upto(np.flatnonzero(t.label == -2), rows) if len(rows) else np.zeros(0, dtype=np.int64)
     with np.errstate(invalid="ignore", divide="ignore"):
         term = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((rs - 1 + nr + pu) / j) * (
             (rs - 1 + INFAP_EPSILON) / ((rs - 1 + nr) + 2 * INFAP_EPSILON)
@@ -115,9 +129,8 @@ def gm_bpref(t: EvalTable, p: Params) -> np.ndarray:
 def binG(t: EvalTable, p: Params) -> np.ndarray:
     """Binary G: the sum over relevant retrieved documents of 1 / log2(2 + non-relevant
     documents above it), divided by R."""
-    rel = t.is_rel
-    rows = np.flatnonzero(rel)
-    nonrel_above = (t.rank[rows] - 1) - (t.cum_rel[rows] - 1)
+    rows = t.rel_rows
+    nonrel_above = (t.rank_at(rows) - 1) - (t.count_upto(rows, rows) - 1)
     terms = 1.0 / np.log2((2 + nonrel_above).astype(np.float64))
     total = np.bincount(t.g[rows], weights=terms, minlength=t.nq)
     return np.where(t.rel_ret > 0, _safe_div(total, t.R), 0.0)

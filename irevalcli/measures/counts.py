@@ -44,4 +44,5 @@ def num_rel_ret(t: EvalTable, p: Params) -> np.ndarray:
 @measure("num_nonrel_judged_ret", kind="int", agg="sum")
 def num_nonrel_judged_ret(t: EvalTable, p: Params) -> np.ndarray:
     """Number of judged non-relevant documents retrieved (0 <= rel < -l); summary is the sum."""
-    return t.seg_count((t.label >= 0) & (t.label < t.level)).astype(np.float64)
+    rows = t.judged_rows
+    return np.bincount(t.g[rows[t.label[rows] < t.level]], minlength=t.nq).astype(np.float64)

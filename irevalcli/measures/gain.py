@@ -16,8 +16,10 @@ With integer gains (the default, and any integer pairs) both orders agree.
 
 from __future__ import annotations
 
+import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
@@ -31,10 +33,20 @@ _VALID_INT = re.compile(r"^[+-]?[0-9]+$")
 
 @dataclass
 class Gains:
-    row_gain: np.ndarray  # gain of each ranked row
+    nz: np.ndarray  # rows whose gain is not 0, ascending
+    nz_gain: np.ndarray  # their gains
+    n_rows: int  # rows of the table
     il_start: np.ndarray  # offsets of each topic's ideal list (len nq + 1)
     il_gain: np.ndarray  # the ideal lists, topic-major, best first
     K: np.ndarray  # ideal list length per topic
+    memo: dict = field(default_factory=dict, repr=False)  # arrays derived from these gains
+
+    @cached_property
+    def row_gain(self) -> np.ndarray:
+        """Gain of each ranked row."""
+        out = np.zeros(self.n_rows, dtype=np.float64)
+        out[self.nz] = self.nz_gain
+        return out
 
     @property
     def il_pos(self) -> np.ndarray:
@@ -60,8 +72,12 @@ def gains(t: EvalTable, pairs: tuple[tuple[str, float], ...], rescale: bool = Fa
         NL = np.where(top >= 0, top + 1, 0)
 
     pair_entries = [(int(name), float(value)) for name, value in pairs if _VALID_INT.match(name)]
-    row_gain = np.zeros(len(t.g), dtype=np.float64)
-    row_group = NL[t.g]
+    # only rows whose label can be a level of the gain table can have a gain: judged
+    # rows, unless a pair names a negative level
+    low = min([0] + [lv for lv, _ in pair_entries])
+    cand = t.judged_rows if low >= 0 else np.flatnonzero(t.label >= low)
+    row_group = NL[t.g[cand]]
+    cand_gain = np.zeros(len(cand), dtype=np.float64)
     il_parts: list[tuple[np.ndarray, np.ndarray]] = []  # (topic per element, gain)
     for nl in np.unique(NL).tolist():
         topics = np.flatnonzero(NL == nl)
@@ -93,13 +109,13 @@ def gains(t: EvalTable, pairs: tuple[tuple[str, float], ...], rescale: bool = Fa
         for e in ordered:
             lookup.setdefault(e[0], e[1])
         # row gains for this group's topics
-        rows = np.flatnonzero(row_group == nl)
-        if len(rows) and lookup:
+        in_group = np.flatnonzero(row_group == nl)
+        if len(in_group) and lookup:
             keys = np.array(sorted(lookup), dtype=np.int64)
             vals = np.array([lookup[k] for k in keys.tolist()], dtype=np.float64)
-            lab = t.label[rows]
+            lab = t.label[cand[in_group]]
             at = np.minimum(np.searchsorted(keys, lab), len(keys) - 1)
-            row_gain[rows] = np.where(keys[at] == lab, vals[at], 0.0)
+            cand_gain[in_group] = np.where(keys[at] == lab, vals[at], 0.0)
         # ideal list: walk down from the top entry while gains are positive
         walk = []
         for e in reversed(ordered):
@@ -127,7 +143,8 @@ def gains(t: EvalTable, pairs: tuple[tuple[str, float], ...], rescale: bool = Fa
     K = np.bincount(it, minlength=nq).astype(np.int64)
     il_start = np.zeros(nq + 1, dtype=np.int64)
     np.cumsum(K, out=il_start[1:])
-    out = Gains(row_gain=row_gain, il_start=il_start, il_gain=ig, K=K)
+    keep = cand_gain != 0
+    out = Gains(nz=cand[keep], nz_gain=cand_gain[keep], n_rows=len(t.g), il_start=il_start, il_gain=ig, K=K)
     t._cache[key] = out
     return out
 
@@ -142,10 +159,17 @@ def _discount(pos0: np.ndarray) -> np.ndarray:
 
 
 def _dcg_terms(t: EvalTable, G: Gains) -> np.ndarray:
-    terms = np.zeros(len(t.g), dtype=np.float64)
-    nz = G.row_gain != 0
-    terms[nz] = G.row_gain[nz] / _discount(t.rank[nz] - 1)
-    return terms
+    """gain / log2(rank + 1) at each row of ``G.nz`` (every other row's term is 0)."""
+    if "dcg_terms" not in G.memo:
+        G.memo["dcg_terms"] = G.nz_gain / _discount(t.rank_at(G.nz) - 1)
+    return G.memo["dcg_terms"]
+
+
+def _dcg_running(t: EvalTable, G: Gains) -> tuple[np.ndarray, np.ndarray]:
+    """The running DCG within each topic (``t.sparse_running`` over the rows of ``G.nz``)."""
+    if "dcg_running" not in G.memo:
+        G.memo["dcg_running"] = t.sparse_running(G.nz, _dcg_terms(t, G))
+    return G.memo["dcg_running"]
 
 
 def _ideal_terms(G: Gains) -> np.ndarray:
@@ -157,8 +181,7 @@ def _ideal_topic(G: Gains) -> np.ndarray:
 
 
 def _dcg(t: EvalTable, G: Gains) -> np.ndarray:
-    nz = G.row_gain != 0
-    return t.seg_sum(_dcg_terms(t, G), where=nz)
+    return np.bincount(t.g[G.nz], weights=_dcg_terms(t, G), minlength=t.nq)
 
 
 def _idcg(G: Gains) -> np.ndarray:
@@ -176,21 +199,45 @@ def G_(t: EvalTable, p: Params) -> np.ndarray:
     """Normalised cumulative gain with a cost model: each retrieved document's gain divided by
     log2(2 + cumulative ideal cost - cumulative gain), over the sum of the ideal gains."""
     G = gains(t, _pairs(p))
-    sr = t.seg_cumsum_exact(G.row_gain)
-    # cost of rank i: the ideal gain at i when it is >= 1, else 1
-    cost = np.ones(len(t.g), dtype=np.float64)
-    pos = t.rank - 1
-    inside = pos < G.K[t.g]
-    idx = G.il_start[t.g[inside]] + pos[inside]
-    ilv = G.il_gain[idx] if len(idx) else np.zeros(0)
-    cost[inside] = np.where(ilv >= 1.0, ilv, 1.0)
-    sc = t.seg_cumsum_exact(cost)
-    nz = G.row_gain != 0
-    terms = np.zeros(len(t.g), dtype=np.float64)
-    terms[nz] = G.row_gain[nz] / np.log2((2 + sc[nz]) - sr[nz])
-    rg = t.seg_sum(terms, where=nz)
+    nz = G.nz
+    # running gain at the rows with a gain (the other rows add 0)
+    sr = t.sparse_at_rows(t.sparse_running(nz, G.nz_gain), nz)
+    sc = _cost_running(t, G, nz)
+    terms = G.nz_gain / np.log2((2 + sc) - sr)
+    rg = np.bincount(t.g[nz], weights=terms, minlength=t.nq)
     si = np.bincount(_ideal_topic(G), weights=G.il_gain, minlength=t.nq)
     return _ratio(rg, si)
+
+
+def _cost_running(t: EvalTable, G: Gains, rows: np.ndarray) -> np.ndarray:
+    """G's running cost read at ``rows``: the cost of rank i is the ideal gain at i when
+    it is >= 1, else 1 (and 1 past the ideal list), summed down the ranking.
+
+    Within the ideal list it is the ideal list's own running cost; below it the sum
+    only adds 1.0s, which is exact while the sum is an integer below 2**53, so it is
+    the running cost at the end of the ideal list plus the number of ranks past it.
+    Otherwise (fractional gains) every row's cost is summed.
+    """
+    gi = t.g[rows]
+    pos = t.rank_at(rows) - 1
+    K = G.K[gi]
+    il_cost = np.where(G.il_gain >= 1.0, G.il_gain, 1.0)
+    ic = seg_cumsum_exact(il_cost, G.il_start)
+    out = np.empty(len(rows), dtype=np.float64)
+    inside = pos < K
+    out[inside] = ic[G.il_start[gi[inside]] + pos[inside]]
+    below = ~inside
+    base = np.zeros(np.count_nonzero(below), dtype=np.float64)
+    has_il = K[below] > 0
+    base[has_il] = ic[G.il_start[gi[below][has_il]] + K[below][has_il] - 1]
+    if (np.floor(base) == base).all() and (np.abs(base) < 2.0**52).all() and len(t.g) < 2**52:
+        out[below] = base + (pos[below] - K[below] + 1)
+        return out
+    cost = np.ones(len(t.g), dtype=np.float64)
+    allpos = t.rank - 1
+    within = allpos < G.K[t.g]
+    cost[within] = il_cost[G.il_start[t.g[within]] + allpos[within]]
+    return t.seg_cumsum_exact(cost)[rows]
 
 
 @measure("dcg", params="pairs", citation="Järvelin & Kekäläinen, TOIS 2002")
@@ -233,19 +280,19 @@ def ndcg_rel(t: EvalTable, p: Params) -> np.ndarray:
     over the full ideal DCG; divided by the ideal list's length."""
     G = gains(t, _pairs(p))
     nq = t.nq
-    dcg_pref = t.seg_cumsum_exact(_dcg_terms(t, G))
+    dcg_pref = _dcg_running(t, G)
     ipref = _ideal_prefix(G)
-    pos_rows = np.flatnonzero(G.row_gain > 0)
+    pos_rows = G.nz[G.nz_gain > 0]
     pg = t.g[pos_rows]
     # ideal DCG accumulated up to min(i + 1, K) positions when row i is reached
-    depth = np.minimum(t.rank[pos_rows], G.K[pg])
+    depth = np.minimum(t.rank_at(pos_rows), G.K[pg])
     idcg_i = np.zeros(len(pos_rows), dtype=np.float64)
     ok = depth >= 1
     idcg_i[ok] = ipref[G.il_start[pg[ok]] + depth[ok] - 1]
     with np.errstate(invalid="ignore", divide="ignore"):
-        s = np.bincount(pg, weights=dcg_pref[pos_rows] / idcg_i, minlength=nq)
+        s = np.bincount(pg, weights=t.sparse_at_rows(dcg_pref, pos_rows) / idcg_i, minlength=nq)
         cnt = np.bincount(pg, minlength=nq)
-        dcg_n = t.at_depth(dcg_pref, t.n)
+        dcg_n = t.sparse_at_depth(dcg_pref, t.n)
         idcg_k = _ideal_at(G, ipref, G.K)
         s = s + ((G.K - cnt).astype(np.float64) * dcg_n) / idcg_k
         value = s / G.K.astype(np.float64)
@@ -258,7 +305,7 @@ def Rndcg(t: EvalTable, p: Params) -> np.ndarray:
     the ideal list when the run is longer); 0 when R = 0."""
     G = gains(t, _pairs(p))
     nq = t.nq
-    dcg_pref = t.seg_cumsum_exact(_dcg_terms(t, G))
+    dcg_pref = _dcg_running(t, G)
     ipref = _ideal_prefix(G)
     it = _ideal_topic(G)
     pos = G.il_pos
@@ -268,14 +315,11 @@ def Rndcg(t: EvalTable, p: Params) -> np.ndarray:
     rec = np.flatnonzero(changed & (ipref > 0))
     rt = it[rec]
     j = pos[rec] + 1
-    dcg_j = np.zeros(len(rec), dtype=np.float64)
-    dj = np.minimum(j, t.n[rt])
-    okj = dj >= 1
-    dcg_j[okj] = dcg_pref[t.starts[rt[okj]] + dj[okj] - 1]
+    dcg_j = t.sparse_read(dcg_pref, rt, np.minimum(j, t.n[rt]))
     r1 = dcg_j / ipref[rec]
     tail = np.flatnonzero(t.n >= G.K + 2)
     idcg_k = _ideal_at(G, ipref, G.K)
-    dcg_n = t.at_depth(dcg_pref, t.n)
+    dcg_n = t.sparse_at_depth(dcg_pref, t.n)
     with np.errstate(invalid="ignore", divide="ignore"):
         r2 = dcg_n[tail] / idcg_k[tail]
         total = np.bincount(np.concatenate((rt, tail)), weights=np.concatenate((r1, r2)), minlength=nq)
@@ -289,11 +333,11 @@ def ndcg_cut(t: EvalTable, p: Params) -> np.ndarray:
     """nDCG at k: DCG of the top k over the DCG of the ideal top k, gains = relevance levels
     (level=gain pairs do not apply)."""
     G = gains(t, ())
-    dcg_pref = t.seg_cumsum_exact(_dcg_terms(t, G))
+    dcg_pref = _dcg_running(t, G)
     ipref = _ideal_prefix(G)
     out = []
     for k in p.values:
-        d = t.at_depth(dcg_pref, k)
+        d = t.sparse_at_depth(dcg_pref, k)
         i = _ideal_at(G, ipref, np.full(t.nq, k, dtype=np.int64))
         out.append(_ratio(d, i, d))
     return np.stack(out)
@@ -321,9 +365,9 @@ def rbp(t: EvalTable, p: Params) -> np.ndarray:
     persist = _persistence(p)
     G = gains(t, _pairs(p), rescale=True)
     powers = _powers(persist, int(t.n.max()) if t.nq else 0)
-    nz = G.row_gain != 0
-    terms = G.row_gain * powers[t.rank - 1]
-    return (1.0 - persist) * t.seg_sum(terms, where=nz)
+    nz = G.nz
+    terms = G.nz_gain * powers[t.rank_at(nz) - 1]
+    return (1.0 - persist) * np.bincount(t.g[nz], weights=terms, minlength=t.nq)
 
 
 @measure("rbp_resid", params="pairs", citation="Moffat & Zobel, TOIS 2008")
@@ -331,8 +375,60 @@ def rbp_resid(t: EvalTable, p: Params) -> np.ndarray:
     """RBP residual: the most RBP could still grow if every unjudged retrieved document and
     everything below the run were relevant; 0 when every retrieved document is judged."""
     persist = _persistence(p)
-    powers = _powers(persist, int(t.n.max()) if t.nq else 0)
-    unj = t.label < 0
-    s = t.seg_sum(powers[t.rank - 1], where=unj)
-    u = t.seg_count(unj)
+    nmax = int(t.n.max()) if t.nq else 0
+    powers = _powers(persist, nmax)
+    judged = t.judged_rows
+    jc = np.bincount(t.g[judged], minlength=t.nq)
+    u = t.n - jc  # unjudged retrieved
+    s = _unjudged_power_sums(t, persist, powers, judged, jc)
     return np.where(u > 0, powers[t.n] + (1.0 - persist) * s, 0.0)
+
+
+_SKIP_TABLE_MAX = 2048  # deepest ranking whose skip-one table (depth**2 floats) is kept
+
+
+@lru_cache(maxsize=4)
+def _skip_one_sums(persist: float, depth: int) -> np.ndarray:
+    """[j, i]: p^0 + ... + p^i added in order, leaving out p^j (one table per process)."""
+    powers = _powers(persist, depth)[:depth]
+    table = np.tile(powers, (depth, 1))
+    np.fill_diagonal(table, 0.0)  # x + 0.0 == x: the running sum is never -0.0
+    np.add.accumulate(table, axis=1, out=table)
+    table.setflags(write=False)
+    return table
+
+
+def _unjudged_power_sums(
+    t: EvalTable, persist: float, powers: np.ndarray, judged: np.ndarray, jc: np.ndarray
+) -> np.ndarray:
+    """Per topic, p^(rank - 1) summed in rank order over the unjudged rows (as trec_eval).
+
+    A topic with no judged row retrieved sums p^0 .. p^(n-1): a prefix of one running
+    sum; with one judged row at rank j + 1, a skip-one sum read from a table shared by
+    every chunk; the other topics are summed row by row.
+    """
+    nq = t.nq
+    s = np.zeros(nq, dtype=np.float64)
+    n = t.n
+    nmax = len(powers) - 1
+    if nq == 0 or nmax == 0:
+        return s
+    none = (jc == 0) & (n > 0)
+    s[none] = np.add.accumulate(powers[:nmax])[n[none] - 1]
+    one = jc == 1
+    if nmax <= _SKIP_TABLE_MAX and not math.isnan(persist):
+        jt = t.g[judged]
+        first = np.concatenate(([True], jt[1:] != jt[:-1])) if len(jt) else np.zeros(0, dtype=bool)
+        single = one[jt] & first
+        q = jt[single]
+        s[q] = _skip_one_sums(persist, nmax)[t.rank_at(judged[single]) - 1, n[q] - 1]
+        rest = np.flatnonzero(jc >= 2)
+    else:
+        rest = np.flatnonzero(jc >= 1)
+    if len(rest):
+        lens = n[rest]
+        rows = np.repeat(t.starts[rest] - np.concatenate(([0], np.cumsum(lens)[:-1])), lens) + np.arange(lens.sum())
+        unj = t.label[rows] < 0
+        rows = rows[unj]
+        s[rest] = np.bincount(t.g[rows], weights=powers[t.rank_at(rows) - 1], minlength=nq)[rest]
+    return s

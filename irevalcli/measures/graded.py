@@ -37,11 +37,22 @@ def _discount(rank: np.ndarray, form: str) -> np.ndarray:
     return np.log2(r + 1.0)
 
 
-def _dcg_prefix(t: EvalTable, gain: str, disc: str) -> np.ndarray:
+def _positive_rows(t: EvalTable) -> np.ndarray:
+    """Rows with a positive label: the only rows with a gain (0 elsewhere, in both forms)."""
+    key = "positive_rows"
+    if key not in t._cache:
+        j = t.judged_rows
+        t._cache[key] = j[t.label[j] > 0]
+    return t._cache[key]
+
+
+def _dcg_prefix(t: EvalTable, gain: str, disc: str) -> tuple[np.ndarray, np.ndarray]:
+    """Running DCG within each topic (a ``t.sparse_running`` result: the other rows add 0)."""
     key = ("dcg_prefix", gain, disc)
     if key not in t._cache:
-        terms = _gain(row_label(t), gain) / _discount(t.rank, disc)
-        t._cache[key] = t.seg_cumsum_exact(terms)
+        rows = _positive_rows(t)
+        terms = _gain(t.label[rows].astype(np.float64), gain) / _discount(t.rank_at(rows), disc)
+        t._cache[key] = t.sparse_running(rows, terms)
     return t._cache[key]
 
 
@@ -55,7 +66,7 @@ def _idcg_prefix(t: EvalTable, gain: str, disc: str) -> np.ndarray:
 
 
 def _dcg_at(t: EvalTable, k: np.ndarray | int, gain: str, disc: str) -> np.ndarray:
-    return t.at_depth(_dcg_prefix(t, gain, disc), k)
+    return t.sparse_at_depth(_dcg_prefix(t, gain, disc), k)
 
 
 def _ndcg_at(t: EvalTable, k: np.ndarray | int, gain: str, disc: str) -> np.ndarray:
@@ -122,8 +133,9 @@ def cg_cut(t: EvalTable, p: Params) -> np.ndarray:
     """Cumulative gain at k: the sum of the relevance labels of the top k documents."""
     key = "cg_prefix"
     if key not in t._cache:
-        t._cache[key] = t.seg_cumsum_exact(row_label(t))
-    return np.stack([t.at_depth(t._cache[key], k) for k in p.values])
+        rows = _positive_rows(t)
+        t._cache[key] = t.sparse_running(rows, t.label[rows].astype(np.float64))
+    return np.stack([t.sparse_at_depth(t._cache[key], k) for k in p.values])
 
 
 # ---- cascade measures: ERR and pFound ---------------------------------------------

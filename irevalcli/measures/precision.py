@@ -27,7 +27,12 @@ def Rprec(t: EvalTable, p: Params) -> np.ndarray:
 @measure("recip_rank")
 def recip_rank(t: EvalTable, p: Params) -> np.ndarray:
     """Reciprocal rank of the first relevant document (0 if none is retrieved)."""
-    first = t.seg_first(t.is_rel, t.rank.astype(np.float64), default=np.inf)
+    rows = t.rel_rows
+    first = np.full(t.nq, np.inf, dtype=np.float64)
+    if len(rows):
+        gi = t.g[rows]
+        firsts = np.concatenate(([True], gi[1:] != gi[:-1]))
+        first[gi[firsts]] = t.rank_at(rows[firsts]).astype(np.float64)
     return 1.0 / first
 
 
@@ -55,9 +60,13 @@ def interpolated_points(t: EvalTable, xs: tuple[float, ...]) -> tuple[np.ndarray
     else:
         K = _lround(xr)
     # precision at each relevant retrieved document, and its suffix max per topic
-    rel_rows = np.flatnonzero(t.is_rel & (t.label >= 0))
+    rel_rows = t.rel_rows
+    cum = t.count_upto(rel_rows, rel_rows)  # relevant at or above (cum_rel)
+    if t.level < 0:  # only judged ones have a point; unjudged ones still count above
+        keep = t.label[rel_rows] >= 0
+        rel_rows, cum = rel_rows[keep], cum[keep]
     rg = t.g[rel_rows]
-    prec = t.cum_rel[rel_rows] / t.rank[rel_rows].astype(np.float64)
+    prec = cum / t.rank_at(rel_rows).astype(np.float64)
     smax = seg_suffix_max(prec, rg, nq)
     rel_start = np.zeros(nq + 1, dtype=np.int64)
     np.cumsum(np.bincount(rg, minlength=nq), out=rel_start[1:])
@@ -114,15 +123,17 @@ def relstring(t: EvalTable, p: Params) -> list[list[str]]:
     """The relevance of the first k ranks (default 10) as text: a digit per level, '>' above
     9, '-' not in the pool, '.' pooled but unjudged (per topic only)."""
     k = max(int(p.values[0]), 0) if p.values else 0
-    keep = t.rank <= k
+    m = np.minimum(t.n, k)  # rows shown per topic: the top min(k, n)
+    first = np.concatenate(([0], np.cumsum(m)[:-1]))
+    keep = np.repeat(t.starts[:-1] - first, m) + np.arange(int(m.sum()))
     lab = t.label[keep]
     chars = np.where(lab > 9, ord(">"), np.where(lab >= 0, ord("0") + np.clip(lab, 0, 9), 0)).astype(np.uint8)
     chars[lab == -1] = ord("-")
     chars[lab == -2] = ord(".")
     chars[lab < -2] = ord("<")
     text = chars.tobytes().decode("ascii")
-    ends = np.cumsum(np.bincount(t.g[keep], minlength=t.nq))
-    begins = ends - np.bincount(t.g[keep], minlength=t.nq)
+    ends = np.cumsum(m)
+    begins = ends - m
     return [[text[b:e] for b, e in zip(begins.tolist(), ends.tolist())]]
 
 
@@ -168,5 +179,9 @@ def success(t: EvalTable, p: Params) -> np.ndarray:
 def unj(t: EvalTable, p: Params) -> np.ndarray:
     """Unjudged at k: documents in the top k that are not judged (not in the qrels, or with a
     negative qrels value), divided by k."""
-    cum = t.seg_cumsum((t.label < 0).astype(np.int64))
-    return np.stack([t.at_depth(cum, k) / float(k) for k in p.values])
+    # unjudged in the top min(k, n): that depth minus the judged ones there
+    out = []
+    for k in p.values:
+        depth = np.maximum(np.minimum(k, t.n), 0).astype(np.float64)
+        out.append((depth - t.count_at(t.judged_rows, k)) / float(k))
+    return np.stack(out)
