@@ -448,7 +448,7 @@ def build_table(qrels: Qrels, run: Run, opts: EvalOptions, *, doc_dict: bool = T
     r_topic = topic_of_code[r_qcode]
     keep_run = r_topic >= 0
     has_results = np.zeros(nq, dtype=bool)
-    has_results[r_topic[keep_run]] = True
+    has_results[:] = np.bincount(r_topic[keep_run] if not keep_run.all() else r_topic, minlength=nq)[:nq] > 0
     missing = ~has_results
     if opts.compat == "9.0.8" and missing.any():
         # 9.0.8 walks the run's topics: a judged topic without results is not
@@ -548,13 +548,14 @@ def build_table(qrels: Qrels, run: Run, opts: EvalOptions, *, doc_dict: bool = T
     # ---- labels: qrels lookup by (topic, docno)
     label = np.full(len(rkey), -1, dtype=np.int64)
     if len(qkey_sorted):
-        # rows whose docno is judged for some topic (a flag per docno code, when the
-        # codes are dense enough), then the exact (topic, docno) lookup for those
-        rows = None
-        if ndoc <= 16 * len(rkey) + (1 << 24):
-            judged_doc = np.zeros(ndoc, dtype=bool)
-            judged_doc[qkey_sorted % ndoc] = True
-            rows = np.flatnonzero(judged_doc[r_dcode])
+        # rows whose docno may be judged for some topic (a flag per low 16 bits of the
+        # docno code: a cache-sized table; its false hits the exact lookup drops), then
+        # the exact (topic, docno) lookup for those, or for all rows when most pass
+        judged_doc = np.zeros(1 << 16, dtype=bool)
+        judged_doc[(qkey_sorted % ndoc) & 0xFFFF] = True
+        rows: np.ndarray | None = np.flatnonzero(judged_doc[r_dcode & 0xFFFF])
+        if len(rows) * 2 > len(rkey):  # type: ignore[arg-type]
+            rows = None
         keys = rkey_arr if rows is None else from_numpy(rkey[rows])
         pos = pc.index_in(keys, value_set=from_numpy(np.asarray(qkey_sorted, dtype=np.int64)))
         found = valid_mask(pos)
