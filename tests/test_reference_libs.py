@@ -79,8 +79,12 @@ def im_values(qrels, run, specs, subtopics=None):
     out: dict[tuple[str, str], float] = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for metric in ir_measures.iter_calc(list(parsed.values()), qrel_items, run_items):
-            out[(metric.query_id, back[str(metric.measure)])] = float(metric.value)
+        # one call per measure: ir_measures' pytrec_eval provider can put a judged_only
+        # measure in the same evaluator as plain ones, and then (depending on set order,
+        # so on the hash seed) counts judged documents only for all of them
+        for m in parsed.values():
+            for metric in ir_measures.iter_calc([m], qrel_items, run_items):
+                out[(metric.query_id, back[str(metric.measure)])] = float(metric.value)
     return out
 
 
