@@ -71,7 +71,7 @@ def from_numpy(x: np.ndarray) -> pa.Array:
         return pa.Array.from_buffers(pa.bool_(), len(x), [None, pa.py_buffer(bits)])
     types = {np.dtype(np.int64): pa.int64(), np.dtype(np.int32): pa.int32(), np.dtype(np.float64): pa.float64()}
     if x.dtype not in types:
-        x = x.astype(np.int64)
+        x = x.astype(np.float64 if x.dtype.kind == "f" else np.int64)
     return pa.Array.from_buffers(types[x.dtype], len(x), [None, pa.py_buffer(x)])
 
 

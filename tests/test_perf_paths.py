@@ -129,3 +129,8 @@ def test_bridge_nulls_and_binary():
     assert b.type == pa.large_binary() and b.to_pylist() == [b"a", b"", b"xyz"]
     assert binary_array([]).to_pylist() == []
     assert to_numpy(pa.chunked_array([[1, 2], [3]], pa.int64())).tolist() == [1, 2, 3]
+
+
+def test_bridge_widens_other_dtypes_without_truncating():
+    assert from_numpy(np.array([1.5, -2.25], dtype=np.float32)).to_pylist() == [1.5, -2.25]
+    assert from_numpy(np.array([7, 255], dtype=np.uint8)).to_pylist() == [7, 255]
