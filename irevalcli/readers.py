@@ -373,35 +373,10 @@ class Run:
         none = binary_array([])
         return cls(name, "", none, none, np.zeros(0), np.zeros(0, dtype=np.int64), runid)
 
-    def take(self, rows: np.ndarray) -> Run:
-        """The given rows (a numpy index or boolean mask), keeping names and runid."""
-        import numpy as np
-
-        idx = np.flatnonzero(rows) if rows.dtype == bool else rows
-        sel = from_numpy(idx)
-        return Run(self.name, self.sha256, self.qid.take(sel), self.docno.take(sel), self.score[idx],
-                   self.lineno[idx], self.runid)
-
     def slice(self, start: int, stop: int) -> Run:
         """Rows ``start:stop`` without copying."""
         return Run(self.name, self.sha256, self.qid.slice(start, stop - start), self.docno.slice(start, stop - start),
                    self.score[start:stop], self.lineno[start:stop], self.runid)
-
-    @classmethod
-    def concat(cls, parts: list[Run]) -> Run:
-        import numpy as np
-        import pyarrow as pa
-
-        first = parts[0]
-        return cls(
-            first.name,
-            first.sha256,
-            pa.concat_arrays([p.qid.cast(pa.large_binary()) for p in parts]),
-            pa.concat_arrays([p.docno.cast(pa.large_binary()) for p in parts]),
-            np.concatenate([p.score for p in parts]),
-            np.concatenate([p.lineno for p in parts]),
-            parts[-1].runid or first.runid,
-        )
 
 
 def read_qrels(path: str | os.PathLike[str], *, stdin: BinaryIO | None = None) -> Qrels:
