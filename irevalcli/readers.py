@@ -362,6 +362,7 @@ class Run:
     score: np.ndarray  # float64
     lineno: np.ndarray
     runid: str
+    lines: int = 0  # physical lines of the text parsed, when known without counting (else 0)
 
     def __len__(self) -> int:
         return len(self.score)
@@ -440,7 +441,7 @@ def parse_run(src: Source, *, allow_empty: bool = False) -> Run:
     import numpy as np
     import pyarrow as pa
 
-    if allow_empty and not src.data.strip():
+    if allow_empty and not src.data:
         return Run.empty(src.name)
     refuse_bom(src)
 
@@ -456,6 +457,7 @@ def parse_run(src: Source, *, allow_empty: bool = False) -> Run:
                 score=score,
                 lineno=np.arange(1, len(fast) + 1, dtype=np.int64),
                 runid=fast.column("f5")[-1].as_py().decode("utf-8", "surrogateescape"),
+                lines=len(fast),  # the fast path refuses blank and comment lines: one row a line
             )
     lines = tokenize(src.data, src.name, blank_lines_ok=True, what="run")
     if len(lines.ntok) == 0 and allow_empty:

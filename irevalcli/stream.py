@@ -20,17 +20,21 @@ import io
 import lzma
 import os
 import zlib
+from collections.abc import Generator, Iterator
 from dataclasses import replace
-from typing import IO, Any, Iterator
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
-from .arrowbridge import binary_array, to_numpy
+from .arrowbridge import binary_array, from_numpy, to_numpy
 from .engine import Results, TopicColumn, ZScores, compute_topics, concat_topics, summarize
 from .errors import InputError, MissingTopicError, NoQueriesError
 from .names import Request
 from .readers import GZIP_MAGIC, XZ_MAGIC, Qrels, Run, Source, is_bzip2, parse_run
 from .table import EvalOptions, EvalTable, build_table, check_qrels_duplicates
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 # Measured on a 7M-line MS MARCO-like run (2 cores): 16 MiB chunks gave 3.7 s and
 # 431 MiB peak against 5.0 s and 1339 MiB for reading the file whole (64 MiB chunks:
@@ -64,7 +68,12 @@ class _HashingReader(io.RawIOBase):
 
 
 class ChunkReader:
-    """Yields the file's bytes in chunks that end at a line end (decompressed)."""
+    """Reads the file's bytes (decompressed) in chunks that end at a line end.
+
+    :meth:`chunks` is a generator that takes, through ``send``, the bytes to put in
+    front of the next chunk (the caller's unfinished tail), so each byte of the file
+    is copied once, into the chunk's buffer, however the chunks are cut.
+    """
 
     def __init__(self, path: str, chunk_bytes: int = CHUNK_BYTES) -> None:
         self.path = path
@@ -72,7 +81,9 @@ class ChunkReader:
         self.sha256 = ""
         self.size = 0
 
-    def __iter__(self) -> Iterator[bytes]:
+    def chunks(self) -> Generator[tuple[bytearray, bool], bytes | None, None]:
+        """Yields ``(data, last)``: ``data`` ends at a line end unless ``last``. Send the
+        bytes to prepend to the next chunk (``None`` or ``b""``: nothing)."""
         with open(self.path, "rb") as fh:
             head = fh.read(10)
             fh.seek(0)
@@ -87,29 +98,45 @@ class ChunkReader:
                 stream = lzma.LZMAFile(buffered)
             else:
                 stream = buffered
-            carry = b""
-            while True:
+            prefix = b""  # sent by the caller
+            carry = b""  # a line begun at the end of the last block
+            last = False
+            while not last:
+                lead = prefix + carry
+                buf = bytearray(len(lead) + self.chunk_bytes)
+                buf[: len(lead)] = lead
                 try:
-                    block = stream.read(self.chunk_bytes)
+                    n = _fill(stream, memoryview(buf)[len(lead) :])
                 except (OSError, EOFError, lzma.LZMAError, zlib.error) as exc:
                     raise InputError(
                         self.path, f"cannot read run file: corrupt or truncated compressed data ({exc})"
                     ) from None
-                if not block:
-                    break
-                self.size += len(block)
-                data = carry + block
-                cut = data.rfind(b"\n")
-                if cut < 0:
-                    carry = data
-                    continue
-                chunk, carry = data[: cut + 1], data[cut + 1 :]
-                yield chunk
-            if carry:
-                yield carry
-            while buffered.read(1 << 20):  # hash whatever the decompressor left unread
-                pass
-            self.sha256 = raw.sha.hexdigest() if raw.enabled else ""
+                self.size += n
+                last = n < self.chunk_bytes
+                del buf[len(lead) + n :]
+                if not last:
+                    cut = buf.rfind(b"\n", len(prefix))
+                    if cut < 0:  # no line end in this block: read on
+                        carry = bytes(buf[len(prefix) :])
+                        continue
+                    carry = bytes(buf[cut + 1 :])
+                    del buf[cut + 1 :]
+                else:
+                    while buffered.read(1 << 20):  # hash whatever the decompressor left unread
+                        pass
+                    self.sha256 = raw.sha.hexdigest() if raw.enabled else ""
+                prefix = (yield buf, last) or b""
+
+
+def _fill(stream: IO[bytes], view: memoryview) -> int:
+    """Read into ``view`` until it is full or the data ends (a read gives nothing)."""
+    got = 0
+    while got < len(view):
+        n = stream.readinto(view[got:])  # type: ignore[attr-defined]
+        if not n:
+            break
+        got += n
+    return got
 
 
 def _last_topic_start(qid: pa.Array) -> int:
@@ -142,49 +169,52 @@ def _line_offset(data: bytes, newlines: int, line: int) -> int:
     return int(np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)[line - 2]) + 1
 
 
-def topic_batches(chunks: Iterator[bytes], name: str) -> Iterator[tuple[Run, pa.Array]]:
-    """(run rows of complete topics, their topic ids) from a grouped run's chunks.
+def topic_batches(reader: ChunkReader, name: str) -> Iterator[tuple[Run, pa.Array]]:
+    """(run rows of complete topics, their topic ids) from a grouped run file.
 
-    The last topic of a chunk may go on in the next one, so its lines are carried
-    over as bytes and parsed again with the next chunk; the rows before it are
-    handed on as a zero-copy slice. Raises :class:`NotGrouped` when a topic
-    reappears after its block ended.
+    The last topic of a chunk may go on in the next one, so its lines are sent
+    back to the reader to lead the next chunk; the rows before it are handed on
+    as a zero-copy slice. Raises :class:`NotGrouped` when a topic reappears
+    after its block ended.
     """
-    import pyarrow as pa
+    import pyarrow.compute as pc
 
     seen: set[bytes] = set()
-    held = b""  # lines of the last, possibly unfinished, topic
-    base = 0  # physical lines of the file before ``held``
-    it = iter(chunks)
-    chunk = next(it, None)
-    while chunk is not None:
-        following = next(it, None)
-        data = held + chunk if held else chunk
+    base = 0  # physical lines of the file before the current chunk
+    chunks = reader.chunks()
+    data, last = next(chunks)
+    while True:
         run = _parse_chunk(data, name, base)
+        held: bytes | bytearray = b""  # lines of the last, possibly unfinished, topic
+        newlines = run.lines or data.count(b"\n")  # non-last chunks end in a line end
         if not len(run):
-            held, base = b"", base + data.count(b"\n")
-            chunk = following
-            continue
-        start = len(run) if following is None else _last_topic_start(run.qid)
-        if start == 0:  # one topic so far: keep reading
-            held = data
+            base += newlines
         else:
-            batch = run.slice(0, start)
-            enc = batch.qid.dictionary_encode()
-            codes = to_numpy(enc.indices)
-            topics = enc.dictionary.cast(pa.large_binary())
-            names = topics.to_pylist()
-            if 1 + int(np.count_nonzero(codes[1:] != codes[:-1])) != len(names) or not seen.isdisjoint(names):
-                raise NotGrouped
-            seen.update(names)
-            yield batch, topics
-            if start < len(run):
-                line = int(run.lineno[start]) - base
-                cut = _line_offset(data, data.count(b"\n"), line)
-                held, base = data[cut:], base + line - 1
+            start = len(run) if last else _last_topic_start(run.qid)
+            if start == 0:  # one topic so far: keep reading
+                held = data
             else:
-                held = b""
-        chunk = following
+                batch = run.slice(0, start)
+                qid = batch.qid
+                change = to_numpy(pc.not_equal(qid.slice(1), qid.slice(0, len(qid) - 1)))
+                firsts = np.concatenate(([0], np.flatnonzero(change) + 1))
+                topics = qid.take(from_numpy(firsts))
+                names = topics.to_pylist()
+                if len(set(names)) != len(names) or not seen.isdisjoint(names):
+                    raise NotGrouped
+                seen.update(names)
+                yield batch, topics
+                if start < len(run):
+                    line = int(run.lineno[start]) - base
+                    held = data[_line_offset(data, newlines, line) :]
+                    base += line - 1
+                else:
+                    base += newlines
+        if last:
+            return
+        del run
+        data, last = chunks.send(held)
+        del held
 
 
 _DONE = object()
@@ -278,7 +308,7 @@ def evaluate_stream(
     seen: list[pa.Array] = []
     runid = ""
     rows = 0
-    for batch, topics in prefetch(topic_batches(iter(reader), path)):
+    for batch, topics in prefetch(topic_batches(reader, path)):
         rows += len(batch)
         runid = batch.runid
         seen.append(topics)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 import random
 import shlex
 from pathlib import Path
@@ -93,6 +94,28 @@ def test_gzip_streamed(tmp_path):
     whole, streamed = both(TREC_EVAL / "qrels.test", r, ["all_trec"], chunk=999)
     assert trec(whole) == trec(streamed)
     assert streamed.run.sha256 == whole.run.sha256
+
+
+@pytest.mark.parametrize("fmt", ["gzip", "bz2", "xz"])
+@pytest.mark.parametrize("chunk", [16, 500, 4096])
+def test_compressed_streamed_in_small_chunks(tmp_path, fmt, chunk):
+    """Decompressing readers may return less than asked before the data ends: every
+    chunk is read until full, so nothing is cut off (sizes a multiple of the chunk too)."""
+    import bz2
+    import lzma
+
+    text = (TREC_EVAL / "results.test").read_bytes()
+    text = text[: len(text) - len(text) % chunk]
+    text = text[: text.rfind(b"\n") + 1]
+    text = text[:-1] + b"x" * (-len(text) % chunk) + b"\n"  # lengthen the last run id: a multiple of the chunk
+    assert len(text) % chunk == 0
+    plain = write(tmp_path / "plain", text.decode())
+    packed = tmp_path / f"run.{fmt}"
+    packed.write_bytes({"gzip": gzip.compress, "bz2": bz2.compress, "xz": lzma.compress}[fmt](text))
+    whole = evaluate(TREC_EVAL / "qrels.test", plain, ["all_trec"], stream=False, complete=True)
+    streamed = evaluate(TREC_EVAL / "qrels.test", packed, ["all_trec"], stream=True, chunk_bytes=chunk, complete=True)
+    assert trec(whole) == trec(streamed)
+    assert streamed.run.sha256 == hashlib.sha256(packed.read_bytes()).hexdigest()
 
 
 def test_errors_streamed(tmp_path):
