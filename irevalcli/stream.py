@@ -169,8 +169,8 @@ def _line_offset(data: bytes, newlines: int, line: int) -> int:
     return int(np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)[line - 2]) + 1
 
 
-def topic_batches(reader: ChunkReader, name: str) -> Iterator[tuple[Run, pa.Array]]:
-    """(run rows of complete topics, their topic ids) from a grouped run file.
+def topic_batches(reader: ChunkReader, name: str) -> Iterator[tuple[Run, np.ndarray, pa.Array]]:
+    """(run rows of complete topics, rows per topic, topic ids) from a grouped run file.
 
     The last topic of a chunk may go on in the next one, so its lines are sent
     back to the reader to lead the next chunk; the rows before it are handed on
@@ -203,7 +203,7 @@ def topic_batches(reader: ChunkReader, name: str) -> Iterator[tuple[Run, pa.Arra
                 if len(set(names)) != len(names) or not seen.isdisjoint(names):
                     raise NotGrouped
                 seen.update(names)
-                yield batch, topics
+                yield batch, np.diff(firsts, append=len(qid)), topics
                 if start < len(run):
                     line = int(run.lineno[start]) - base
                     held = data[_line_offset(data, newlines, line) :]
@@ -308,14 +308,18 @@ def evaluate_stream(
     seen: list[pa.Array] = []
     runid = ""
     rows = 0
-    for batch, topics in prefetch(topic_batches(reader, path)):
+    for batch, lengths, topics in prefetch(topic_batches(reader, path)):
         rows += len(batch)
         runid = batch.runid
         seen.append(topics)
         judged = to_numpy(pc.is_in(qrels.qid, value_set=topics))
         if not judged.any():
             continue
-        table = _whole_file_facts(build_table(qrels.take(judged), batch, batch_opts, doc_dict=subtopics is not None), qrels, subtopics)
+        table = build_table(
+            qrels.take(judged), batch, batch_opts, doc_dict=subtopics is not None, run_blocks=(lengths, topics),
+            run_order=True,  # concat_topics puts the topics in order
+        )
+        table = _whole_file_facts(table, qrels, subtopics)
         if table.nq:
             parts.append((table.qids, compute_topics(table, requests)))
     done = pa.concat_arrays(seen) if seen else binary_array([])

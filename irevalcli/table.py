@@ -272,22 +272,26 @@ def _blocks(arr: pa.Array) -> tuple[np.ndarray, pa.Array] | None:
     return np.diff(np.concatenate((starts, [n]))), arr.take(from_numpy(starts))
 
 
-def _factorize_sorted(*arrays: pa.Array) -> tuple[list[np.ndarray], pa.Array]:
+def _factorize_sorted(
+    *arrays: pa.Array, blocks: dict[int, tuple[np.ndarray, pa.Array]] | None = None
+) -> tuple[list[np.ndarray], pa.Array]:
     """Codes for the values of several binary arrays, numbered in bytewise order.
 
     An array made of long runs of equal values (a run's topic column) is encoded
-    through its runs' values only, then expanded.
+    through its runs' values only, then expanded. ``blocks`` gives the runs
+    (lengths, values) of some arrays by position, when the caller has them.
     """
     import pyarrow.compute as pc
 
-    runs = [_blocks(a) for a in arrays]
+    known = blocks or {}
+    runs = [known[i] if i in known else _blocks(a) for i, a in enumerate(arrays)]
     short = tuple(b[1] if b is not None else a for a, b in zip(arrays, runs))
     codes, dictionary = _split_codes(short)
-    codes = [np.repeat(c, b[0]) if b is not None else c for c, b in zip(codes, runs)]
     order = to_numpy(pc.sort_indices(dictionary))
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order), dtype=np.int64)
-    return [rank[c] for c in codes], dictionary.take(from_numpy(order))
+    codes = [np.repeat(rank[c], b[0]) if b is not None else rank[c] for c, b in zip(codes, runs)]
+    return codes, dictionary.take(from_numpy(order))
 
 
 def _decode(b: bytes) -> str:
@@ -320,48 +324,75 @@ def check_qrels_duplicates(qrels: Qrels) -> None:
 
 
 def rank_order(topic: np.ndarray, score: np.ndarray, docno: pa.Array) -> np.ndarray:
-    """Row order by topic, then score descending, then docno descending (bytewise).
+    """Row order by topic, then score descending, then docno descending (bytewise)."""
+    base, pos, src = rank_permutation(topic, score, docno)
+    order = np.arange(len(topic), dtype=np.int64) if base is None else base
+    order[pos] = src
+    return order
+
+
+def rank_permutation(
+    topic: np.ndarray, score: np.ndarray, docno: pa.Array
+) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+    """:func:`rank_order` as ``(base, pos, src)``: the order is ``base`` (None: the rows
+    as they are) with ``order[pos] = src``, the rows of tied (topic, score) groups
+    reordered by docno. Callers can then skip gathers when the rows are in order.
 
     TREC runs are usually grouped by topic and sorted by score already; that is
     checked (not assumed) in one pass and then only the topic blocks are
-    reordered. Otherwise a two-key sort is done. Either way only rows whose
-    (topic, score) is tied are ordered by docno, with Arrow's bytewise sort.
+    reordered, if they need it. Otherwise a two-key sort is done. Either way only
+    rows whose (topic, score) is tied are ordered by docno, with Arrow's bytewise sort.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
 
     n = len(topic)
+    none = np.zeros(0, dtype=np.int64)
     if n == 0:
-        return np.zeros(0, dtype=np.int64)
+        return None, none, none
     same = topic[1:] == topic[:-1]
     block_start = np.concatenate(([0], np.flatnonzero(~same) + 1))
     block_topic = topic[block_start]
-    grouped = len(np.unique(block_topic)) == len(block_topic)
-    if grouped and not (same & (score[1:] > score[:-1])).any():
-        lengths = np.diff(np.concatenate((block_start, [n])))
-        by_topic = np.argsort(block_topic, kind="stable")
-        first = block_start[by_topic]
-        lens = lengths[by_topic]
-        order = np.repeat(first - np.concatenate(([0], np.cumsum(lens)[:-1])), lens) + np.arange(n)
+    base: np.ndarray | None
+    if (block_topic[1:] > block_topic[:-1]).all() and not (same & (score[1:] > score[:-1])).any():
+        base = None  # topics in order, scores descending within each
+        t_o, s_o = topic, score
     else:
-        order = np.lexsort((-score, topic))
-    t_o, s_o = topic[order], score[order]
+        if len(np.unique(block_topic)) == len(block_topic) and not (same & (score[1:] > score[:-1])).any():
+            lengths = np.diff(np.concatenate((block_start, [n])))
+            by_topic = np.argsort(block_topic, kind="stable")
+            first = block_start[by_topic]
+            lens = lengths[by_topic]
+            base = np.repeat(first - np.concatenate(([0], np.cumsum(lens)[:-1])), lens) + np.arange(n)
+        else:
+            base = np.lexsort((-score, topic))
+        t_o, s_o = topic[base], score[base]
     tie = (t_o[1:] == t_o[:-1]) & (s_o[1:] == s_o[:-1])
-    if tie.any():
-        in_tie = np.zeros(n, dtype=bool)
-        in_tie[1:] |= tie
-        in_tie[:-1] |= tie
-        pos = np.flatnonzero(in_tie)
-        # a tie group starts at a tied row that does not tie with the row before it
-        tied_before = np.zeros(len(pos), dtype=bool)
-        later = pos > 0
-        tied_before[later] = tie[pos[later] - 1]
-        gid = np.cumsum(~tied_before)
-        rows = order[pos]
-        tbl = pa.table({"g": from_numpy(gid), "d": docno.take(from_numpy(rows))})
-        perm = to_numpy(pc.sort_indices(tbl, sort_keys=[("g", "ascending"), ("d", "descending")]))
-        order[pos] = rows[perm]
-    return order
+    if not tie.any():
+        return base, none, none
+    in_tie = np.zeros(n, dtype=bool)
+    in_tie[1:] |= tie
+    in_tie[:-1] |= tie
+    pos = np.flatnonzero(in_tie)
+    # a tie group starts at a tied row that does not tie with the row before it
+    tied_before = np.zeros(len(pos), dtype=bool)
+    later = pos > 0
+    tied_before[later] = tie[pos[later] - 1]
+    gid = np.cumsum(~tied_before)
+    rows = pos if base is None else base[pos]
+    tbl = pa.table({"g": from_numpy(gid), "d": docno.take(from_numpy(rows))})
+    perm = to_numpy(pc.sort_indices(tbl, sort_keys=[("g", "ascending"), ("d", "descending")]))
+    return base, pos, rows[perm]
+
+
+def _permuted(a: np.ndarray, base: np.ndarray | None, pos: np.ndarray, src: np.ndarray) -> np.ndarray:
+    """``a`` in the order ``(base, pos, src)`` of :func:`rank_permutation` (``a`` itself
+    when that order keeps every row where it is)."""
+    if base is None and not len(pos):
+        return a
+    out = a[base] if base is not None else a.copy()
+    out[pos] = a[src]
+    return out
 
 
 def _numeric_ids(arr: pa.Array) -> np.ndarray | None:
@@ -420,17 +451,31 @@ def _doc_codes(
     return q_dcode, r_dcode, max(len(doc_dict), 1), doc_dict
 
 
-def build_table(qrels: Qrels, run: Run, opts: EvalOptions, *, doc_dict: bool = True) -> EvalTable:
+def build_table(
+    qrels: Qrels,
+    run: Run,
+    opts: EvalOptions,
+    *,
+    doc_dict: bool = True,
+    run_blocks: tuple[np.ndarray, pa.Array] | None = None,
+    run_order: bool = False,
+) -> EvalTable:
     """Join, rank and label; check duplicates and missing topics.
 
     ``doc_dict``: keep each row's docno code and the dictionary of docnos on the
     table (``doc``, ``doc_dict``) for measures that look documents up (diversity).
+    ``run_blocks``: the run's topic column as runs of equal ids (lengths, ids),
+    when the caller has found them already.
+    ``run_order``: number the topics in the order they first appear in the run
+    (topics without results last, bytewise) instead of bytewise, for callers that
+    put topics in order themselves (streamed batches): a run that lists its topics
+    in another order then needs no reordering of its rows.
     """
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     # ---- topics: factorise once, bytewise order == code order
-    (q_qcode, r_qcode), qid_dict = _factorize_sorted(qrels.qid, run.qid)
+    known = {1: run_blocks} if run_blocks is not None else None
+    (q_qcode, r_qcode), qid_dict = _factorize_sorted(qrels.qid, run.qid, blocks=known)
     nqid = len(qid_dict)
     judged_topics = np.unique(q_qcode)
     if opts.only_query is not None:
@@ -439,6 +484,12 @@ def build_table(qrels: Qrels, run: Run, opts: EvalOptions, *, doc_dict: bool = T
         if not hit:
             raise NoQueriesError(f"-D: topic '{opts.only_query}' is not in the qrels: nothing to evaluate")
         judged_topics = np.asarray(hit, dtype=np.int64)
+    if run_order and len(judged_topics) > 1 and len(r_qcode):
+        block_codes = r_qcode[np.concatenate(([0], np.flatnonzero(r_qcode[1:] != r_qcode[:-1]) + 1))]
+        codes, first = np.unique(block_codes, return_index=True)  # each topic's first block
+        first_block = np.full(nqid, len(block_codes), dtype=np.int64)
+        first_block[codes] = first
+        judged_topics = judged_topics[np.argsort(first_block[judged_topics], kind="stable")]
     topic_of_code = np.full(nqid, -1, dtype=np.int64)
     topic_of_code[judged_topics] = np.arange(len(judged_topics))
     nq = len(judged_topics)
@@ -505,64 +556,29 @@ def build_table(qrels: Qrels, run: Run, opts: EvalOptions, *, doc_dict: bool = T
     def docno_text(code: int) -> str:
         return _decode(docnos[code].as_py()) if docnos is not None else str(code)
 
-    # ---- ranked rows
-    order = rank_order(rg, rscore, run_docno)
-    rg = rg[order]
-    r_dcode = r_dcode[order]
-    rline = rline[order]
+    # ---- ranked rows. Duplicates and labels do not depend on the row order, so
+    # without -M they are found on the rows as read and only the labels (and the
+    # docno codes, if kept) are put in rank order; -M keeps the top rows first.
     counts = np.bincount(rg, minlength=nq)
     starts = np.zeros(nq + 1, dtype=np.int64)
     np.cumsum(counts, out=starts[1:])
-
+    base, pos, src = rank_permutation(rg, rscore, run_docno)
+    rg_ranked = rg[base] if base is not None else rg  # (ties stay within their topic)
     if opts.max_docs is not None:
-        rank0 = np.arange(len(rg)) - starts[rg]
-        keep = rank0 < opts.max_docs
+        rg = rg_ranked
+        r_dcode = _permuted(r_dcode, base, pos, src)
+        rline = _permuted(rline, base, pos, src)
+        keep = np.arange(len(rg)) - starts[rg] < opts.max_docs
         rg, r_dcode, rline = rg[keep], r_dcode[keep], rline[keep]
-        counts = np.bincount(rg, minlength=nq)
-        starts[1:] = np.cumsum(counts)
-
-    # duplicate docs within a topic (among the documents kept by -M): only docnos
-    # that occur more than once in the whole run can be duplicated, so only their
-    # rows are sorted (usually a small fraction)
+        starts[1:] = np.cumsum(np.bincount(rg, minlength=nq))
     rkey = rg * ndoc + r_dcode
-    rkey_arr = from_numpy(rkey)
-    if ndoc <= 8 * len(rkey) + 1024:  # dense codes: count them, then sort only repeated docnos' rows
-        cand = rkey[np.bincount(r_dcode, minlength=ndoc)[r_dcode] > 1]
-    else:  # sparse numeric ids (a streamed chunk of MS MARCO passage ids): sort every key
-        cand = rkey
-    cand = np.sort(cand)  # (numpy's hash-based unique is far slower here)
-    if len(cand) and (cand[1:] == cand[:-1]).any():
-        korder = np.argsort(rkey, kind="stable")
-        ks = rkey[korder]
-        dup = np.flatnonzero(ks[1:] == ks[:-1])
-        a, b = korder[dup], korder[dup + 1]
-        la, lb = np.minimum(rline[a], rline[b]), np.maximum(rline[a], rline[b])
-        j = int(np.argmin(lb))
-        d = docno_text(int(r_dcode[a[j]]))
-        raise DuplicateDocError(
-            run.name,
-            f"document '{d}' is retrieved twice for topic '{qids[int(rg[a[j]])]}' (first at line {int(la[j])})",
-            int(lb[j]),
-        )
-
-    # ---- labels: qrels lookup by (topic, docno)
-    label = np.full(len(rkey), -1, dtype=np.int64)
-    if len(qkey_sorted):
-        # rows whose docno may be judged for some topic (a flag per low 16 bits of the
-        # docno code: a cache-sized table; its false hits the exact lookup drops), then
-        # the exact (topic, docno) lookup for those, or for all rows when most pass
-        judged_doc = np.zeros(1 << 16, dtype=bool)
-        judged_doc[(qkey_sorted % ndoc) & 0xFFFF] = True
-        rows: np.ndarray | None = np.flatnonzero(judged_doc[r_dcode & 0xFFFF])
-        if len(rows) * 2 > len(rkey):  # type: ignore[arg-type]
-            rows = None
-        keys = rkey_arr if rows is None else from_numpy(rkey[rows])
-        pos = pc.index_in(keys, value_set=from_numpy(np.asarray(qkey_sorted, dtype=np.int64)))
-        found = valid_mask(pos)
-        if found.any():
-            hit = to_numpy(pos.filter(pos.is_valid()) if pos.null_count else pos).astype(np.int64)
-            values = qrel_sorted[hit]
-            label[found if rows is None else rows[found]] = np.where(values < 0, -2, values)
+    _check_run_duplicates(rkey, r_dcode, rg, rline, ndoc, docno_text, qids, run.name)
+    label = _lookup_labels(rkey, r_dcode, ndoc, qkey_sorted, qrel_sorted)
+    if opts.max_docs is None:
+        rg = rg_ranked
+        label = _permuted(label, base, pos, src)
+        if docnos is not None:
+            r_dcode = _permuted(r_dcode, base, pos, src)
 
     if opts.judged_only:
         keep = label >= 0
@@ -583,6 +599,70 @@ def build_table(qrels: Qrels, run: Run, opts: EvalOptions, *, doc_dict: bool = T
         doc_dict=docnos,
         max_label=int(qrels.rel.max()) if len(qrels.rel) else 0,
     )
+
+
+def _check_run_duplicates(
+    rkey: np.ndarray,
+    r_dcode: np.ndarray,
+    rg: np.ndarray,
+    rline: np.ndarray,
+    ndoc: int,
+    docno_text: Any,
+    qids: list[str],
+    run_name: str,
+) -> None:
+    """Refuse a document retrieved twice for a topic (equal ``rkey``: topic ``rg``,
+    docno code ``r_dcode``), naming the earliest line that repeats one."""
+    # only docnos that occur more than once in the whole run can be duplicated, so
+    # with dense codes only their rows are sorted (usually a small fraction); sparse
+    # numeric ids (a streamed chunk of MS MARCO passage ids) sort every key
+    if ndoc <= 8 * len(rkey) + 1024:
+        cand = rkey[np.bincount(r_dcode, minlength=ndoc)[r_dcode] > 1]
+    else:
+        cand = rkey
+    cand = np.sort(cand)  # (numpy's hash-based unique is far slower here)
+    if not (len(cand) and (cand[1:] == cand[:-1]).any()):
+        return
+    korder = np.lexsort((rline, rkey))  # equal keys in line order
+    ks = rkey[korder]
+    dup = np.flatnonzero(ks[1:] == ks[:-1])
+    a, b = korder[dup], korder[dup + 1]
+    j = int(np.argmin(rline[b]))
+    first = int(a[j])
+    raise DuplicateDocError(
+        run_name,
+        f"document '{docno_text(int(r_dcode[first]))}' is retrieved twice for topic '{qids[int(rg[first])]}' "
+        f"(first at line {int(rline[first])})",
+        int(rline[b[j]]),
+    )
+
+
+def _lookup_labels(
+    rkey: np.ndarray, r_dcode: np.ndarray, ndoc: int, qkey_sorted: np.ndarray, qrel_sorted: np.ndarray
+) -> np.ndarray:
+    """Each row's qrels value by its (topic, docno) key: -1 when not judged, -2 when
+    judged with a negative value."""
+    import pyarrow.compute as pc
+
+    label = np.full(len(rkey), -1, dtype=np.int64)
+    if not len(qkey_sorted):
+        return label
+    # rows whose docno may be judged for some topic (a flag per low 16 bits of the
+    # docno code: a cache-sized table; its false hits the exact lookup drops), then
+    # the exact (topic, docno) lookup for those, or for all rows when most pass
+    judged_doc = np.zeros(1 << 16, dtype=bool)
+    judged_doc[(qkey_sorted % ndoc) & 0xFFFF] = True
+    rows: np.ndarray | None = np.flatnonzero(judged_doc[r_dcode & 0xFFFF])
+    if len(rows) * 2 > len(rkey):  # type: ignore[arg-type]
+        rows = None
+    keys = from_numpy(rkey if rows is None else rkey[rows])
+    pos = pc.index_in(keys, value_set=from_numpy(np.asarray(qkey_sorted, dtype=np.int64)))
+    found = valid_mask(pos)
+    if found.any():
+        hit = to_numpy(pos.filter(pos.is_valid()) if pos.null_count else pos).astype(np.int64)
+        values = qrel_sorted[hit]
+        label[found if rows is None else rows[found]] = np.where(values < 0, -2, values)
+    return label
 
 
 def seg_suffix_max(values: np.ndarray, groups: np.ndarray, ngroups: int) -> np.ndarray:

@@ -84,3 +84,15 @@ def test_sparse_ids_use_the_dictionary():
     t = build_table(q, r, EvalOptions(), doc_dict=False)
     assert t.label.tolist() == [1, -1]
     assert np.all(t.g == 0)
+
+
+@pytest.mark.parametrize("doc_dict", [False, True])
+@pytest.mark.parametrize("max_docs", [None, 10])
+def test_duplicate_reported_at_its_earliest_repeat(doc_dict, max_docs):
+    """A document listed three times, ranked in another order than the lines: the
+    message names the second line it appears on, and the first."""
+    q = parse_qrels(src("1 0 7 1\n"))
+    r = parse_run(src("1 Q0 7 1 3 r\n1 Q0 8 2 9 r\n1 Q0 7 3 1 r\n1 Q0 7 4 2 r\n"))
+    with pytest.raises(DuplicateDocError) as e:
+        build_table(q, r, EvalOptions(max_docs=max_docs), doc_dict=doc_dict)
+    assert str(e.value) == "f:3: document '7' is retrieved twice for topic '1' (first at line 1)"
