@@ -232,7 +232,9 @@ def _fast_table(data: bytes, ncols: int | None, min_cols: int, types: dict) -> p
         if data.find(bad) >= 0:
             return None
     names = [f"f{i}" for i in range(k)]
-    col_types = {n: pa.large_binary() for n in names}
+    # columns not asked for are only checked for empty fields: 32-bit offsets convert
+    # faster (a block of the reader is at most a few MiB, far from their limit)
+    col_types = {n: pa.binary() for n in names}
     col_types.update({f"f{i}": t for i, t in types.items()})
     try:
         table = csv.read_csv(
@@ -247,7 +249,8 @@ def _fast_table(data: bytes, ncols: int | None, min_cols: int, types: dict) -> p
         return None
     for name in names:
         col = table.column(name)
-        if pa.types.is_large_binary(col.type) and len(col) and pc.min(pc.binary_length(col)).as_py() == 0:
+        is_text = pa.types.is_large_binary(col.type) or pa.types.is_binary(col.type)
+        if is_text and len(col) and pc.min(pc.binary_length(col)).as_py() == 0:
             return None  # an empty field: doubled, leading or trailing delimiter, or a blank line
     f0 = table.column("f0").combine_chunks()
     if len(f0):
@@ -445,7 +448,7 @@ def parse_run(src: Source, *, allow_empty: bool = False) -> Run:
         return Run.empty(src.name)
     refuse_bom(src)
 
-    fast = _fast_table(src.data, None, 6, {0: pa.large_binary(), 2: pa.large_binary(), 4: pa.float64(), 5: pa.large_binary()})
+    fast = _fast_table(src.data, None, 6, {0: pa.large_binary(), 2: pa.large_binary(), 4: pa.float64(), 5: pa.binary()})
     if fast is not None and len(fast):
         score = to_numpy(fast.column("f4"))
         if not np.isnan(score).any():

@@ -27,6 +27,13 @@ def test_run_fields_and_runid_from_last_line():
     assert run.runid == "last"
 
 
+def test_empty_trailing_field_is_whitespace():
+    """A trailing delimiter on one line makes an empty field in a column that is not
+    kept: the line is read as trec_eval reads it (6 fields), not refused."""
+    run = parse_run(src("1 Q0 a 1 2 r x\n1 Q0 b 2 1 r \n"))
+    assert run.docno.to_pylist() == [b"a", b"b"] and run.runid == "r"
+
+
 def test_crlf_and_tabs():
     run = parse_run(src("1\tQ0\ta\t1\t  2.129133\tR\r\n1 Q0 b 2 1 R\r\n"))
     assert run.score.tolist() == [2.129133, 1.0]
@@ -55,6 +62,10 @@ def test_non_utf8_ids_kept_exactly():
         ("", "f: the run file is empty"),
         ("# only a comment\n\n", "f: the run file has no results (only comments or blank lines)"),
         ("1 Q0 a 1 2 r\x00\n", "f:1: contains a NUL byte"),
+        # an empty field shifts trec_eval's whitespace-split fields, even where the
+        # number of delimiters matches the first line (columns ireval does not keep)
+        ("1 Q0 a 1 2 r x\n1  b 2 1 r x\n", "f:2: score 'r' is not a number"),
+        ("1 Q0 a 1 2 r x\n1 Q0 b  1 r x\n", "f:2: score 'r' is not a number"),
     ],
 )
 def test_run_errors(text, message):
