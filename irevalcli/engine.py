@@ -135,8 +135,14 @@ def compute_topics(table: EvalTable, requests: list[Request]) -> list[TopicColum
 
 def concat_topics(parts: list[tuple[list[str], list[TopicColumn]]]) -> tuple[list[str], list[TopicColumn]]:
     """Join per-topic columns of disjoint topic sets, in bytewise topic order."""
+    import pyarrow.compute as pc
+
+    from .arrowbridge import binary_array, to_numpy
+
     qids = [q for part_qids, _ in parts for q in part_qids]
-    order = sorted(range(len(qids)), key=lambda i: qids[i].encode("utf-8", "surrogateescape"))
+    keys = binary_array([q.encode("utf-8", "surrogateescape") for q in qids])
+    idx = to_numpy(pc.sort_indices(keys)).astype(np.int64, copy=False)  # bytewise, stable
+    order = idx.tolist()
     columns = []
     for j, first in enumerate(parts[0][1]):
         pieces = [cols[j].values for _, cols in parts]
@@ -147,7 +153,6 @@ def concat_topics(parts: list[tuple[list[str], list[TopicColumn]]]) -> tuple[lis
             columns.append(TopicColumn(first.label, first.measure, [flat[i] for i in order]))
         else:
             merged = np.concatenate(pieces)  # type: ignore[arg-type]
-            idx = np.asarray(order, dtype=np.int64)
             w = None if first.weights is None else np.concatenate([cols[j].weights for _, cols in parts])[idx]
             columns.append(TopicColumn(first.label, first.measure, merged[idx], w))
     return [qids[i] for i in order], columns
