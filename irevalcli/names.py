@@ -21,12 +21,13 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from .aliases import Friendly
-from .aliases import parse as parse_friendly
-from .aliases import wrap as wrap_friendly
 from .errors import MeasureParamError, UnknownMeasureError
 from .registry import NICKNAMES, Measure, Params, load
+
+if TYPE_CHECKING:  # (aliases is imported when a name is not trec_eval's)
+    from .aliases import Friendly
 
 # C's isspace, not Unicode whitespace: atol/atof skip exactly these
 _LONG_PREFIX = re.compile(r"^[ \t\n\v\f\r]*[+-]?[0-9]+")
@@ -215,6 +216,13 @@ def resolve(
     return requests
 
 
+def parse_friendly(spec: str) -> Friendly | None:
+    """An ir_measures, ranx or ireval spelling (irevalcli.aliases, imported when needed)."""
+    from .aliases import parse
+
+    return parse(spec)
+
+
 _RANX_RBP = re.compile(r"^rbp\.[0-9]+(-l-?[0-9]+)?$")
 
 
@@ -222,6 +230,7 @@ def _with_friendly(
     requests: list[Request], friendly: dict[str, Friendly], registry: dict[str, Measure], rel_format: str, compat: str
 ) -> list[Request]:
     """Add the friendly names' requests; each sorts after its measure's trec_eval request."""
+    from .aliases import wrap
     from .measures._util import OptParams
 
     order = {root: i for i, root in enumerate(registry)}
@@ -237,6 +246,6 @@ def _with_friendly(
             needs = " or ".join(f"-R {fmt}" for fmt in sorted(meas.rel_formats))
             raise MeasureParamError(f"measure '{label}' cannot be computed from -R {rel_format} judgements (it needs {needs})")
         params = OptParams(f.target.values or meas.default, label, f.target.opts)
-        keyed.append(((order[root], 1, n), Request(wrap_friendly(meas, f.target), params, label)))
+        keyed.append(((order[root], 1, n), Request(wrap(meas, f.target), params, label)))
     keyed.sort(key=lambda kr: kr[0])
     return [r for _, r in keyed]

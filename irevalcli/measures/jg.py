@@ -8,12 +8,16 @@ document scores 0 and still counts).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..registry import Params, measure
-from ..relformats import JgTable
 from .ap import map_
 from .precision import CUTOFFS, P, Rprec_mult
+
+if TYPE_CHECKING:  # (relformats is imported when a -R format needs it)
+    from ..relformats import JgTable
 
 JG_FORMATS = ("qrels_jg",)
 

@@ -11,10 +11,14 @@ over document pairs.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..registry import Params, measure
-from ..relformats import PrefsTable
+
+if TYPE_CHECKING:  # (relformats is imported when a -R format needs it)
+    from ..relformats import PrefsTable
 
 PREFS_FORMATS = ("prefs", "qrels_prefs")
 
