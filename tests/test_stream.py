@@ -55,7 +55,7 @@ def test_zscores_and_compat_streamed():
     assert trec(whole) == trec(streamed)
 
 
-def _random_files(tmp_path: Path, seed: int, grouped: bool) -> tuple[Path, Path]:
+def _random_files(tmp_path: Path, seed: int, grouped: bool, by_score: bool = False) -> tuple[Path, Path]:
     rng = random.Random(seed)
     qrels, run = [], []
     for t in range(rng.randint(1, 25)):
@@ -66,6 +66,8 @@ def _random_files(tmp_path: Path, seed: int, grouped: bool) -> tuple[Path, Path]
                 qrels.append(f"{qid} 0 {d} {rng.choice([-1, 0, 0, 1, 2])}")
         block = [f"{qid} Q0 {d} 0 {rng.choice([1.0, 2.0, 2.5, rng.random()])} run{seed}" for d in sorted(set(docs))]
         rng.shuffle(block)
+        if by_score:  # as runs are written: descending score, ties in no particular order
+            block.sort(key=lambda line: -float(line.split()[4]))
         run.extend(block)
     qrels.append(f"{rng.randint(5000, 6000)} 0 dx 1")  # a judged topic absent from the run
     if not grouped:
@@ -73,9 +75,12 @@ def _random_files(tmp_path: Path, seed: int, grouped: bool) -> tuple[Path, Path]
     return write(tmp_path / "q", "\n".join(qrels) + "\n"), write(tmp_path / "r", "\n".join(run) + "\n")
 
 
+@pytest.mark.parametrize("by_score", [False, True])
 @pytest.mark.parametrize("seed", range(12))
-def test_random_grouped_runs(tmp_path, seed):
-    q, r = _random_files(tmp_path, seed, grouped=True)
+def test_random_grouped_runs(tmp_path, seed, by_score):
+    """Topics in file order (not bytewise); rows shuffled within a topic, or in score
+    order with ties (the rows then stay where they are, only ties are reordered)."""
+    q, r = _random_files(tmp_path, seed, grouped=True, by_score=by_score)
     for chunk in (50, 333):
         whole, streamed = both(q, r, ["all_trec", "dcg", "yaap"], chunk=chunk, complete=True)
         assert trec(whole) == trec(streamed)

@@ -7,12 +7,13 @@ import random
 import numpy as np
 import pytest
 
+from irevalcli.arrowbridge import binary_array
 from irevalcli.engine import evaluate_table
 from irevalcli.errors import DuplicateDocError
 from irevalcli.formatters import format_trec
 from irevalcli.names import resolve
 from irevalcli.readers import Source, parse_qrels, parse_run
-from irevalcli.table import EvalOptions, _numeric_ids, build_table
+from irevalcli.table import EvalOptions, _numeric_ids, _permuted, build_table, rank_order, rank_permutation
 
 
 def src(text):
@@ -96,3 +97,35 @@ def test_duplicate_reported_at_its_earliest_repeat(doc_dict, max_docs):
     with pytest.raises(DuplicateDocError) as e:
         build_table(q, r, EvalOptions(max_docs=max_docs), doc_dict=doc_dict)
     assert str(e.value) == "f:3: document '7' is retrieved twice for topic '1' (first at line 1)"
+
+
+@pytest.mark.parametrize("shape", ["in_order", "blocks_shuffled", "rows_shuffled", "ungrouped"])
+@pytest.mark.parametrize("seed", range(8))
+def test_rank_order_is_trec_eval_order(shape, seed):
+    """Topic, then score descending, then docno descending (bytewise), whatever the
+    input order; the sparse form (base, pos, src) applied to a column gives the same."""
+    rng = random.Random(seed)
+    rows = []
+    for t in range(rng.randint(1, 8)):
+        docs = rng.sample(range(200), rng.randint(1, 30))
+        block = [(t, float(rng.choice([1, 2, 2, 3, rng.random()])), f"d{d}".encode()) for d in docs]
+        if shape in ("in_order", "blocks_shuffled"):
+            block.sort(key=lambda r: -r[1])  # ties stay in random docno order
+        else:
+            rng.shuffle(block)
+        rows.append(block)
+    if shape == "blocks_shuffled":
+        rng.shuffle(rows)
+    flat = [r for block in rows for r in block]
+    if shape == "ungrouped":
+        rng.shuffle(flat)
+    topic = np.array([r[0] for r in flat], dtype=np.int64)
+    score = np.array([r[1] for r in flat])
+    docno = binary_array([r[2] for r in flat])
+    want = sorted(range(len(flat)), key=lambda i: (flat[i][0], -flat[i][1], [-b for b in flat[i][2]] + [1]))
+    assert rank_order(topic, score, docno).tolist() == want
+    base, pos, src_rows = rank_permutation(topic, score, docno)
+    keys = [(r[0], -r[1]) for r in flat]
+    assert (base is None) == (keys == sorted(keys))  # rows kept in place exactly when already in order
+    col = np.arange(len(flat)) * 10
+    assert _permuted(col, base, pos, src_rows).tolist() == [10 * i for i in want]
