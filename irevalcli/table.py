@@ -303,11 +303,13 @@ def _encode(*arrays: pa.Array) -> tuple[list[np.ndarray], pa.Array]:
     return _split_codes(arrays)
 
 
-def check_qrels_duplicates(qrels: Qrels) -> None:
-    """Refuse a (topic, docno) judged twice, naming the second line."""
-    (qc,), _ = _encode(qrels.qid)
-    (dc,), ddict = _encode(qrels.docno)
-    key = qc * max(len(ddict), 1) + dc
+def check_qrels_duplicates(qrels: Qrels, key: np.ndarray | None = None) -> None:
+    """Refuse a (topic, docno) judged twice, naming the second line. ``key``: one
+    integer per judgement, equal exactly when (topic, docno) is, if the caller has it."""
+    if key is None:
+        (qc,), _ = _encode(qrels.qid)
+        (dc,), ddict = _encode(qrels.docno)
+        key = qc * max(len(ddict), 1) + dc
     order = np.argsort(key, kind="stable")
     ks = key[order]
     dup = np.flatnonzero(ks[1:] == ks[:-1])
@@ -405,17 +407,21 @@ def _numeric_ids(arr: pa.Array) -> np.ndarray | None:
     if len(arr) == 0:
         return None
     arr = arr.cast(pa.large_binary())
+    # canonical: the first byte is 1-9, or the docno is "0" (no sign, no leading zero);
+    # checked first, as it is cheap and refuses word-like docnos before any parsing
+    # (a failing cast costs as much as a whole one)
+    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int64, count=arr.offset + len(arr) + 1)[arr.offset :]
+    lengths = np.diff(offsets)
+    if lengths.min() < 1 or lengths.max() > 15:
+        return None
+    first = np.frombuffer(arr.buffers()[2], dtype=np.uint8)[offsets[:-1]]
+    if not ((first - np.uint8(ord("1")) <= 8) | ((first == ord("0")) & (lengths == 1))).all():
+        return None
     try:
         ids = to_numpy(pc.cast(arr.cast(pa.large_string()), pa.int64()))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
-    if ids.min() < 0 or ids.max() >= 10**15:
-        return None
-    # canonical: the first byte is 1-9, or the docno is "0" (no sign, no leading zero)
-    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int64, count=arr.offset + len(arr) + 1)[arr.offset :]
-    first = np.frombuffer(arr.buffers()[2], dtype=np.uint8)[offsets[:-1]]
-    canonical = (first - np.uint8(ord("1")) <= 8) | ((first == ord("0")) & (np.diff(offsets) == 1))
-    return ids if canonical.all() else None
+    return ids if ids.min() >= 0 else None
 
 
 def _doc_codes(
@@ -545,7 +551,11 @@ def build_table(
     qmask = q_topic >= 0
     qg = q_topic[qmask]
     qrel = qrels.rel[qmask]
-    check_qrels_duplicates(qrels if qmask.all() else qrels.take(qmask))
+    judgements = qrels if qmask.all() else qrels.take(qmask)
+    if (q_dcode >= 0).all():  # every qrels docno has its own code (-1: not canonical, look it up)
+        check_qrels_duplicates(judgements, qg * ndoc + q_dcode[qmask])
+    else:
+        check_qrels_duplicates(judgements)
     # judgements that can match a run row, keyed by (topic, docno code)
     matchable = q_dcode[qmask] >= 0
     qkey = qg[matchable] * ndoc + q_dcode[qmask][matchable]

@@ -129,3 +129,16 @@ def test_rank_order_is_trec_eval_order(shape, seed):
     assert (base is None) == (keys == sorted(keys))  # rows kept in place exactly when already in order
     col = np.arange(len(flat)) * 10
     assert _permuted(col, base, pos, src_rows).tolist() == [10 * i for i in want]
+
+
+@pytest.mark.parametrize("doc_dict", [False, True])
+def test_qrels_duplicates_on_every_docno_path(doc_dict):
+    """Judged twice: found with numeric codes, dictionary codes, or (a non-canonical
+    docno such as 07 among numeric ones) by text; 7 and 07 are different documents."""
+    run = parse_run(src("1 Q0 7 1 3 r\n1 Q0 8 2 2 r\n"))
+    for qrels_text, line in (("1 0 7 1\n1 0 8 0\n1 0 7 0\n", 3), ("1 0 07 1\n1 0 8 0\n1 0 07 0\n", 3)):
+        with pytest.raises(DuplicateDocError) as e:
+            build_table(parse_qrels(src(qrels_text)), run, EvalOptions(), doc_dict=doc_dict)
+        assert str(e.value).startswith(f"f:{line}: document ") and "(first at line 1)" in str(e.value)
+    table = build_table(parse_qrels(src("1 0 7 1\n1 0 07 0\n1 0 8 2\n")), run, EvalOptions(), doc_dict=doc_dict)
+    assert table.label.tolist() == [1, 2]
