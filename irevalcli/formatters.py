@@ -15,9 +15,12 @@ import json
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .engine import Results
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 def _fmt_float(v: float) -> str:
@@ -67,45 +70,106 @@ def format_trec_pieces(results: Results, *, per_query: bool = False, summary: bo
     yield "".join(out).encode("utf-8", "surrogateescape")
 
 
-_TOPICS_PER_BLOCK = 2048  # bounds the temporary Python objects (~ topics x measures x 2)
+_TOPICS_PER_BLOCK = 2048  # bounds the temporary arrays (~ topics x measures x 150 bytes)
 
 
 def _per_query_blocks(qids: list[str], cols: list, prefix: str, z: bool) -> Iterator[bytes]:
-    """Every topic's lines, encoded block by block: one line template per measure,
-    repeated per topic and filled by a single ``%`` per block of topics (C-speed, no
-    Python call per line).
-    Values that ``%6.4f`` would not print as trec_eval does (NaN) are formatted first.
+    """Every topic's lines, block by block of topics, assembled by Arrow: each line is
+    (label and tab) + (topic id and tab) + (value and newline), the three pieces
+    taken from per-measure and per-topic arrays and joined in one kernel call;
+    the joined array's data buffer is the output. Values are formatted as trec_eval
+    prints them (:func:`_block_values`).
     """
     import numpy as np
+    import pyarrow.compute as pc
 
-    templates, values = [], []
-    for c in cols:
-        label = f"{c.label:<22}".replace("%", "%%")
-        if c.kind == "str":
-            templates.append(f"{label}\t%s\t'%s'\n")
-            values.append(np.asarray(list(c.per_query), dtype=object))
-            continue
-        vals = np.asarray(c.per_query)
-        if c.kind == "int" and not z:
-            templates.append(f"{prefix}{label}\t%s\t%d\n")
-            values.append(vals.astype(np.int64))
-            continue
-        f = vals.astype(np.float64)
-        if np.isnan(f).any():
-            templates.append(f"{prefix}{label}\t%s\t%s\n")
-            values.append(np.asarray([_fmt_float(v) for v in f.tolist()], dtype=object))
-        else:
-            templates.append(f"{prefix}{label}\t%s\t%6.4f\n")
-            values.append(f)
-    line = "".join(templates)
-    topics = np.asarray(qids, dtype=object)
+    from .arrowbridge import binary_array, from_numpy
+
+    labels = binary_array(
+        [(f"{'' if c.kind == 'str' else prefix}{c.label:<22}\t").encode("utf-8", "surrogateescape") for c in cols]
+    )
+    no_separator = binary_array([b""])[0]  # (pa.scalar would import pandas)
+    m = len(cols)
     for lo in range(0, len(qids), _TOPICS_PER_BLOCK):
         hi = min(lo + _TOPICS_PER_BLOCK, len(qids))
-        grid = np.empty((hi - lo, 2 * len(cols)), dtype=object)
-        grid[:, 0::2] = topics[lo:hi, None]
-        for j, v in enumerate(values):
-            grid[:, 2 * j + 1] = v[lo:hi].tolist()
-        yield ((line * (hi - lo)) % tuple(grid.ravel().tolist())).encode("utf-8", "surrogateescape")
+        topics = binary_array([f"{q}\t".encode("utf-8", "surrogateescape") for q in qids[lo:hi]])
+        lines = pc.binary_join_element_wise(
+            labels.take(from_numpy(np.tile(np.arange(m, dtype=np.int64), hi - lo))),
+            topics.take(from_numpy(np.repeat(np.arange(hi - lo, dtype=np.int64), m))),
+            _block_values(cols, lo, hi, z),
+            no_separator,
+        )
+        offsets = np.frombuffer(lines.buffers()[1], dtype=np.int64, count=lines.offset + len(lines) + 1)
+        first, last = int(offsets[lines.offset]), int(offsets[-1])
+        yield memoryview(lines.buffers()[2])[first:last].tobytes()
+
+
+def _block_values(cols: list, lo: int, hi: int, z: bool) -> pa.Array:
+    """The values of ``cols`` for topics ``lo:hi`` as printed, each followed by a
+    newline, topic by topic (a large_binary array of (hi - lo) x len(cols) items):
+    ``%d`` for counts, ``'%s'`` for strings, ``%6.4f`` otherwise (counts too with -Z).
+
+    ``%6.4f`` of a value in [0, 10) is ``d.dddd``: its digits come from the value
+    times 10^4 rounded to the nearest integer, which is the exact decimal rounding
+    unless the product lies within 1e-9 of a half (the product's error is below
+    1e-11 there). Those values, negative ones, larger ones and NaN are formatted by
+    Python's ``%``, which rounds the exact binary value as C's printf does; counts
+    by Arrow, strings by Python.
+    """
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from .arrowbridge import binary_array, from_numpy
+
+    t, m = hi - lo, len(cols)
+    numeric = [j for j, c in enumerate(cols) if c.kind == "float" or (c.kind == "int" and z)]
+    other = [j for j in range(m) if j not in numeric]
+    f = np.full((t, m), np.nan)
+    for j in numeric:
+        f[:, j] = np.asarray(cols[j].per_query[lo:hi], dtype=np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):  # inf and NaN go to Python
+        scaled = f * 10000.0
+        frac = scaled - np.floor(scaled)
+    fast = (f >= 0.0) & (f < 9.99995) & ~np.signbit(f) & (np.abs(frac - 0.5) > 1e-9)
+    fast[:, other] = False
+    r = np.where(fast, np.rint(scaled), 0.0).astype(np.int64)
+    digits = np.empty((t, m, 7), dtype=np.uint8)
+    digits[:, :, 0] = r // 10000
+    digits[:, :, 2] = r // 1000 % 10
+    digits[:, :, 3] = r // 100 % 10
+    digits[:, :, 4] = r // 10 % 10
+    digits[:, :, 5] = r % 10
+    digits += ord("0")
+    digits[:, :, 1] = ord(".")
+    digits[:, :, 6] = ord("\n")
+    offsets = np.arange(0, 7 * t * m + 1, 7, dtype=np.int64)
+    values = pa.Array.from_buffers(
+        pa.large_binary(), t * m, [None, pa.py_buffer(offsets), pa.py_buffer(digits.reshape(-1))]
+    )
+    slow = ~fast.reshape(-1)
+    if not slow.any():
+        return values
+    # the other items, in output order: counts and strings whole columns, then floats
+    pos = np.flatnonzero(slow)
+    topic, col = np.divmod(pos, m)
+    col_base = np.full(m, -1, dtype=np.int64)
+    col_base[other] = np.arange(len(other), dtype=np.int64) * t
+    base = col_base[col]
+    whole = base >= 0
+    idx = np.where(whole, base + topic, 0)
+    idx[~whole] = len(other) * t + np.arange(int(np.count_nonzero(~whole)))
+    parts = []
+    empty, newline = binary_array([b"", b"\n"])
+    for j in other:
+        c = cols[j]
+        if c.kind == "str":
+            parts.append(binary_array([f"'{v}'\n".encode("utf-8", "surrogateescape") for v in c.per_query[lo:hi]]))
+        else:
+            ints = from_numpy(np.asarray(c.per_query[lo:hi]).astype(np.int64))
+            parts.append(pc.binary_join_element_wise(pc.cast(ints, pa.string()).cast(pa.large_binary()), empty, newline))
+    parts.append(binary_array([f"{_fmt_float(v)}\n".encode() for v in f.reshape(-1)[pos[~whole]].tolist()]))
+    return pc.replace_with_mask(values, from_numpy(slow), pa.concat_arrays(parts).take(from_numpy(idx)))
 
 
 def _json_number(kind: str, v: Any) -> Any:

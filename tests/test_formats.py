@@ -263,3 +263,45 @@ def test_trec_per_query_lines_match_printf_one_by_one(monkeypatch, block, z):
         expected.append(f"relstring             \t{q}\t'{cols[4].per_query[i]}'\n")
     got = formatters.format_trec(res, per_query=True, summary=False)
     assert got == "".join(expected).encode("utf-8", "surrogateescape")
+
+
+def test_per_query_values_print_as_printf_would():
+    """The vectorised ``%6.4f`` (digits of the value times 10^4, rounded) against
+    Python's ``%`` (C printf's rounding of the exact binary value) on values built to
+    break it: exact halves (k/32), values one ulp either side of every 4-place half
+    in [0, 10), the top of the fast range, random values, and what goes to Python
+    (negative zero, negatives, 10 and more, NaN, infinities)."""
+    import numpy as np
+
+    from irevalcli.engine import Column
+    from irevalcli.formatters import _block_values, _fmt_float
+
+    rng = np.random.default_rng(20240607)
+    halves = (np.arange(0, 100000) + 0.5) / 10000
+    values = np.concatenate(
+        [
+            np.arange(0, 320) / 32,
+            halves,
+            np.nextafter(halves, 0),
+            np.nextafter(halves, 20),
+            np.arange(0, 100000) / 10000,
+            rng.random(100000),
+            rng.random(100000) * 10,
+            10 ** rng.uniform(-12, 0.99, 100000),
+            [9.99994, 9.999949999999, 9.99995, np.nextafter(9.99995, 0), 5e-5, 4.9999999999e-5, 1e-300],
+            [-0.0, -1e-9, -0.5, 10.0, 123.45675, 1e17, np.nan, np.inf, -np.inf],
+        ]
+    )
+    order = rng.permutation(len(values))  # fast and slow values interleaved
+    values = values[order]
+    col = Column("x", "x", "float", values, None)
+    got = _block_values([col], 0, len(values), False)
+    want = [f"{_fmt_float(v)}\n".encode() for v in values.tolist()]
+    assert got.to_pylist() == want
+    ints = Column("n", "n", "int", np.array([0, 7, -3, 10**15]), None)
+    assert _block_values([ints], 0, 4, False).to_pylist() == [b"0\n", b"7\n", b"-3\n", b"1000000000000000\n"]
+    assert _block_values([ints], 1, 3, True).to_pylist() == [b"7.0000\n", b"-3.0000\n"]
+    # several columns: topic by topic, counts, strings and floats in column order
+    cols = [ints, Column("s", "s", "str", ["a", "b", "c", "d"], None), Column("f", "f", "float", values[:4], None)]
+    want = [x for i in range(4) for x in (f"{ints.per_query[i]}\n", f"'{'abcd'[i]}'\n", f"{_fmt_float(values[i])}\n")]
+    assert _block_values(cols, 0, 4, False).to_pylist() == [w.encode() for w in want]
