@@ -3,7 +3,8 @@
 Built once per evaluation, with every topic id and docno factorised once:
 
 * topics are the judged topics (trec_eval 10.0 iterates over the qrels), in
-  bytewise ``strcmp`` order; run topics that are not judged are ignored;
+  bytewise ``strcmp`` order (or, for streamed batches, which are put in order
+  later, the order of the run); run topics that are not judged are ignored;
 * each topic's results are ranked by score descending, ties broken by docno
   descending (bytewise); the rank column of the file is never read;
 * ``-M`` keeps the top M, then each document is labelled with its qrels value,
@@ -51,7 +52,7 @@ class EvalOptions:
 class EvalTable:
     """The ranked, labelled results of every evaluated topic."""
 
-    qids: list[str]  # evaluated topics, strcmp order
+    qids: list[str]  # evaluated topics, strcmp order (run order: build_table(run_order=True))
     g: np.ndarray  # topic index of each ranked row
     label: np.ndarray  # qrels value, -1 not pooled, -2 pooled but unjudged
     starts: np.ndarray  # row offset of each topic (len nq + 1)
@@ -355,12 +356,13 @@ def rank_permutation(
     same = topic[1:] == topic[:-1]
     block_start = np.concatenate(([0], np.flatnonzero(~same) + 1))
     block_topic = topic[block_start]
+    descending = not (same & (score[1:] > score[:-1])).any()  # within each block
     base: np.ndarray | None
-    if (block_topic[1:] > block_topic[:-1]).all() and not (same & (score[1:] > score[:-1])).any():
+    if descending and (block_topic[1:] > block_topic[:-1]).all():
         base = None  # topics in order, scores descending within each
         t_o, s_o = topic, score
     else:
-        if len(np.unique(block_topic)) == len(block_topic) and not (same & (score[1:] > score[:-1])).any():
+        if descending and len(np.unique(block_topic)) == len(block_topic):
             lengths = np.diff(np.concatenate((block_start, [n])))
             by_topic = np.argsort(block_topic, kind="stable")
             first = block_start[by_topic]

@@ -172,3 +172,19 @@ def test_carried_topics_with_comments_blank_lines_and_no_final_newline(tmp_path,
         errors.append(str(e.value))
     assert errors[0] == errors[1]
     assert f":{len(noisy) + 3}:" in errors[1]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_diversity_measures_streamed(tmp_path, seed):
+    """Streamed batches number topics in run order; the subtopic lookups follow."""
+    rng = random.Random(seed)
+    q, r = _random_files(tmp_path, seed, grouped=True, by_score=True)
+    sub = []
+    for line in q.read_text().splitlines():
+        qid, _, docno, rel = line.split()
+        for s in rng.sample(["1", "2", "3"], rng.randint(1, 3)):
+            sub.append(f"{qid} {s} {docno} {max(int(rel), 0)}")
+    s = write(tmp_path / "sub", "\n".join(sub) + "\n")
+    measures = ["alpha_ndcg_cut.5,10", "err_ia_cut.5,10", "map"]
+    whole, streamed = both(q, r, measures, chunk=90, complete=True, subtopics=s)
+    assert trec(whole) == trec(streamed)
