@@ -26,12 +26,12 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
-from .arrowbridge import binary_array, from_numpy, to_numpy
+from .arrowbridge import binary_array, to_numpy
 from .engine import Results, TopicColumn, ZScores, compute_topics, concat_topics, summarize
 from .errors import InputError, MissingTopicError, NoQueriesError
 from .names import Request
 from .readers import GZIP_MAGIC, XZ_MAGIC, Qrels, Run, Source, is_bzip2, parse_run
-from .table import EvalOptions, EvalTable, build_table, check_qrels_duplicates
+from .table import EvalOptions, EvalTable, build_table, check_qrels_duplicates, runs_of
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -177,8 +177,6 @@ def topic_batches(reader: ChunkReader, name: str) -> Iterator[tuple[Run, np.ndar
     as a zero-copy slice. Raises :class:`NotGrouped` when a topic reappears
     after its block ended.
     """
-    import pyarrow.compute as pc
-
     seen: set[bytes] = set()
     base = 0  # physical lines of the file before the current chunk
     chunks = reader.chunks()
@@ -195,15 +193,12 @@ def topic_batches(reader: ChunkReader, name: str) -> Iterator[tuple[Run, np.ndar
                 held = data
             else:
                 batch = run.slice(0, start)
-                qid = batch.qid
-                change = to_numpy(pc.not_equal(qid.slice(1), qid.slice(0, len(qid) - 1)))
-                firsts = np.concatenate(([0], np.flatnonzero(change) + 1))
-                topics = qid.take(from_numpy(firsts))
+                lengths, topics = runs_of(batch.qid)
                 names = topics.to_pylist()
                 if len(set(names)) != len(names) or not seen.isdisjoint(names):
                     raise NotGrouped
                 seen.update(names)
-                yield batch, np.diff(firsts, append=len(qid)), topics
+                yield batch, lengths, topics
                 if start < len(run):
                     line = int(run.lineno[start]) - base
                     held = data[_line_offset(data, newlines, line) :]

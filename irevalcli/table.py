@@ -258,19 +258,23 @@ def _split_codes(arrays: tuple[pa.Array, ...]) -> tuple[list[np.ndarray], pa.Arr
     return list(np.split(idx, bounds)), enc.dictionary
 
 
-def _blocks(arr: pa.Array) -> tuple[np.ndarray, pa.Array] | None:
-    """(block lengths, block values) when ``arr`` is made of few runs of equal values
-    (a run file grouped by topic); None when it is not worth it."""
+def runs_of(arr: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """(lengths, values) of the runs of equal consecutive values of a non-empty array."""
     import pyarrow.compute as pc
 
     n = len(arr)
-    if n < 2:
-        return None
     change = to_numpy(pc.not_equal(arr.slice(1), arr.slice(0, n - 1)))
     starts = np.concatenate(([0], np.flatnonzero(change) + 1))
-    if len(starts) * 8 > n:
+    return np.diff(starts, append=n), arr.take(from_numpy(starts))
+
+
+def _blocks(arr: pa.Array) -> tuple[np.ndarray, pa.Array] | None:
+    """:func:`runs_of` when ``arr`` is made of few runs of equal values (a run file
+    grouped by topic); None when it is not worth it."""
+    if len(arr) < 2:
         return None
-    return np.diff(np.concatenate((starts, [n]))), arr.take(from_numpy(starts))
+    lengths, values = runs_of(arr)
+    return (lengths, values) if len(lengths) * 8 <= len(arr) else None
 
 
 def _factorize_sorted(
