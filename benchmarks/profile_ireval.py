@@ -1,6 +1,6 @@
 """Profile one ireval run: time and memory per stage and per measure, plus cProfile's top functions.
 
-Runs ``irevalcli.cli.main`` in this process (with the ireval venv's python) and
+Runs ``irevalcli.commands.main.main`` in this process (with the ireval venv's python) and
 wraps the pipeline's stage functions and every measure function, so the report
 says where the time and the memory go:
 
@@ -26,7 +26,7 @@ import time
 from contextlib import redirect_stdout
 
 STAGES = {
-    "irevalcli.readers": [
+    "irevalcli.io.trec": [
         "read_source",
         "parse_qrels",
         "parse_run",
@@ -37,7 +37,7 @@ STAGES = {
         "read_qrels",
         "read_run",
     ],
-    "irevalcli.table": [
+    "irevalcli.core.table": [
         "build_table",
         "_factorize_sorted",
         "rank_order",
@@ -45,9 +45,9 @@ STAGES = {
         "seg_cumsum_exact",
         "seg_suffix_max",
     ],
-    "irevalcli.engine": ["evaluate_table"],
-    "irevalcli.names": ["resolve"],
-    "irevalcli.formatters": ["format_trec", "format_json"],
+    "irevalcli.core.engine": ["evaluate_table"],
+    "irevalcli.measures.names": ["resolve"],
+    "irevalcli.output.formatters": ["format_trec", "format_json"],
     "irevalcli.api": ["evaluate"],
 }
 
@@ -97,10 +97,10 @@ def instrument() -> None:
     import importlib
 
     import irevalcli
-    import irevalcli.cli  # noqa: F401
+    import irevalcli.commands.main  # noqa: F401
 
     mods = {}
-    for modname in list(STAGES) + ["irevalcli.cli", "irevalcli.api", "irevalcli.engine"]:
+    for modname in list(STAGES) + ["irevalcli.commands.main", "irevalcli.api", "irevalcli.core.engine"]:
         try:
             mods[modname] = importlib.import_module(modname)
         except ImportError:
@@ -118,12 +118,12 @@ def instrument() -> None:
             for m in all_mods:  # every module that bound the same function
                 if getattr(m, n, None) is fn:
                     setattr(m, n, w)
-            fm = getattr(sys.modules.get("irevalcli.formatters"), "FORMATTERS", None)
+            fm = getattr(sys.modules.get("irevalcli.output.formatters"), "FORMATTERS", None)
             if isinstance(fm, dict):
                 for k, v in list(fm.items()):
                     if v is fn:
                         fm[k] = w
-    reg = getattr(importlib.import_module("irevalcli.registry"), "REGISTRY", {})
+    reg = getattr(importlib.import_module("irevalcli.measures.registry"), "REGISTRY", {})
     importlib.import_module("irevalcli.measures")
     for name, meas in reg.items():
         object.__setattr__(meas, "func", wrap(f"measure {name}", meas.func))
@@ -143,7 +143,7 @@ def main() -> int:
     rss_start = Sampler.rss()
     instrument()
     t_imported = time.perf_counter()
-    from irevalcli.cli import main as ireval_main
+    from irevalcli.commands.main import main as ireval_main
 
     sampler = Sampler()
     sampler.start()

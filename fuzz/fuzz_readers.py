@@ -30,8 +30,8 @@ import atheris
 
 with atheris.instrument_imports(include=["irevalcli"]):
     from irevalcli.errors import IrevalError
-    from irevalcli.inputs import parse_qrels_source, parse_run_source
-    from irevalcli.readers import Source, _decompress, parse_qrels, parse_run, read_zscores
+    from irevalcli.io.tabular import parse_qrels_source, parse_run_source
+    from irevalcli.io.trec import Source, _decompress, parse_qrels, parse_run, read_zscores
 
 INCLUDE_KNOWN = os.environ.get("IREVAL_FUZZ_KNOWN") == "1"
 BOM = b"\xef\xbb\xbf"

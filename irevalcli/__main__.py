@@ -1,3 +1,3 @@
-from .cli import entry
+from .commands.main import entry
 
 entry()

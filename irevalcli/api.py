@@ -7,14 +7,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from .engine import Results, evaluate_table
+from .core.engine import Results, evaluate_table
 from .errors import InputError, UsageError
-from .inputs import streamable
-from .names import resolve
-from .readers import Qrels, Run, read_zscores
-from .stream import should_stream
-from .subtopics import load_subtopics
-from .table import EvalOptions, build_table
+from .io.tabular import streamable
+from .measures.names import resolve
+from .io.trec import Qrels, Run, read_zscores
+from .core.stream import should_stream
+from .io.subtopics import load_subtopics
+from .core.table import EvalOptions, build_table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -107,7 +107,7 @@ def load_qrels(qrels: Any, *, stdin: BinaryIO | None = None, fmt: str = "auto", 
     if isinstance(qrels, Qrels):
         return qrels
     if isinstance(qrels, (str, os.PathLike)):
-        from .inputs import read_qrels_file
+        from .io.tabular import read_qrels_file
 
         return read_qrels_file(qrels, fmt=fmt, columns=columns, stdin=stdin)
     if hasattr(qrels, "columns"):
@@ -121,7 +121,7 @@ def load_run(run: Any, *, stdin: BinaryIO | None = None, fmt: str = "auto", colu
     if isinstance(run, Run):
         return run
     if isinstance(run, (str, os.PathLike)):
-        from .inputs import read_run_file
+        from .io.tabular import read_run_file
 
         return read_run_file(run, fmt=fmt, columns=columns, stdin=stdin)
     if hasattr(run, "columns"):
@@ -133,7 +133,7 @@ def _hash_inputs_switch(func: Any) -> Any:
     """Set readers.HASH_INPUTS from the call's ``hash_inputs`` for the duration of the call."""
     import functools
 
-    from .readers import hashing
+    from .io.trec import hashing
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -191,7 +191,7 @@ def evaluate(
     if need and subtopics is None:
         raise UsageError(f"measure '{need[0]}' needs subtopic judgements: give --subtopics FILE")
     if rel_format != "qrels":
-        from .relformats import evaluate_rel_format
+        from .io.judgements import evaluate_rel_format
 
         return evaluate_rel_format(
             rel_format, qrels, run, requests, complete=complete, max_docs=max_docs, only_query=only_query, stdin=stdin,
@@ -205,7 +205,7 @@ def evaluate(
     nqrels_topics = len(np.unique(_codes(q.qid)))
     num_rel_complete = int(np.count_nonzero(q.rel > 0))
     if only_query is None and should_stream(run, stream) and streamable(run):
-        from .stream import CHUNK_BYTES, NotGrouped, evaluate_stream
+        from .core.stream import CHUNK_BYTES, NotGrouped, evaluate_stream
 
         opts = EvalOptions(rel_level=rel_level, max_docs=max_docs, judged_only=judged_only, complete=complete,
                            num_docs=num_docs, compat=compat)
@@ -242,6 +242,6 @@ def evaluate(
 
 
 def _codes(arr: Any) -> Any:
-    from .arrowbridge import to_numpy
+    from .io.arrow import to_numpy
 
     return to_numpy(arr.dictionary_encode().indices)

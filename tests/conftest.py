@@ -22,8 +22,8 @@ class CliResult:
 
 @pytest.fixture
 def cli(monkeypatch):
-    """cli(args, stdin=b"") -> CliResult, running irevalcli.cli.main in-process."""
-    from irevalcli.cli import main
+    """cli(args, stdin=b"") -> CliResult, running irevalcli.commands.main.main in-process."""
+    from irevalcli.commands.main import main
 
     def run(args, stdin: bytes = b"", cwd: Path | None = None) -> CliResult:
         out, err = io.BytesIO(), io.StringIO()

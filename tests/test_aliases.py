@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from irevalcli.aliases import BIG, describe, parse
+from irevalcli.measures.aliases import BIG, describe, parse
 from irevalcli.errors import MeasureParamError, UnknownMeasureError
-from irevalcli.names import resolve
+from irevalcli.measures.names import resolve
 
 from .conftest import TREC_EVAL
 

@@ -353,7 +353,7 @@ HANG_INPUTS = {
 def hang_runs(tmp_path_factory):
     import time
 
-    code = "import sys; from irevalcli.cli import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; from irevalcli.commands.main import main; sys.exit(main(sys.argv[1:]))"
     procs = {}
     for name, (q, r, args) in HANG_INPUTS.items():
         d = tmp_path_factory.mktemp(name)
@@ -422,7 +422,7 @@ def hook(event, args):
             "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty", "webbrowser.open"):
         events.append([event, repr(args)[:100]])
 sys.addaudithook(hook)
-from irevalcli.cli import main
+from irevalcli.commands.main import main
 code = main(sys.argv[1:])
 sys.stdout.flush()
 os.write(int(os.environ["AUDIT_FD"]), json.dumps({"code": code, "events": events}).encode())

@@ -196,7 +196,7 @@ def test_measures_command(cli):
 
 def test_help_does_not_import_heavy_libraries():
     code = (
-        "import sys; from irevalcli.cli import main\n"
+        "import sys; from irevalcli.commands.main import main\n"
         "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
         "bad = [m for m in ('pandas', 'pyarrow', 'numpy') if m in sys.modules]\n"
         "sys.exit(1 if bad else 0)\n"

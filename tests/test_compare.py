@@ -197,7 +197,7 @@ def test_plain_table_text(cli):
 
 
 def test_rich_table_on_a_terminal(cli, monkeypatch):
-    monkeypatch.setattr("irevalcli.compare.stdout_is_terminal", lambda: True)
+    monkeypatch.setattr("irevalcli.commands.compare.stdout_is_terminal", lambda: True)
     out = cli(["compare", QRELS, RUN1, RUN2, "-m", "map"]).out.decode()
     assert "\x1b[" in out and "ireval compare: against" in out and "0.7453" in out
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from irevalcli.completion import complete
+from irevalcli.commands.completion import complete
 
 
 def bash(monkeypatch, capsys, line: str) -> list[str]:

@@ -69,7 +69,7 @@ def test_interpolated_per_query_and_order(cli, files):
 
 def test_interpolated_matches_iprec_at_recall_exactly(files):
     from irevalcli.api import evaluate
-    from irevalcli.curve import build_curve_table, interpolated_curve
+    from irevalcli.commands.curve import build_curve_table, interpolated_curve
 
     q, r = files
     levels = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -121,7 +121,7 @@ def test_all_points(cli, tmp_path):
 
 
 def test_all_points_function(files):
-    from irevalcli.curve import all_points, build_curve_table
+    from irevalcli.commands.curve import all_points, build_curve_table
 
     q, r = files
     p = all_points(build_curve_table(str(q), str(r)))
@@ -210,7 +210,7 @@ def test_help_lists_curve(cli):
 @pytest.mark.parametrize("complete", [False, True])
 def test_golden_inputs_match_iprec_at_recall(complete):
     from irevalcli.api import evaluate
-    from irevalcli.curve import build_curve_table, interpolated_curve
+    from irevalcli.commands.curve import build_curve_table, interpolated_curve
 
     from .conftest import DATA
 

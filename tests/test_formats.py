@@ -101,7 +101,7 @@ def test_table_format_plain_when_piped(cli):
 
 def test_table_format_on_a_terminal_is_styled():
     from irevalcli import evaluate
-    from irevalcli.formatters import RunResults, format_runs
+    from irevalcli.output.formatters import RunResults, format_runs
 
     runs = []
     for name in RUNS:
@@ -148,7 +148,7 @@ def test_glob_of_runs(cli):
 
 
 def test_qrels_read_once(cli, monkeypatch):
-    from irevalcli import inputs
+    from irevalcli.io import tabular as inputs
 
     calls = []
     real = inputs.parse_qrels_source
@@ -209,8 +209,8 @@ def test_every_format_deterministic(cli, fmt):
 
 
 def test_nan_and_latex_escaping():
-    from irevalcli.engine import Column, Results
-    from irevalcli.formatters import RunResults, format_runs
+    from irevalcli.core.engine import Column, Results
+    from irevalcli.output.formatters import RunResults, format_runs
 
     res = Results(qids=["q_1"], columns=[Column("x%", "x%", "float", None, float("nan"))], num_q=1, runid="a&b")
     runs = [RunResults("r#1.txt", "a&b", "", res), RunResults("r2", "c", "", res)]
@@ -240,8 +240,8 @@ def test_trec_per_query_lines_match_printf_one_by_one(monkeypatch, block, z):
     """The block-wise ``%`` formatting of -q lines equals formatting each line on its own."""
     import numpy as np
 
-    from irevalcli import formatters
-    from irevalcli.engine import Column, Results
+    from irevalcli.output import formatters
+    from irevalcli.core.engine import Column, Results
 
     monkeypatch.setattr(formatters, "_TOPICS_PER_BLOCK", block)
     qids = ["1", "10", "2", "b%s", "\udcff"]
@@ -273,8 +273,8 @@ def test_per_query_values_print_as_printf_would():
     (negative zero, negatives, 10 and more, NaN, infinities)."""
     import numpy as np
 
-    from irevalcli.engine import Column
-    from irevalcli.formatters import _block_values, _fmt_float
+    from irevalcli.core.engine import Column
+    from irevalcli.output.formatters import _block_values, _fmt_float
 
     rng = np.random.default_rng(20240607)
     halves = (np.arange(0, 100000) + 0.5) / 10000

@@ -71,7 +71,7 @@ def no_hang(seconds: float = EXAMPLE_SECONDS):
 def one_line(e: BaseException, given: str = "") -> None:
     """The message is one line, unless the user's own text (``given``) brought a line break
     into it: the command line escapes those (``\\n``), so what it prints is one line anyway."""
-    from irevalcli.cli import _printable
+    from irevalcli.commands.main import _printable
 
     msg = str(e)
     assert msg and "\n" not in _printable(msg), repr(msg)
@@ -98,8 +98,8 @@ FILE_BYTES = st.lists(ATOMS, max_size=40).map(b"".join).filter(lambda b: not b.s
 
 
 def _check_readers(data: bytes) -> None:
-    from irevalcli.inputs import parse_qrels_source, parse_run_source
-    from irevalcli.readers import Source, parse_qrels, parse_run
+    from irevalcli.io.tabular import parse_qrels_source, parse_run_source
+    from irevalcli.io.trec import Source, parse_qrels, parse_run
 
     for parse in (parse_run, parse_qrels, parse_run_source, parse_qrels_source):
         with no_hang():
@@ -145,7 +145,7 @@ KNOWN_DECOMPRESS_BUGS: tuple[type[BaseException], ...] = (__import__("zlib").err
 @fast(150)
 @given(MAGICS, st.binary(max_size=64))
 def test_compressed_garbage_is_an_input_error(magic, tail):
-    from irevalcli.readers import _decompress
+    from irevalcli.io.trec import _decompress
 
     with no_hang():
         try:
@@ -166,7 +166,7 @@ ID = st.binary(min_size=1, max_size=12).filter(
 @given(st.lists(st.tuples(ID, ID, st.integers(-(2**62), 2**62), st.floats(allow_nan=False)), min_size=1, max_size=20),
        st.sampled_from([b" ", b"\t", b"  \t "]), st.sampled_from([b"\n", b"\r\n"]), ID)
 def test_ids_and_numbers_round_trip_exactly(rows, sep, eol, runid):
-    from irevalcli.readers import Source, parse_qrels, parse_run
+    from irevalcli.io.trec import Source, parse_qrels, parse_run
 
     run = b"".join(sep.join([q, b"Q0", d, b"1", repr(s).encode(), runid]) + eol for q, d, _, s in rows)
     got = parse_run(Source("r", run, ""))
@@ -193,7 +193,7 @@ SCORE_SPELLINGS = st.one_of(
 def test_fast_and_tokenizer_paths_agree(tokens):
     """pyarrow's CSV fast path and the tokenizer must read a file identically: a trailing
     comment line forces the tokenizer, and must change nothing."""
-    from irevalcli.readers import Source, parse_qrels, parse_run
+    from irevalcli.io.trec import Source, parse_qrels, parse_run
 
     def read(parse, data):
         try:
@@ -214,7 +214,7 @@ def test_fast_and_tokenizer_paths_agree(tokens):
 
 
 def _roots():
-    from irevalcli.registry import NICKNAMES, load
+    from irevalcli.measures.registry import NICKNAMES, load
 
     return sorted(load()) + sorted(NICKNAMES)
 
@@ -254,7 +254,7 @@ ANY_SPEC = st.one_of(
 
 
 def _check_resolve(specs: list[str]) -> None:
-    from irevalcli.names import resolve
+    from irevalcli.measures.names import resolve
 
     with no_hang():
         try:
@@ -289,7 +289,7 @@ def test_measure_names_long(specs):
 
 
 def run_main(args: list[str], stdin: bytes = b"") -> tuple[int, bytes, str]:
-    from irevalcli.cli import main
+    from irevalcli.commands.main import main
 
     out, err = io.BytesIO(), io.StringIO()
 
@@ -466,7 +466,7 @@ def test_stream_and_whole_file_give_the_same_bytes(tmp_path):
 
 def test_hash_seed_and_thread_environment_do_not_change_a_byte(tmp_path):
     q, r = _big_inputs(tmp_path, topics=60, depth=100)
-    code = "import sys; from irevalcli.cli import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; from irevalcli.commands.main import main; sys.exit(main(sys.argv[1:]))"
     envs = [
         {"PYTHONHASHSEED": "0", "OMP_NUM_THREADS": "1"},
         {"PYTHONHASHSEED": "12345", "OMP_NUM_THREADS": "8"},

@@ -354,6 +354,6 @@ def test_plain_and_rich_tables(gate, monkeypatch):
     assert lines[2].split() == ["Check", "Value", "Baseline", "Diff", "p", "Verdict", "Why"]
     assert lines[4].split() == ["map", ">=", "0.5", "0.9375", "1.0000", "-0.0625", "-", "pass", "at", "or", "above",
                                 "the", "floor:", "0.9375", ">=", "0.5"]
-    monkeypatch.setattr("irevalcli.gate.stdout_is_terminal", lambda: True)
+    monkeypatch.setattr("irevalcli.commands.gate.stdout_is_terminal", lambda: True)
     out = gate(*args).out.decode()
     assert "\x1b[" in out and "ireval gate: passed: 1 check" in out and "0.9375" in out

@@ -18,8 +18,8 @@ import pytest
 from irevalcli import evaluate
 from irevalcli.api import load_qrels, load_run
 from irevalcli.errors import DuplicateDocError, InputError, UsageError
-from irevalcli.formatters import format_trec
-from irevalcli.inputs import (
+from irevalcli.output.formatters import format_trec
+from irevalcli.io.tabular import (
     default_runid,
     detect,
     expand_runs,
@@ -28,7 +28,7 @@ from irevalcli.inputs import (
     parse_run_source,
     streamable,
 )
-from irevalcli.readers import Source
+from irevalcli.io.trec import Source
 
 from .conftest import TREC_EVAL, write
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from irevalcli.errors import MeasureParamError, UnknownMeasureError
-from irevalcli.names import resolve
+from irevalcli.measures.names import resolve
 
 
 def labels(*specs, **kw):

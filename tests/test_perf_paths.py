@@ -13,15 +13,15 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from irevalcli.arrowbridge import binary_array, from_numpy, to_numpy, valid_mask
+from irevalcli.io.arrow import binary_array, from_numpy, to_numpy, valid_mask
 from irevalcli.errors import InputError
-from irevalcli.stream import prefetch
+from irevalcli.core.stream import prefetch
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 PROBE = """
 import sys
-from irevalcli.cli import main
+from irevalcli.commands.main import main
 sys.argv = ["ireval", *sys.argv[1:]]
 try:
     main()
@@ -86,7 +86,7 @@ def test_prefetch_stops_worker_when_consumer_stops():
 
 
 def test_prefetch_keeps_context_variables():
-    from irevalcli.readers import HASH_INPUTS, hashing
+    from irevalcli.io.trec import HASH_INPUTS, hashing
 
     def items():
         yield HASH_INPUTS.get()

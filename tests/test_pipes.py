@@ -87,7 +87,7 @@ def main_into(args: list[str], fd: int, cwd: Path) -> tuple[int, str]:
     """Run main() in-process with stdout on the real descriptor ``fd`` (a pipe, a device)."""
     import io
 
-    from irevalcli.cli import main
+    from irevalcli.commands.main import main
 
     out = io.TextIOWrapper(io.BufferedWriter(io.FileIO(fd, "w", closefd=False)), encoding="utf-8",
                            errors="surrogateescape", write_through=False)

@@ -41,7 +41,7 @@ def test_diff_svg_is_valid_and_reproducible(cli, tmp_path):
 
 def test_data_behind_the_figures():
     from irevalcli.api import load_qrels, load_run
-    from irevalcli.plot import pr_curves, topic_diffs
+    from irevalcli.commands.plot import pr_curves, topic_diffs
 
     q = load_qrels(GOLDEN / "qrels.txt")
     a, b = load_run(GOLDEN / "bm25.txt"), load_run(GOLDEN / "dense_v2.txt")

@@ -7,7 +7,7 @@ import pytest
 
 from irevalcli.api import load_qrels, load_run
 from irevalcli.errors import DuplicateDocError, OutputError
-from irevalcli.pool import build_pool, pool_bytes
+from irevalcli.commands.pool import build_pool, pool_bytes
 
 from .conftest import write
 

@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 from irevalcli.api import evaluate
-from irevalcli.cli import main
+from irevalcli.commands.main import main
 from irevalcli.errors import DuplicateDocError, InputError, MeasureParamError
-from irevalcli.relformats import _closure, _count_earlier_greater
+from irevalcli.io.judgements import _closure, _count_earlier_greater
 
 DATA = Path(__file__).parent / "data" / "trec_eval"
 

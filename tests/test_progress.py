@@ -107,7 +107,7 @@ def test_piped_output_has_no_escape_codes():
 
 
 def test_wanted_rules(monkeypatch, tmp_path):
-    from irevalcli import progress
+    from irevalcli.output import progress
 
     big = tmp_path / "big"
     with open(big, "wb") as fh:

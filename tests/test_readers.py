@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from irevalcli.errors import InputError
-from irevalcli.readers import Source, parse_qrels, parse_run, read_run
+from irevalcli.io.trec import Source, parse_qrels, parse_run, read_run
 
 
 def src(text: str | bytes, name: str = "f") -> Source:
@@ -136,7 +136,7 @@ def test_large_file_is_vectorised_and_exact():
 
 
 def test_subtopic_qrels_share_the_judgement_reader(tmp_path):
-    from irevalcli.subtopics import read_subtopics
+    from irevalcli.io.subtopics import read_subtopics
 
     p = tmp_path / "sub"
     p.write_bytes(b"\xef\xbb\xbf1 1 a 1\n")

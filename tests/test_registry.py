@@ -17,8 +17,8 @@ import pytest
 
 from irevalcli import evaluate
 from irevalcli.errors import IrevalError
-from irevalcli.names import resolve
-from irevalcli.registry import NICKNAMES, load
+from irevalcli.measures.names import resolve
+from irevalcli.measures.registry import NICKNAMES, load
 
 TESTS = Path(__file__).parent
 

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from irevalcli.measures import gain as gain_mod
-from irevalcli.registry import REGISTRY, Params
-from irevalcli.table import (
+from irevalcli.measures.registry import REGISTRY, Params
+from irevalcli.core.table import (
     EvalOptions,
     EvalTable,
     _seg_accumulate_dense,

@@ -1,4 +1,4 @@
-"""irevalcli.stats: every statistic against scipy called directly, corrections and risk by hand."""
+"""irevalcli.analysis.stats: every statistic against scipy called directly, corrections and risk by hand."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from irevalcli import stats
+from irevalcli.analysis import stats
 
 
 def scores(n: int, shift: float, seed: int) -> tuple[np.ndarray, np.ndarray]:

@@ -12,7 +12,7 @@ import pytest
 
 from irevalcli import evaluate
 from irevalcli.errors import DuplicateDocError, InputError, MissingTopicError
-from irevalcli.formatters import format_trec
+from irevalcli.output.formatters import format_trec
 
 from .conftest import TREC_EVAL, write
 

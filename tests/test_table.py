@@ -7,13 +7,13 @@ import random
 import numpy as np
 import pytest
 
-from irevalcli.arrowbridge import binary_array
-from irevalcli.engine import evaluate_table
+from irevalcli.io.arrow import binary_array
+from irevalcli.core.engine import evaluate_table
 from irevalcli.errors import DuplicateDocError
-from irevalcli.formatters import format_trec
-from irevalcli.names import resolve
-from irevalcli.readers import Source, parse_qrels, parse_run
-from irevalcli.table import EvalOptions, _numeric_ids, _permuted, build_table, rank_order, rank_permutation
+from irevalcli.output.formatters import format_trec
+from irevalcli.measures.names import resolve
+from irevalcli.io.trec import Source, parse_qrels, parse_run
+from irevalcli.core.table import EvalOptions, _numeric_ids, _permuted, build_table, rank_order, rank_permutation
 
 
 def src(text):

@@ -5,7 +5,7 @@
 # ruff: noqa: I001
 from . import ap, counts, gain, jg, precision, prefs, sets  # noqa: F401
 from . import graded, extra, diversity  # noqa: F401  (ireval's own measures, after trec_eval's)
-from ..registry import nickname
+from .registry import nickname
 
 nickname(
     "official",

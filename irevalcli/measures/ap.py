@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import Params, measure
-from ..table import EvalTable
+from .registry import Params, measure
+from ..core.table import EvalTable
 from .precision import CUTOFFS, _safe_div
 
 MIN_GEO_MEAN = 1e-5

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import UsageError
-from ..registry import Params, measure
-from ..table import EvalTable
+from .registry import Params, measure
+from ..core.table import EvalTable
 from ._util import opt
 
 ALPHA = 0.5

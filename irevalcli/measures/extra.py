@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import MeasureParamError
-from ..registry import Params, measure
-from ..table import EvalTable
+from .registry import Params, measure
+from ..core.table import EvalTable
 from ._util import opt
 from .precision import CUTOFFS, _safe_div
 

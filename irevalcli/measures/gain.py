@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from ..registry import Params, measure
-from ..table import EvalTable, seg_cumsum_exact
+from .registry import Params, measure
+from ..core.table import EvalTable, seg_cumsum_exact
 from .precision import CUTOFFS
 
 _VALID_INT = re.compile(r"^[+-]?[0-9]+$")

@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..registry import Params, measure
+from .registry import Params, measure
 from .ap import map_
 from .precision import CUTOFFS, P, Rprec_mult
 
 if TYPE_CHECKING:  # (relformats is imported when a -R format needs it)
-    from ..relformats import JgTable
+    from ..io.judgements import JgTable
 
 JG_FORMATS = ("qrels_jg",)
 

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..registry import Params, measure
+from .registry import Params, measure
 
 if TYPE_CHECKING:  # (relformats is imported when a -R format needs it)
-    from ..relformats import PrefsTable
+    from ..io.judgements import PrefsTable
 
 PREFS_FORMATS = ("prefs", "qrels_prefs")
 

@@ -23,14 +23,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .clioptions import complete_option, rel_level_option
+from .options import complete_option, rel_level_option
 from .completion import complete_path
-from .errors import UsageError
+from ..errors import UsageError
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from .table import EvalTable
+    from ..core.table import EvalTable
 
 POINTS = ("interpolated", "all")
 FORMATS = ("csv", "json")
@@ -88,7 +88,7 @@ def interpolated_curve(t: EvalTable, levels: Sequence[float] = DEFAULT_LEVELS) -
     its summary: the per-topic values added left to right in topic order, over the topic count."""
     import numpy as np
 
-    from .measures.precision import interpolated_points
+    from ..measures.precision import interpolated_points
 
     xs = tuple(float(x) for x in levels)
     values, _ = interpolated_points(t, xs)
@@ -120,8 +120,8 @@ def all_points(t: EvalTable) -> AllPoints:
 
 def build_curve_table(qrels: Any, run: Any, *, complete: bool = False, rel_level: int = 1) -> EvalTable:
     """The ranked table of one run (paths, DataFrames or loaded Qrels/Run), as evaluate() builds it."""
-    from .api import load_qrels, load_run
-    from .table import EvalOptions, build_table
+    from ..api import load_qrels, load_run
+    from ..core.table import EvalOptions, build_table
 
     opts = EvalOptions(rel_level=rel_level, complete=complete)
     return build_table(load_qrels(qrels), load_run(run), opts, doc_dict=False)
@@ -263,8 +263,8 @@ def curve_command(
 ) -> None:
     """The precision-recall curve of each RUN as data: interpolated (trec_eval's iprec_at_recall,
     mean over topics) or every point."""
-    from .cli import _write_output
-    from .inputs import expand_runs, read_qrels_file, read_run_file
+    from .main import _write_output
+    from ..io.tabular import expand_runs, read_qrels_file, read_run_file
 
     if levels_text is not None and points != "interpolated":
         raise UsageError("--recall-levels applies to --points interpolated only")

@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, BinaryIO
 
 import numpy as np
 
-from .arrowbridge import binary_array, from_numpy, to_numpy
-from .errors import InputError
+from .arrow import binary_array, from_numpy, to_numpy
+from ..errors import InputError
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -494,7 +494,7 @@ def parse_run(src: Source, *, allow_empty: bool = False) -> Run:
 
 def read_zscores(path: str | os.PathLike[str]):  # -> engine.ZScores
     """A -Z file: ``qid measure mean stddev`` per line (``#`` lines are comments)."""
-    from .engine import ZScores
+    from ..core.engine import ZScores
 
     src = read_source(path, what="z-score", stdin=None)
     refuse_bom(src)

@@ -27,7 +27,7 @@ def complete_measure(ctx: Any, param: Any, incomplete: str) -> list[CompletionIt
     """Measure names and nicknames starting with what was typed (``-m nd<TAB>``)."""
     if "." in incomplete:  # parameters are free-form
         return []
-    from .registry import NICKNAMES, load
+    from ..measures.registry import NICKNAMES, load
 
     registry = load()
     items = [
@@ -54,7 +54,7 @@ def complete_path(ctx: Any, param: Any, incomplete: str) -> list[CompletionItem]
 
 def complete_first(ctx: Any, param: Any, incomplete: str) -> list[CompletionItem]:
     """The first argument: a subcommand name, or a qrels file."""
-    from .cli import SUBCOMMANDS
+    from .main import SUBCOMMANDS
 
     names = [CompletionItem(n, help="subcommand") for n in SUBCOMMANDS if n.startswith(incomplete) and incomplete]
     return [*names, CompletionItem(incomplete, type="file")]
@@ -64,7 +64,7 @@ def complete(instruction: str) -> int:
     """Handle ``_IREVAL_COMPLETE=<shell>_source|<shell>_complete``: print and return the exit code."""
     from click.shell_completion import get_completion_class
 
-    from .cli import SUBCOMMANDS, _subcommand, eval_command
+    from .main import SUBCOMMANDS, _subcommand, eval_command
 
     shell, _, action = instruction.partition("_")
     cls = get_completion_class(shell)

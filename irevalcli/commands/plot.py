@@ -19,9 +19,9 @@ from typing import Any
 
 import click
 
-from .clioptions import complete_option, input_format_options, rel_level_option
+from .options import complete_option, input_format_options, rel_level_option
 from .completion import complete_measure, complete_path
-from .errors import UsageError
+from ..errors import UsageError
 
 PLOT_FORMATS = ("png", "svg")
 
@@ -135,7 +135,7 @@ def diff_figure(
 def _load(
     qrels: str, runs: Sequence[str], run_format: str, qrels_format: str, columns: Sequence[str], *, expand: bool = True
 ) -> tuple:
-    from .inputs import expand_runs, parse_column_map, read_qrels_file, read_run_file
+    from ..io.tabular import expand_runs, parse_column_map, read_qrels_file, read_run_file
 
     cmap = parse_column_map(columns)
     paths = expand_runs(runs) if expand else list(runs)
@@ -147,7 +147,7 @@ def _load(
 
 def pr_curves(qrels: Any, runs: Sequence[Any], *, complete: bool = False, rel_level: int = 1) -> list:
     """(runid or file name, recall levels, interpolated precision) for each run."""
-    from .api import evaluate
+    from ..api import evaluate
 
     curves = []
     for run in runs:
@@ -172,7 +172,7 @@ def topic_diffs(
     qrels: Any, run_a: Any, run_b: Any, measure: str, *, complete: bool = False, rel_level: int = 1
 ) -> tuple[str, list[str], list[float]]:
     """(label, topics, b - a) sorted by difference descending (ties by topic)."""
-    from .api import evaluate
+    from ..api import evaluate
 
     values = []
     label = ""
@@ -273,7 +273,7 @@ def pr_command(
     debug: bool,
 ) -> None:
     """Interpolated precision-recall curves (11 recall levels, mean over topics) of each RUN."""
-    from .cli import write_atomic
+    from .main import write_atomic
 
     fmt = _plot_format(output, fmt)
     dims = _size(size) if size else (7.0, 5.0)
@@ -316,7 +316,7 @@ def diff_command(
     debug: bool,
 ) -> None:
     """MEASURE per topic of RUN_B minus RUN_A, as a bar chart sorted by the difference."""
-    from .cli import write_atomic
+    from .main import write_atomic
 
     fmt = _plot_format(output, fmt)
     dims = _size(size) if size else (8.0, 4.5)

@@ -24,13 +24,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .arrowbridge import binary_array, from_numpy, to_numpy, valid_mask
-from .errors import DuplicateDocError, MissingTopicError, NoQueriesError
+from ..io.arrow import binary_array, from_numpy, to_numpy, valid_mask
+from ..errors import DuplicateDocError, MissingTopicError, NoQueriesError
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from .readers import Qrels, Run
+    from ..io.trec import Qrels, Run
 
 PLACEHOLDER_DOCNO = b"ceci_nest_pas_un_docno"
 
@@ -64,7 +64,7 @@ class EvalTable:
     doc: np.ndarray | None = None  # docno code of each ranked row (into doc_dict)
     doc_dict: Any = None  # pa.Array of docnos
     max_label: int | None = None  # highest relevance label in the whole qrels file
-    subtopics: Any = None  # subtopic judgements (irevalcli.subtopics.SubtopicQrels), if given
+    subtopics: Any = None  # subtopic judgements (irevalcli.io.subtopics.SubtopicQrels), if given
     _cache: dict = field(default_factory=dict, repr=False)
 
     # ---- sizes ----------------------------------------------------------

@@ -3,7 +3,7 @@
 Every run is evaluated by :func:`irevalcli.api.evaluate` on the judged topics
 of the qrels with ``complete=True`` (trec_eval's ``-c``): a topic a run has no
 results for scores 0 and counts, and is reported. The statistics over the
-per-topic scores come from :mod:`irevalcli.stats` (scipy).
+per-topic scores come from :mod:`irevalcli.analysis.stats` (scipy).
 
 This module also holds what ``ireval gate`` shares with it: scoring several
 runs on one set of topics, and rendering a table as plain text or with rich.
@@ -20,14 +20,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
-from .clioptions import CLong
-from .errors import InputError, UsageError
+from .options import CLong
+from ..errors import InputError, UsageError
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from .names import Request
-    from .readers import Qrels, Run
+    from ..measures.names import Request
+    from ..io.trec import Qrels, Run
 
 COMPARE_FORMATS = ("table", "json", "markdown", "latex", "csv")
 
@@ -74,7 +74,7 @@ def comparable_labels(spec: str, *, where: str | None = None) -> tuple[list[Requ
 
     ``where`` names the spec in the error message (default ``-m SPEC``).
     """
-    from .names import resolve
+    from ..measures.names import resolve
 
     requests = [r for r in resolve([spec]) if r.measure.per_query and r.measure.kind != "str"]
     if not requests:
@@ -122,7 +122,7 @@ def score_run(
     """Evaluate ``run`` on every judged topic (``-c``) and keep the per-topic scores of ``labels``."""
     import pyarrow.compute as pc
 
-    from .api import evaluate
+    from ..api import evaluate
 
     values: dict[str, Any] = {}
     qids: list[str] = []
@@ -151,7 +151,7 @@ def score_run(
 
 def load_inputs(qrels_path: str, run_paths: Sequence[str]) -> tuple[Qrels, list[Run]]:
     """Read the qrels once and every run; at most one of them may be ``-`` (stdin)."""
-    from .api import load_qrels, load_run
+    from ..api import load_qrels, load_run
 
     if qrels_path == "-":
         raise UsageError("QRELS cannot be read from standard input; only one run can be '-'")
@@ -231,7 +231,7 @@ def compare_scores(
     risks: Sequence[tuple[RiskSpec, str]] = (),
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str]:
     """Comparison rows (measure-major, runs in order), risk rows and the correction used."""
-    from . import stats
+    from ..analysis import stats
 
     rows: list[dict[str, Any]] = []
     n = len(base.qids)
@@ -314,7 +314,7 @@ def run_compare(
     rel_level: int = 1,
 ) -> Report:
     """Read, evaluate and compare: the library side of ``ireval compare``."""
-    from . import __version__
+    from .. import __version__
 
     plain: list[str] = []
     risk_specs: list[RiskSpec] = []
@@ -506,7 +506,7 @@ def _risk_rows(report: Report) -> list[list[str]]:
 
 
 def _notes(report: Report) -> list[str]:
-    from .stats import TEST_NAMES
+    from ..analysis.stats import TEST_NAMES
 
     o = report.meta["options"]
     inputs = report.meta["inputs"]
@@ -719,7 +719,7 @@ def compare_command(qrels: str, baseline: str, runs: tuple[str, ...], measures: 
     difference, a p-value (corrected for several comparisons) and an effect size.
     A topic a run has no results for scores 0, as with trec_eval -c, and is reported.
     """
-    from .cli import _write_output
+    from .main import _write_output
 
     settings = Settings(test=test, correction=correction, permutations=permutations, bootstrap=bootstrap, seed=seed,
                         confidence=confidence, alpha=alpha, worst=worst)

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .errors import MeasureParamError, UnknownMeasureError
+from ..errors import MeasureParamError, UnknownMeasureError
 from .registry import NICKNAMES, Measure, Params, load
 
 if TYPE_CHECKING:  # (aliases is imported when a name is not trec_eval's)
@@ -217,7 +217,7 @@ def resolve(
 
 
 def parse_friendly(spec: str) -> Friendly | None:
-    """An ir_measures, ranx or ireval spelling (irevalcli.aliases, imported when needed)."""
+    """An ir_measures, ranx or ireval spelling (irevalcli.measures.aliases, imported when needed)."""
     from .aliases import parse
 
     return parse(spec)
@@ -231,7 +231,7 @@ def _with_friendly(
 ) -> list[Request]:
     """Add the friendly names' requests; each sorts after its measure's trec_eval request."""
     from .aliases import wrap
-    from .measures._util import OptParams
+    from ._util import OptParams
 
     order = {root: i for i, root in enumerate(registry)}
     keyed = [((order[r.measure.name], 0, 0), r) for r in requests]

@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .errors import DuplicateDocError, InputError, UsageError
+from ..errors import DuplicateDocError, InputError, UsageError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -31,7 +31,7 @@ class SubtopicQrels:
 
 def read_subtopics(path: str | os.PathLike[str]) -> SubtopicQrels:
     """A subtopic qrels file: exactly 4 fields per line, ``qid subtopic docno rel``."""
-    from .readers import parse_four_fields, read_source
+    from .trec import parse_four_fields, read_source
 
     src = read_source(path, what="subtopic qrels")
     (qid, subtopic, docno), rel, lineno = parse_four_fields(

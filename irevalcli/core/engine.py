@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .names import Request
-from .registry import Measure, values_2d
+from ..measures.names import Request
+from ..measures.registry import Measure, values_2d
 from .table import EvalOptions, EvalTable
 
 MIN_GEO_MEAN = 1e-5
@@ -137,7 +137,7 @@ def concat_topics(parts: list[tuple[list[str], list[TopicColumn]]]) -> tuple[lis
     """Join per-topic columns of disjoint topic sets, in bytewise topic order."""
     import pyarrow.compute as pc
 
-    from .arrowbridge import binary_array, to_numpy
+    from ..io.arrow import binary_array, to_numpy
 
     qids = [q for part_qids, _ in parts for q in part_qids]
     keys = binary_array([q.encode("utf-8", "surrogateescape") for q in qids])

@@ -26,7 +26,7 @@ from typing import Any
 
 import click
 
-from .clioptions import CLong
+from .options import CLong
 from .compare import (
     Scored,
     comparable_labels,
@@ -42,7 +42,7 @@ from .compare import (
     score_run,
     stdout_is_terminal,
 )
-from .errors import GateFailed, InputError, UsageError
+from ..errors import GateFailed, InputError, UsageError
 
 GATE_FORMATS = ("table", "json", "markdown", "junit")
 KINDS = ("min", "max_drop", "max_drop_rel")
@@ -281,7 +281,7 @@ def build_spec(
 
 def judge(check: Check, cand: Scored, base: Scored | None, spec: GateSpec, p_cache: dict[str, Any]) -> dict[str, Any]:
     """One check's values, p-value and verdict."""
-    from .stats import paired_test
+    from ..analysis.stats import paired_test
 
     value = cand.mean(check.label)
     row: dict[str, Any] = {
@@ -350,7 +350,7 @@ def _p_text(p: float | None) -> str:
 
 def run_gate(spec: GateSpec) -> dict[str, Any]:
     """Read, evaluate and judge: the report as a JSON-ready dict."""
-    from . import __version__
+    from .. import __version__
 
     checks = spec.ordered_checks()
     specs = [c.spec for c in checks] + list(spec.measures)
@@ -420,7 +420,7 @@ def _headline(report: dict[str, Any]) -> str:
 
 
 def _notes(report: dict[str, Any]) -> list[str]:
-    from .stats import TEST_NAMES
+    from ..analysis.stats import TEST_NAMES
 
     inp = report["inputs"]
     o = report["options"]
@@ -568,7 +568,7 @@ def gate_command(files: tuple[str, ...], baseline: str | None, floors: tuple[str
 
     Every judged topic of QRELS counts: a topic the run has no results for scores 0.
     """
-    from .cli import _write_output
+    from .main import _write_output
 
     spec = build_spec(files, baseline=baseline, floors=floors, max_drop=max_drop, max_drop_rel=max_drop_rel,
                       measures=measures, alpha=alpha, test=test, seed=seed, permutations=permutations,

@@ -27,8 +27,8 @@ from typing import Any
 
 import click
 
-from . import __version__
-from .errors import IrevalError, OutputError, UsageError
+from .. import __version__
+from ..errors import IrevalError, OutputError, UsageError
 
 EXIT_OK = 0
 EXIT_GATE_FAILED = 1
@@ -36,7 +36,7 @@ EXIT_USAGE = 2
 EXIT_INTERNAL = 3
 
 
-from .clioptions import Choice, CLong, input_format_options
+from .options import Choice, CLong, input_format_options
 
 
 def _complete_first(ctx: Any, param: Any, incomplete: str) -> list[Any]:
@@ -335,11 +335,11 @@ def run_eval(
     columns: tuple[str, ...] = (),
     progress: bool | None = None,
 ) -> None:
-    from .api import REL_FORMATS, evaluate
-    from .formatters import TABLE_FORMATS, RunResults, format_runs, format_trec_pieces
-    from .inputs import expand_runs, parse_column_map, read_qrels_file, read_run_file, streamable
-    from .progress import Progress, wanted
-    from .stream import should_stream
+    from ..api import REL_FORMATS, evaluate
+    from ..output.formatters import TABLE_FORMATS, RunResults, format_runs, format_trec_pieces
+    from ..io.tabular import expand_runs, parse_column_map, read_qrels_file, read_run_file, streamable
+    from ..output.progress import Progress, wanted
+    from ..core.stream import should_stream
 
     if results_format != "trec_results":
         raise UsageError(f"-T {results_format}: unknown run format (known: trec_results)")
@@ -358,7 +358,7 @@ def run_eval(
 
     results: list[RunResults] = []
     evs: list[Any] = []
-    from .readers import hashing
+    from ..io.trec import hashing
 
     # only json and parquet record the inputs' SHA-256; skip hashing otherwise
     with hashing(fmt in ("json", "parquet")), Progress(wanted(progress, [qrels, *run_paths])) as prog:
@@ -367,7 +367,7 @@ def run_eval(
             with prog.reading(f"reading {qrels}", qrels) as advance:
                 judgements = read_qrels_file(qrels, fmt=qrels_format, columns=cmap, progress=advance)
         elif rel_format in REL_FORMATS:
-            from .relformats import load_judgements
+            from ..io.judgements import load_judgements
 
             with prog.step(f"reading {qrels}"):
                 judgements = load_judgements(qrels, rel_format)
@@ -494,7 +494,7 @@ def _describe(meas: Any) -> str:
         "runid": "text",
         "none": "per topic only",
     }[meas.agg]
-    from .aliases import aliases_of
+    from ..measures.aliases import aliases_of
 
     lines = [f"{meas.name}: {meas.doc}", f"  parameters: {params}", f"  summary: {agg}"]
     if meas.citation:
@@ -511,9 +511,9 @@ def _describe(meas: Any) -> str:
 @click.argument("name", required=False)
 def measures_command(name: str | None) -> None:
     """List every measure (or describe NAME): parameters, defaults, definition, reference."""
-    from .aliases import FAMILIES, describe
-    from .names import _RANX_RBP, _label_form, suggest
-    from .registry import NICKNAMES, load
+    from ..measures.aliases import FAMILIES, describe
+    from ..measures.names import _RANX_RBP, _label_form, suggest
+    from ..measures.registry import NICKNAMES, load
 
     registry = load()
     if name is None:
@@ -539,7 +539,7 @@ def measures_command(name: str | None) -> None:
         return
     text = describe(name)
     if text is None:
-        from .errors import UnknownMeasureError
+        from ..errors import UnknownMeasureError
 
         raise UnknownMeasureError(f"unknown measure '{name}'{suggest(root, registry)}")
     click.echo(text)
@@ -547,12 +547,12 @@ def measures_command(name: str | None) -> None:
 
 # Subcommands: name -> "module:attribute" of a click command, imported only when used.
 SUBCOMMANDS: dict[str, str] = {
-    "measures": "irevalcli.cli:measures_command",
-    "compare": "irevalcli.compare:compare_command",
-    "gate": "irevalcli.gate:gate_command",
-    "pool": "irevalcli.pool:pool_command",
-    "plot": "irevalcli.plot:plot_command",
-    "curve": "irevalcli.curve:curve_command",
+    "measures": "irevalcli.commands.main:measures_command",
+    "compare": "irevalcli.commands.compare:compare_command",
+    "gate": "irevalcli.commands.gate:gate_command",
+    "pool": "irevalcli.commands.pool:pool_command",
+    "plot": "irevalcli.commands.plot:plot_command",
+    "curve": "irevalcli.commands.curve:curve_command",
 }
 
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .engine import Results
+from ..core.engine import Results
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -83,7 +83,7 @@ def _per_query_blocks(qids: list[str], cols: list, prefix: str, z: bool) -> Iter
     import numpy as np
     import pyarrow.compute as pc
 
-    from .arrowbridge import binary_array, from_numpy
+    from ..io.arrow import binary_array, from_numpy
 
     labels = binary_array(
         [(f"{'' if c.kind == 'str' else prefix}{c.label:<22}\t").encode("utf-8", "surrogateescape") for c in cols]
@@ -120,7 +120,7 @@ def _block_values(cols: list, lo: int, hi: int, z: bool) -> pa.Array:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from .arrowbridge import binary_array, from_numpy
+    from ..io.arrow import binary_array, from_numpy
 
     t, m = hi - lo, len(cols)
     numeric = [j for j, c in enumerate(cols) if c.kind == "float" or (c.kind == "int" and z)]

@@ -20,14 +20,14 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .clioptions import input_format_options
+from .options import input_format_options
 from .completion import complete_path
-from .errors import OutputError, UsageError
+from ..errors import OutputError, UsageError
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from .readers import Qrels, Run
+    from ..io.trec import Qrels, Run
 
 
 @dataclass
@@ -64,7 +64,7 @@ def _top(run: Run, depth: int) -> tuple[pa.Array, pa.Array, int]:
     import numpy as np
     import pyarrow as pa
 
-    from .table import rank_order
+    from ..core.table import rank_order
 
     enc = run.qid.dictionary_encode()
     topic = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
@@ -83,7 +83,7 @@ def _check_run(run: Run) -> None:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from .errors import DuplicateDocError
+    from ..errors import DuplicateDocError
 
     t = pa.table({"q": run.qid, "d": run.docno, "i": np.arange(len(run), dtype=np.int64)})
     counts = t.group_by(["q", "d"]).aggregate([("i", "min"), ("i", "max"), ("i", "count")])
@@ -156,7 +156,7 @@ def pool_bytes(pool: Pool, label: str = "-1") -> bytes:
 
     if not len(pool):
         return b""
-    from .readers import _space_lut
+    from ..io.trec import _space_lut
 
     for what, arr in (("topic", pool.qid), ("document", pool.docno)):
         offsets = np.frombuffer(arr.buffers()[1], dtype=np.int64)[arr.offset : arr.offset + len(arr) + 1]
@@ -268,8 +268,8 @@ def pool_command(
     debug: bool,
 ) -> None:
     """Build a judgment pool: the union of each RUN's top N documents per topic."""
-    from .cli import _write_output, write_atomic
-    from .inputs import expand_runs, parse_column_map, read_qrels_file, read_run_file
+    from .main import _write_output, write_atomic
+    from ..io.tabular import expand_runs, parse_column_map, read_qrels_file, read_run_file
 
     if depth < 1:
         raise UsageError(f"--depth {depth}: must be at least 1")

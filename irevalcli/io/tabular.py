@@ -1,9 +1,9 @@
 """Input formats: detect what a qrels or run file is, and read it into the same
-:class:`~irevalcli.readers.Qrels` / :class:`~irevalcli.readers.Run` objects.
+:class:`~irevalcli.io.trec.Qrels` / :class:`~irevalcli.io.trec.Run` objects.
 
 Formats (``auto`` detects them by content, after gzip/bzip2/xz/zstd decompression):
 
-- ``trec``: trec_eval's whitespace-separated text (:mod:`irevalcli.readers`).
+- ``trec``: trec_eval's whitespace-separated text (:mod:`irevalcli.io.trec`).
 - ``tsv`` / ``csv``: a header line naming the columns, then one row per line
   (tab- or comma-separated, ``"``-quoting as pandas writes it).
 - ``jsonl``: JSON Lines, one object per line.
@@ -27,8 +27,8 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from .errors import InputError, UsageError
-from .readers import Qrels, Run, Source, read_source, refuse_bom
+from ..errors import InputError, UsageError
+from .trec import Qrels, Run, Source, read_source, refuse_bom
 
 if TYPE_CHECKING:
     import numpy as np
@@ -198,7 +198,7 @@ def _sniff_head(path: str, size: int = 1 << 16) -> bytes | None:
     import lzma
     import zlib
 
-    from .readers import GZIP_MAGIC, XZ_MAGIC, ZSTD_MAGIC, is_bzip2
+    from .trec import GZIP_MAGIC, XZ_MAGIC, ZSTD_MAGIC, is_bzip2
 
     try:
         with open(path, "rb") as fh:
@@ -238,7 +238,7 @@ def read_input(
         return read_source(path, what=what, stdin=stdin)
     import hashlib
 
-    from .readers import HASH_INPUTS, _decompress
+    from .trec import HASH_INPUTS, _decompress
 
     hashing = HASH_INPUTS.get()
     sha = hashlib.sha256()
@@ -291,7 +291,7 @@ def read_run_file(
 
 
 def parse_qrels_source(src: Source, *, fmt: str = "auto", columns: Mapping[str, str] | None = None) -> Qrels:
-    from .readers import parse_qrels
+    from .trec import parse_qrels
 
     columns = columns or {}
     refuse_bom(src)
@@ -314,7 +314,7 @@ def parse_qrels_source(src: Source, *, fmt: str = "auto", columns: Mapping[str, 
 
 
 def parse_run_source(src: Source, *, fmt: str = "auto", columns: Mapping[str, str] | None = None) -> Run:
-    from .readers import parse_run
+    from .trec import parse_run
 
     columns = columns or {}
     refuse_bom(src)
@@ -359,7 +359,7 @@ def _parse_msmarco(src: Source) -> Run:
     import numpy as np
     import pyarrow as pa
 
-    from .readers import _fast_table, parse_ints, take_tokens, tokenize
+    from .trec import _fast_table, parse_ints, take_tokens, tokenize
 
     fast = _fast_table(src.data, 3, 3, {0: pa.large_binary(), 1: pa.large_binary(), 2: pa.int64()})
     if fast is not None and len(fast):
@@ -467,7 +467,7 @@ def _line_numbers(data: bytes, nrows: int, skip: int, blank: str) -> np.ndarray:
     total = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
     if total - skip == nrows:
         return np.arange(skip + 1, skip + nrows + 1, dtype=np.int64)
-    from .readers import _space_lut
+    from .trec import _space_lut
 
     buf = np.frombuffer(data if data.endswith(b"\n") else data + b"\n", dtype=np.uint8)
     nl = np.flatnonzero(buf == 10)
@@ -717,7 +717,7 @@ def _floats(tab: _Table, role: str, what: str) -> np.ndarray:
     import numpy as np
     import pyarrow as pa
 
-    from .readers import parse_floats
+    from .trec import parse_floats
 
     arr = _plain(tab.cols[role])
     _first_null(tab, arr, role)
@@ -743,7 +743,7 @@ def _ints(tab: _Table, role: str, what: str) -> np.ndarray:
     import numpy as np
     import pyarrow as pa
 
-    from .readers import parse_ints
+    from .trec import parse_ints
 
     arr = _plain(tab.cols[role])
     _first_null(tab, arr, role)

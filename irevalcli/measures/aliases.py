@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import MeasureParamError
+from ..errors import MeasureParamError
 
 BIG = 2**62  # "no cutoff" for measures whose definition clips k to the ranking
 
@@ -442,7 +442,7 @@ def wrap(meas: Any, target: Target) -> Any:
         meas = dataclasses.replace(meas, func=zeroed)
     if not views:
         return meas
-    from .measures import _util
+    from . import _util
 
     makers = {
         "level": _util.at_level,

@@ -31,15 +31,15 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 
-from .errors import DuplicateDocError, InputError, MissingTopicError, NoQueriesError, UsageError
-from .readers import Run, Source, _space_lut, parse_floats, parse_ints, read_source, take_tokens, tokenize
-from .table import PLACEHOLDER_DOCNO, EvalOptions, EvalTable, _decode, _factorize_sorted
+from ..errors import DuplicateDocError, InputError, MissingTopicError, NoQueriesError, UsageError
+from .trec import Run, Source, _space_lut, parse_floats, parse_ints, read_source, take_tokens, tokenize
+from ..core.table import PLACEHOLDER_DOCNO, EvalOptions, EvalTable, _decode, _factorize_sorted
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from .api import Evaluation
-    from .names import Request
+    from ..api import Evaluation
+    from ..measures.names import Request
 
 FIELDS = {
     "qrels_jg": ("qid", "jg", "docno", "rel"),
@@ -127,7 +127,7 @@ def judgements_from_frame(df: Any, rel_format: str, name: str = "<judgements Dat
     """A DataFrame with the format's columns: qid, jg, [jsg,] docno, rel (or rel_level)."""
     import pandas as pd
 
-    from .api import _frame_to_binary
+    from ..api import _frame_to_binary
 
     col = "rel" if "rel" in df.columns else "rel_level"
     if col not in df.columns:
@@ -931,8 +931,8 @@ def evaluate_rel_format(
     judged_only: bool = False,
 ) -> Evaluation:
     """Evaluate ``run`` against a qrels_jg, prefs or qrels_prefs file, as trec_eval 10.0 would."""
-    from .api import Evaluation, load_run
-    from .engine import evaluate_table
+    from ..api import Evaluation, load_run
+    from ..core.engine import evaluate_table
 
     judgements = load_judgements(qrels, rel_format)
     r = load_run(run, stdin=stdin)

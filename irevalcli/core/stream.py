@@ -26,11 +26,11 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
-from .arrowbridge import binary_array, to_numpy
+from ..io.arrow import binary_array, to_numpy
 from .engine import Results, TopicColumn, ZScores, compute_topics, concat_topics, summarize
-from .errors import InputError, MissingTopicError, NoQueriesError
-from .names import Request
-from .readers import GZIP_MAGIC, XZ_MAGIC, Qrels, Run, Source, is_bzip2, parse_run
+from ..errors import InputError, MissingTopicError, NoQueriesError
+from ..measures.names import Request
+from ..io.trec import GZIP_MAGIC, XZ_MAGIC, Qrels, Run, Source, is_bzip2, parse_run
 from .table import EvalOptions, EvalTable, build_table, check_qrels_duplicates, runs_of
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ class _HashingReader(io.RawIOBase):
     """Passes bytes through and hashes them (the SHA-256 is of the file as stored)."""
 
     def __init__(self, fh: IO[bytes]) -> None:
-        from .readers import HASH_INPUTS
+        from ..io.trec import HASH_INPUTS
 
         self.fh = fh
         self.sha = hashlib.sha256()

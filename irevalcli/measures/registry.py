@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:
     import numpy as np
 
-    from .table import EvalTable
+    from ..core.table import EvalTable
 
 ParamKind = Literal["none", "long_cutoffs", "double_cutoffs", "double_params", "pairs"]
 Kind = Literal["float", "int", "str"]
@@ -130,7 +130,7 @@ def load() -> dict[str, Measure]:
     """Import the measure modules (which register themselves) once, in output order."""
     global _loaded
     if not _loaded:
-        from . import measures  # noqa: F401
+        from .. import measures  # noqa: F401
 
         rank = {name: i for i, name in enumerate(TREC_ORDER)}
         ordered = sorted(REGISTRY.items(), key=lambda kv: rank.get(kv[0], len(rank)))

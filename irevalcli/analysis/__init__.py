@@ -1,0 +1,1 @@
+"""Statistics over per-topic values: tests, intervals, risk."""

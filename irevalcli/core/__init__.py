@@ -1,0 +1,1 @@
+"""Qrels + Run -> ranked table -> per-topic values -> summary."""

@@ -1,0 +1,1 @@
+"""Readers: bytes -> Qrels / Run. Never imports the core, measures or output."""

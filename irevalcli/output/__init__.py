@@ -1,0 +1,1 @@
+"""Renderers and the atomic writer."""
