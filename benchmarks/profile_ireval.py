@@ -45,7 +45,7 @@ STAGES = {
         "seg_cumsum_exact",
         "seg_suffix_max",
     ],
-    "irevalcli.core.engine": ["evaluate_table"],
+    "irevalcli.engine.evaluate": ["evaluate_table"],
     "irevalcli.measures.names": ["resolve"],
     "irevalcli.output.formatters": ["format_trec", "format_json"],
     "irevalcli.api": ["evaluate"],
@@ -100,7 +100,7 @@ def instrument() -> None:
     import irevalcli.commands.main  # noqa: F401
 
     mods = {}
-    for modname in list(STAGES) + ["irevalcli.commands.main", "irevalcli.api", "irevalcli.core.engine"]:
+    for modname in list(STAGES) + ["irevalcli.commands.main", "irevalcli.api", "irevalcli.engine.evaluate"]:
         try:
             mods[modname] = importlib.import_module(modname)
         except ImportError:

@@ -25,7 +25,7 @@ import sys
 import atheris
 
 with atheris.instrument_imports(include=["irevalcli"]):
-    from irevalcli.core.engine import evaluate_table
+    from irevalcli.engine.evaluate import evaluate_table
     from irevalcli.errors import IrevalError
     from irevalcli.output.formatters import FORMATTERS
     from irevalcli.measures.names import resolve

@@ -7,12 +7,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from .core.engine import Results, evaluate_table
+from .engine.evaluate import Results, evaluate_table
 from .errors import InputError, UsageError
 from .io.tabular import streamable
 from .measures.names import resolve
 from .io.trec import Qrels, Run, read_zscores
-from .core.stream import should_stream
+from .engine.stream import should_stream
 from .io.subtopics import load_subtopics
 from .core.table import EvalOptions, build_table
 
@@ -205,7 +205,7 @@ def evaluate(
     nqrels_topics = len(np.unique(_codes(q.qid)))
     num_rel_complete = int(np.count_nonzero(q.rel > 0))
     if only_query is None and should_stream(run, stream) and streamable(run):
-        from .core.stream import CHUNK_BYTES, NotGrouped, evaluate_stream
+        from .engine.stream import CHUNK_BYTES, NotGrouped, evaluate_stream
 
         opts = EvalOptions(rel_level=rel_level, max_docs=max_docs, judged_only=judged_only, complete=complete,
                            num_docs=num_docs, compat=compat)

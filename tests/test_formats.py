@@ -209,7 +209,7 @@ def test_every_format_deterministic(cli, fmt):
 
 
 def test_nan_and_latex_escaping():
-    from irevalcli.core.engine import Column, Results
+    from irevalcli.engine.evaluate import Column, Results
     from irevalcli.output.formatters import RunResults, format_runs
 
     res = Results(qids=["q_1"], columns=[Column("x%", "x%", "float", None, float("nan"))], num_q=1, runid="a&b")
@@ -241,7 +241,7 @@ def test_trec_per_query_lines_match_printf_one_by_one(monkeypatch, block, z):
     import numpy as np
 
     from irevalcli.output import formatters
-    from irevalcli.core.engine import Column, Results
+    from irevalcli.engine.evaluate import Column, Results
 
     monkeypatch.setattr(formatters, "_TOPICS_PER_BLOCK", block)
     qids = ["1", "10", "2", "b%s", "\udcff"]
@@ -273,7 +273,7 @@ def test_per_query_values_print_as_printf_would():
     (negative zero, negatives, 10 and more, NaN, infinities)."""
     import numpy as np
 
-    from irevalcli.core.engine import Column
+    from irevalcli.engine.evaluate import Column
     from irevalcli.output.formatters import _block_values, _fmt_float
 
     rng = np.random.default_rng(20240607)

@@ -15,7 +15,7 @@ import pytest
 
 from irevalcli.io.arrow import binary_array, from_numpy, to_numpy, valid_mask
 from irevalcli.errors import InputError
-from irevalcli.core.stream import prefetch
+from irevalcli.engine.stream import prefetch
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

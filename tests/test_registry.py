@@ -18,7 +18,8 @@ import pytest
 from irevalcli import evaluate
 from irevalcli.errors import IrevalError
 from irevalcli.measures.names import resolve
-from irevalcli.measures.registry import NICKNAMES, load
+from irevalcli.measures.catalog import load
+from irevalcli.measures.registry import NICKNAMES
 
 TESTS = Path(__file__).parent
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from irevalcli.io.arrow import binary_array
-from irevalcli.core.engine import evaluate_table
+from irevalcli.engine.evaluate import evaluate_table
 from irevalcli.errors import DuplicateDocError
 from irevalcli.output.formatters import format_trec
 from irevalcli.measures.names import resolve

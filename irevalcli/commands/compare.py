@@ -314,7 +314,7 @@ def run_compare(
     rel_level: int = 1,
 ) -> Report:
     """Read, evaluate and compare: the library side of ``ireval compare``."""
-    from .. import __version__
+    from ..version import VERSION as __version__
 
     plain: list[str] = []
     risk_specs: list[RiskSpec] = []

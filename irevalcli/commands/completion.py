@@ -27,7 +27,8 @@ def complete_measure(ctx: Any, param: Any, incomplete: str) -> list[CompletionIt
     """Measure names and nicknames starting with what was typed (``-m nd<TAB>``)."""
     if "." in incomplete:  # parameters are free-form
         return []
-    from ..measures.registry import NICKNAMES, load
+    from ..measures.catalog import load
+    from ..measures.registry import NICKNAMES
 
     registry = load()
     items = [

@@ -350,7 +350,7 @@ def _p_text(p: float | None) -> str:
 
 def run_gate(spec: GateSpec) -> dict[str, Any]:
     """Read, evaluate and judge: the report as a JSON-ready dict."""
-    from .. import __version__
+    from ..version import VERSION as __version__
 
     checks = spec.ordered_checks()
     specs = [c.spec for c in checks] + list(spec.measures)

@@ -27,7 +27,7 @@ from typing import Any
 
 import click
 
-from .. import __version__
+from ..version import VERSION as __version__
 from ..errors import IrevalError, OutputError, UsageError
 
 EXIT_OK = 0
@@ -339,7 +339,7 @@ def run_eval(
     from ..output.formatters import TABLE_FORMATS, RunResults, format_runs, format_trec_pieces
     from ..io.tabular import expand_runs, parse_column_map, read_qrels_file, read_run_file, streamable
     from ..output.progress import Progress, wanted
-    from ..core.stream import should_stream
+    from ..engine.stream import should_stream
 
     if results_format != "trec_results":
         raise UsageError(f"-T {results_format}: unknown run format (known: trec_results)")
@@ -512,8 +512,9 @@ def _describe(meas: Any) -> str:
 def measures_command(name: str | None) -> None:
     """List every measure (or describe NAME): parameters, defaults, definition, reference."""
     from ..measures.aliases import FAMILIES, describe
-    from ..measures.names import _RANX_RBP, _label_form, suggest
-    from ..measures.registry import NICKNAMES, load
+    from ..measures.names import RANX_RBP, label_form, suggest
+    from ..measures.catalog import load
+    from ..measures.registry import NICKNAMES
 
     registry = load()
     if name is None:
@@ -530,10 +531,10 @@ def measures_command(name: str | None) -> None:
     if root in NICKNAMES:
         click.echo(f"{root}: nickname for {' '.join(NICKNAMES[root])}")
         return
-    if root in registry and not _RANX_RBP.match(name):
+    if root in registry and not RANX_RBP.match(name):
         click.echo(_describe(registry[root]))
         return
-    label = _label_form(name, registry)
+    label = label_form(name, registry)
     if label is not None:
         click.echo(_describe(label[0]))
         return

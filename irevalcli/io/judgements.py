@@ -932,7 +932,7 @@ def evaluate_rel_format(
 ) -> Evaluation:
     """Evaluate ``run`` against a qrels_jg, prefs or qrels_prefs file, as trec_eval 10.0 would."""
     from ..api import Evaluation, load_run
-    from ..core.engine import evaluate_table
+    from ..engine.evaluate import evaluate_table
 
     judgements = load_judgements(qrels, rel_format)
     r = load_run(run, stdin=stdin)

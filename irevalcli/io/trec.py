@@ -492,10 +492,40 @@ def parse_run(src: Source, *, allow_empty: bool = False) -> Run:
     )
 
 
-def read_zscores(path: str | os.PathLike[str]):  # -> engine.ZScores
-    """A -Z file: ``qid measure mean stddev`` per line (``#`` lines are comments)."""
-    from ..core.engine import ZScores
+class ZScores:
+    """``-Z`` normalisation table: (qid, label) -> (mean, standard deviation).
 
+    A topic or label missing from the table gives -1000000; a zero standard
+    deviation gives 0 when the value equals the mean, else -1000000 (trec_eval).
+    """
+
+    MISSING = -1000000.0
+
+    def __init__(self, entries: dict[tuple[str, str], tuple[float, float]]) -> None:
+        self.by_label: dict[str, dict[str, tuple[float, float]]] = {}
+        for (qid, label), ms in entries.items():
+            self.by_label.setdefault(label, {})[qid] = ms
+
+    def convert(self, qids: list[str], label: str, values: np.ndarray) -> np.ndarray:
+        table = self.by_label.get(label, {})
+        mean = np.full(len(qids), np.nan)
+        sd = np.full(len(qids), np.nan)
+        index = {q: i for i, q in enumerate(qids)}
+        for qid, (m, d) in table.items():  # loops over the Z file's entries, not over topics
+            i = index.get(qid)
+            if i is not None:
+                mean[i], sd[i] = m, d
+        out = np.full(len(qids), self.MISSING)
+        have = ~np.isnan(mean)
+        nz = have & (sd != 0)
+        out[nz] = (values[nz] - mean[nz]) / sd[nz]
+        zero_sd = have & (sd == 0)
+        out[zero_sd & (values == mean)] = 0.0
+        return out
+
+
+def read_zscores(path: str | os.PathLike[str]) -> ZScores:
+    """A -Z file: ``qid measure mean stddev`` per line (``#`` lines are comments)."""
     src = read_source(path, what="z-score", stdin=None)
     refuse_bom(src)
     lines = tokenize(src.data, src.name, blank_lines_ok=False, what="z-score")

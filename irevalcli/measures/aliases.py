@@ -431,15 +431,9 @@ def parse(spec: str) -> Friendly | None:
 def wrap(meas: Any, target: Target) -> Any:
     """The measure as the friendly spelling sees it: on a table view when it needs one."""
     views = ([target.view] if target.view else []) + list(target.views)
-    if meas.name == "num_ret":  # trec_eval zeroes it for a -c placeholder topic (by label, so here too)
-        inner = meas.func
-
-        def zeroed(t: Any, p: Any) -> Any:
-            out = inner(t, p).copy()
-            out[t.missing] = 0.0
-            return out
-
-        meas = dataclasses.replace(meas, func=zeroed)
+    if meas.placeholder == "zero_named" and not target.values:
+        # the friendly label is not the measure's name, but it is the unparameterised slot
+        meas = dataclasses.replace(meas, placeholder="zero")
     if not views:
         return meas
     from . import _util

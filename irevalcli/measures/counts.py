@@ -22,7 +22,7 @@ def num_q(t: EvalTable, p: Params) -> np.ndarray:
     return np.zeros(t.nq)
 
 
-@measure("num_ret", kind="int", agg="sum")
+@measure("num_ret", kind="int", agg="sum", placeholder="zero_named")
 def num_ret(t: EvalTable, p: Params) -> np.ndarray:
     """Number of documents retrieved (after -M and -J); the summary is the sum over topics."""
     return t.n.astype(np.float64)

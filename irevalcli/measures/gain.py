@@ -358,7 +358,7 @@ def _powers(p: float, n: int) -> np.ndarray:
     return np.cumprod(seq)
 
 
-@measure("rbp", params="pairs", citation="Moffat & Zobel, TOIS 2008")
+@measure("rbp", params="pairs", versions=("10.0",), citation="Moffat & Zobel, TOIS 2008")
 def rbp(t: EvalTable, p: Params) -> np.ndarray:
     """Rank-biased precision (1 - p) * sum of gain_i * p^(i-1), p = 0.9 unless given as p=...;
     gains outside [0, 1] are rescaled to (g - min) / (max - min)."""
@@ -370,7 +370,8 @@ def rbp(t: EvalTable, p: Params) -> np.ndarray:
     return (1.0 - persist) * np.bincount(t.g[nz], weights=terms, minlength=t.nq)
 
 
-@measure("rbp_resid", params="pairs", citation="Moffat & Zobel, TOIS 2008")
+@measure("rbp_resid", params="pairs", placeholder="zero_named", versions=("10.0",),
+         citation="Moffat & Zobel, TOIS 2008")
 def rbp_resid(t: EvalTable, p: Params) -> np.ndarray:
     """RBP residual: the most RBP could still grow if every unjudged retrieved document and
     everything below the run were relevant; 0 when every retrieved document is judged."""

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import MeasureParamError, UnknownMeasureError
-from .registry import NICKNAMES, Measure, Params, load
+from .catalog import load
+from .registry import NICKNAMES, Measure, Params
 
 if TYPE_CHECKING:  # (aliases is imported when a name is not trec_eval's)
     from .aliases import Friendly
@@ -117,7 +118,7 @@ def _parse_pairs(text: str, spec: str) -> tuple[tuple[str, float], ...]:
     return tuple(pairs)
 
 
-def _label_form(name: str, registry: dict[str, Measure]) -> tuple[Measure, str] | None:
+def label_form(name: str, registry: dict[str, Measure]) -> tuple[Measure, str] | None:
     """``ndcg_cut_10`` -> (ndcg_cut, "10"): an output label typed as input."""
     best: tuple[Measure, str] | None = None
     for root, meas in registry.items():
@@ -144,10 +145,6 @@ def suggest(name: str, registry: dict[str, Measure]) -> str:
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 
-# Measures trec_eval 9.0.8 (pytrec_eval's) does not have.
-NOT_IN_9_0_8 = frozenset({"rbp", "rbp_resid", "unj"})
-
-
 def resolve(
     specs: Sequence[str],
     *,
@@ -156,15 +153,15 @@ def resolve(
     compat: str = "10.0",
 ) -> list[Request]:
     """The measures selected by ``-m`` arguments, in output order."""
-    registry = load()
-    if compat == "9.0.8":
-        registry = {k: v for k, v in registry.items() if k not in NOT_IN_9_0_8}
+    everything = load()
+    registry = {k: v for k, v in everything.items() if compat in v.versions}
+    absent = {k for k in everything if k not in registry}  # measures this trec_eval version lacks
     specs = list(specs) or list(default)
     marked: set[str] = set()
     param_text: dict[str, tuple[str, str]] = {}  # root -> (params, the spec that gave them)
     friendly: dict[str, Friendly] = {}  # label -> friendly name (ir_measures, ranx, ireval syntax)
     for spec in specs:
-        if _RANX_RBP.match(spec):  # ranx's rbp.95: an error in trec_eval's syntax
+        if RANX_RBP.match(spec):  # ranx's rbp.95: an error in trec_eval's syntax
             f = parse_friendly(spec)
             if f is not None:
                 friendly.setdefault(spec, f)
@@ -180,14 +177,14 @@ def resolve(
             if dot:
                 param_text.setdefault(name, (text, spec))
             continue
-        label = _label_form(spec, registry)
+        label = label_form(spec, registry)
         if label is not None:
             meas, text = label
             marked.add(meas.name)
             param_text.setdefault(meas.name, (text, spec))
             continue
-        if compat == "9.0.8" and (name in NOT_IN_9_0_8 or name.split("_")[0] in NOT_IN_9_0_8):
-            raise UnknownMeasureError(f"measure '{spec}' does not exist in trec_eval 9.0.8 (--compat 9.0.8)")
+        if name in absent or name.split("_")[0] in absent:
+            raise UnknownMeasureError(f"measure '{spec}' does not exist in trec_eval {compat} (--compat {compat})")
         f = parse_friendly(spec)
         if f is not None:
             friendly.setdefault(spec, f)
@@ -223,7 +220,7 @@ def parse_friendly(spec: str) -> Friendly | None:
     return parse(spec)
 
 
-_RANX_RBP = re.compile(r"^rbp\.[0-9]+(-l-?[0-9]+)?$")
+RANX_RBP = re.compile(r"^rbp\.[0-9]+(-l-?[0-9]+)?$")
 
 
 def _with_friendly(
@@ -238,8 +235,10 @@ def _with_friendly(
     for n, (label, f) in enumerate(friendly.items()):
         root = f.target.root
         if root not in registry:
-            if compat == "9.0.8":
-                raise UnknownMeasureError(f"measure '{label}' ({root}) does not exist in trec_eval 9.0.8 (--compat 9.0.8)")
+            if compat != "10.0":
+                raise UnknownMeasureError(
+                    f"measure '{label}' ({root}) does not exist in trec_eval {compat} (--compat {compat})"
+                )
             raise UnknownMeasureError(f"measure '{label}' maps to '{root}', which is not available")  # pragma: no cover
         meas = registry[root]
         if rel_format not in meas.rel_formats:

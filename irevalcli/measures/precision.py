@@ -118,7 +118,8 @@ def _relstring_check(vals: tuple[float, ...]) -> str | None:
     return None
 
 
-@measure("relstring", params="double_params", default=(10.0,), kind="str", agg="none", summary=False)
+@measure("relstring", params="double_params", default=(10.0,), kind="str", agg="none", summary=False,
+         placeholder="zero_named")
 def relstring(t: EvalTable, p: Params) -> list[list[str]]:
     """The relevance of the first k ranks (default 10) as text: a digit per level, '>' above
     9, '-' not in the pool, '.' pooled but unjudged (per topic only)."""
@@ -175,7 +176,7 @@ def success(t: EvalTable, p: Params) -> np.ndarray:
     return np.stack([(t.rel_at(k) > 0).astype(np.float64) for k in p.values])
 
 
-@measure("unj", params="long_cutoffs", default=(5, 10, 20))
+@measure("unj", params="long_cutoffs", default=(5, 10, 20), placeholder="zero", versions=("10.0",))
 def unj(t: EvalTable, p: Params) -> np.ndarray:
     """Unjudged at k: documents in the top k that are not judged (not in the qrels, or with a
     negative qrels value), divided by k."""

@@ -26,6 +26,15 @@ Kind = Literal["float", "int", "str"]
 # weighted by one more row the measure returns after its labels' rows; none: summary only
 # (runid, num_q) or per topic only
 Agg = Literal["mean", "sum", "gmean", "nanmean", "wmean", "num_rel", "num_q", "runid", "none"]
+# What a ``-c`` placeholder topic (judged, but absent from the run) gets in this measure's slots:
+#   value: whatever the function computes on the empty ranking (the default)
+#   zero: 0 in every slot (trec_eval zeroes every unj_* slot)
+#   zero_named: 0 only in the slot labelled with the bare measure name; trec_eval finds the slot by
+#     label, so a parameterised variant (utility_2,-1,0,0) keeps its computed value; a string
+#     measure's slot is left empty instead (relstring)
+Placeholder = Literal["value", "zero", "zero_named"]
+# trec_eval versions that have a measure (--compat)
+VERSIONS = frozenset({"10.0", "9.0.8"})
 
 
 @dataclass(frozen=True)
@@ -48,10 +57,14 @@ class Measure:
     per_query: bool = True
     summary: bool = True
     rel_formats: frozenset[str] = frozenset({"qrels"})
-    # value slots zeroed for a placeholder (-c) topic, by exact label
-    zero_when_missing: bool = False
+    placeholder: Placeholder = "value"
+    versions: frozenset[str] = VERSIONS
     citation: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def placeholder_slot(self, label: str) -> bool:
+        """Whether a ``-c`` placeholder topic's value in slot ``label`` is overridden."""
+        return self.placeholder == "zero" or (self.placeholder == "zero_named" and label == self.name)
 
     def labels(self, p: Params) -> list[str]:
         if self.params == "long_cutoffs":
@@ -78,7 +91,8 @@ def measure(
     per_query: bool = True,
     summary: bool = True,
     rel_formats: Sequence[str] = ("qrels",),
-    zero_when_missing: bool = False,
+    placeholder: Placeholder = "value",
+    versions: Sequence[str] = tuple(VERSIONS),
     citation: str = "",
     **extra: Any,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -99,7 +113,8 @@ def measure(
             per_query=per_query,
             summary=summary,
             rel_formats=frozenset(rel_formats),
-            zero_when_missing=zero_when_missing,
+            placeholder=placeholder,
+            versions=frozenset(versions),
             citation=citation,
             extra=dict(extra),
         )
@@ -123,21 +138,26 @@ TREC_ORDER = (
     "map_avgjg P_avgjg Rprec_mult_avgjg yaap rbp rbp_resid unj"
 ).split()
 
-_loaded = False
+def sort_registry(own_families: Sequence[str]) -> None:
+    """Put the registry in output order: trec_eval's measures in its table order
+    (:data:`TREC_ORDER`), then ireval's own, family module by family module in the order
+    ``own_families`` names them, each in declaration order."""
+    trec = {name: i for i, name in enumerate(TREC_ORDER)}
+    families = {mod: i for i, mod in enumerate(own_families)}
+    declared = {name: i for i, name in enumerate(REGISTRY)}
 
+    def key(name: str) -> tuple[int, int, int]:
+        if name in trec:
+            return (0, trec[name], 0)
+        mod = REGISTRY[name].func.__module__
+        if mod not in families:
+            raise RuntimeError(f"measure {name}: its module {mod} has no place in the output order")
+        return (1, families[mod], declared[name])
 
-def load() -> dict[str, Measure]:
-    """Import the measure modules (which register themselves) once, in output order."""
-    global _loaded
-    if not _loaded:
-        from .. import measures  # noqa: F401
-
-        rank = {name: i for i, name in enumerate(TREC_ORDER)}
-        ordered = sorted(REGISTRY.items(), key=lambda kv: rank.get(kv[0], len(rank)))
-        REGISTRY.clear()
-        REGISTRY.update(ordered)
-        _loaded = True
-    return REGISTRY
+    ordered = sorted(REGISTRY, key=key)
+    items = [(name, REGISTRY[name]) for name in ordered]
+    REGISTRY.clear()
+    REGISTRY.update(items)
 
 
 def values_2d(out: Any, nq: int) -> np.ndarray | list[list[str]]:

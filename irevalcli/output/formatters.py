@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..core.engine import Results
+from ..engine.evaluate import Results
 
 if TYPE_CHECKING:
     import pyarrow as pa

@@ -15,7 +15,8 @@ import numpy as np
 
 from ..measures.names import Request
 from ..measures.registry import Measure, values_2d
-from .table import EvalOptions, EvalTable
+from ..core.table import EvalOptions, EvalTable
+from ..io.trec import ZScores
 
 MIN_GEO_MEAN = 1e-5
 
@@ -118,7 +119,7 @@ def compute_topics(table: EvalTable, requests: list[Request]) -> list[TopicColum
         if meas.kind == "str":
             for i, label in enumerate(labels):
                 col = list(raw[i])
-                if missing.any() and label == meas.name:  # placeholder topic: '' (exact name only)
+                if missing.any() and meas.placeholder_slot(label):  # placeholder topic: ''
                     for t in np.flatnonzero(missing):
                         col[t] = ""
                 out.append(TopicColumn(label, meas, col))
@@ -127,7 +128,7 @@ def compute_topics(table: EvalTable, requests: list[Request]) -> list[TopicColum
         weights = np.array(vals[len(labels)], dtype=np.float64) if meas.agg == "wmean" else None
         for i, label in enumerate(labels):
             v = np.array(vals[i], dtype=np.float64)
-            if missing.any() and (label in ZEROED_WHEN_MISSING or label.startswith("unj")):
+            if missing.any() and meas.placeholder_slot(label):
                 v[missing] = 0.0
             out.append(TopicColumn(label, meas, v, weights))
     return out
@@ -243,41 +244,3 @@ def evaluate_table(
         num_rel_complete=num_rel_complete,
         zscores=zscores,
     )
-
-
-class ZScores:
-    """``-Z`` normalisation table: (qid, label) -> (mean, standard deviation).
-
-    A topic or label missing from the table gives -1000000; a zero standard
-    deviation gives 0 when the value equals the mean, else -1000000 (trec_eval).
-    """
-
-    MISSING = -1000000.0
-
-    def __init__(self, entries: dict[tuple[str, str], tuple[float, float]]) -> None:
-        self.by_label: dict[str, dict[str, tuple[float, float]]] = {}
-        for (qid, label), ms in entries.items():
-            self.by_label.setdefault(label, {})[qid] = ms
-
-    def convert(self, qids: list[str], label: str, values: np.ndarray) -> np.ndarray:
-        table = self.by_label.get(label, {})
-        mean = np.full(len(qids), np.nan)
-        sd = np.full(len(qids), np.nan)
-        index = {q: i for i, q in enumerate(qids)}
-        for qid, (m, d) in table.items():  # loops over the Z file's entries, not over topics
-            i = index.get(qid)
-            if i is not None:
-                mean[i], sd[i] = m, d
-        out = np.full(len(qids), self.MISSING)
-        have = ~np.isnan(mean)
-        nz = have & (sd != 0)
-        out[nz] = (values[nz] - mean[nz]) / sd[nz]
-        zero_sd = have & (sd == 0)
-        out[zero_sd & (values == mean)] = 0.0
-        return out
-
-
-# Value slots trec_eval zeroes for a -c placeholder topic, by exact name
-# (so parameterised variants such as utility_2,-1,0,0 keep their values),
-# plus every unj_* slot.
-ZEROED_WHEN_MISSING = frozenset({"num_ret", "utility", "rbp_resid"})

@@ -27,11 +27,12 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 
 from ..io.arrow import binary_array, to_numpy
-from .engine import Results, TopicColumn, ZScores, compute_topics, concat_topics, summarize
+from ..io.trec import ZScores
+from .evaluate import Results, TopicColumn, compute_topics, concat_topics, summarize
 from ..errors import InputError, MissingTopicError, NoQueriesError
 from ..measures.names import Request
 from ..io.trec import GZIP_MAGIC, XZ_MAGIC, Qrels, Run, Source, is_bzip2, parse_run
-from .table import EvalOptions, EvalTable, build_table, check_qrels_duplicates, runs_of
+from ..core.table import EvalOptions, EvalTable, build_table, check_qrels_duplicates, runs_of
 
 if TYPE_CHECKING:
     import pyarrow as pa

@@ -1,0 +1,3 @@
+"""Measures over tables: per-topic values, the summary, and the engines that produce them
+(whole table, topic-block streaming). Every engine gives the same per-topic values, and
+the summary is taken from them in one place (:func:`evaluate.summarize`)."""

@@ -1,0 +1,190 @@
+"""The package's layering, checked on the source with ``ast``.
+
+Imports point one way (README, "Architecture"):
+
+    commands -> analysis, output -> api -> engine -> measures -> core -> io -> errors
+
+Every import counts, lazy ones (inside functions) and ``TYPE_CHECKING`` ones included.
+No cycles, no module importing another module's ``_private`` name, and no layer
+importing a layer above it.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PKG = Path(__file__).resolve().parents[1] / "irevalcli"
+
+# Layer of each top-level piece; a module may import its own layer and those below it.
+LAYERS = {
+    "errors": 0,
+    "version": 0,
+    "io": 1,
+    "core": 2,
+    "measures": 3,
+    "engine": 4,
+    "api": 5,
+    "options": 5,
+    "analysis": 6,
+    "output": 6,
+    "commands": 7,
+    "__main__": 8,
+    "": 8,  # the package __init__: the public API, re-exported lazily
+}
+# Third-party packages a layer must not import (the core stays usable without a terminal).
+FORBIDDEN_THIRD_PARTY = {
+    "io": {"click", "rich"},
+    "measures": {"click", "rich"},
+    "core": {"click", "rich"},
+    "engine": {"click", "rich"},
+    "api": {"click", "rich"},
+    "analysis": {"click", "rich"},
+}
+
+
+def _modules() -> dict[str, tuple[Path, bool]]:
+    mods = {}
+    for path in sorted(PKG.rglob("*.py")):
+        parts = list(path.relative_to(PKG.parent).with_suffix("").parts)
+        is_pkg = parts[-1] == "__init__"
+        if is_pkg:
+            parts = parts[:-1]
+        mods[".".join(parts)] = (path, is_pkg)
+    return mods
+
+
+MODULES = _modules()
+
+
+def _imports(mod: str) -> list[tuple[str, str | None, int]]:
+    """(imported module, imported name or None, line) for every import in ``mod``."""
+    path, is_pkg = MODULES[mod]
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out += [(a.name, None, node.lineno) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                pkg = mod.split(".") if is_pkg else mod.split(".")[:-1]
+                pkg = pkg[: len(pkg) - (node.level - 1)]
+                base = ".".join(pkg + ([base] if base else []))
+            for a in node.names:
+                full = f"{base}.{a.name}"
+                out.append((full, None, node.lineno) if full in MODULES else (base, a.name, node.lineno))
+    return out
+
+
+def _internal(target: str) -> str | None:
+    while target not in MODULES and "." in target:
+        target = target.rsplit(".", 1)[0]
+    return target if target in MODULES and target.startswith("irevalcli") else None
+
+
+def _graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {m: set() for m in MODULES}
+    for mod in MODULES:
+        for target, _, _ in _imports(mod):
+            t = _internal(target)
+            if t and t != mod:
+                graph[mod].add(t)
+    return graph
+
+
+def _layer(mod: str) -> str:
+    parts = mod.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def test_every_module_has_a_layer():
+    assert sorted({_layer(m) for m in MODULES} - set(LAYERS)) == []
+
+
+def test_no_import_cycles():
+    graph = _graph()
+    cycles = []
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+
+    def visit(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                cycles.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    assert cycles == []
+
+
+def test_no_private_names_across_modules():
+    bad = [
+        f"{mod}:{line} imports {target}.{name}"
+        for mod in MODULES
+        for target, name, line in _imports(mod)
+        if name and name.startswith("_") and not name.startswith("__") and _internal(target) not in (None, mod)
+    ]
+    assert bad == []
+
+
+def test_imports_point_down_the_layers():
+    bad = []
+    for mod in MODULES:
+        here = _layer(mod)
+        for target, _, line in _imports(mod):
+            t = _internal(target)
+            if t is None or t == mod:
+                continue
+            there = _layer(t)
+            if there == "" and t == "irevalcli":
+                bad.append(f"{mod}:{line} imports the package itself")
+            elif LAYERS[there] > LAYERS[here]:
+                bad.append(f"{mod}:{line} ({here}) imports {t} ({there})")
+    assert bad == []
+
+
+@pytest.mark.parametrize("layer", sorted(FORBIDDEN_THIRD_PARTY))
+def test_lower_layers_do_not_import_the_terminal_libraries(layer):
+    bad = [
+        f"{mod}:{line} imports {target}"
+        for mod in MODULES
+        if _layer(mod) == layer
+        for target, _, line in _imports(mod)
+        if target.split(".")[0] in FORBIDDEN_THIRD_PARTY[layer]
+    ]
+    assert bad == []
+
+
+def test_nothing_outside_measures_names_a_measure_rule():
+    """Measure-specific rules live in the declarations (issue 15): the engine and the
+    readers must not special-case a measure by name."""
+    pattern_hits = []
+    for mod, (path, _) in MODULES.items():
+        if _layer(mod) in ("measures",):
+            continue
+        text = path.read_text(encoding="utf-8")
+        for needle in ('startswith("unj")', "ZEROED_WHEN_MISSING", "NOT_IN_9_0_8", '== "num_ret"', '== "relstring"'):
+            if needle in text:
+                pattern_hits.append(f"{mod}: {needle}")
+    assert pattern_hits == []
