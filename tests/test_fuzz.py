@@ -214,7 +214,8 @@ def test_fast_and_tokenizer_paths_agree(tokens):
 
 
 def _roots():
-    from irevalcli.measures.registry import NICKNAMES, load
+    from irevalcli.measures.catalog import load
+    from irevalcli.measures.registry import NICKNAMES
 
     return sorted(load()) + sorted(NICKNAMES)
 
