@@ -40,6 +40,7 @@ RUNS = {
     "one_bad.txt": [1] * 7 + [10],  # map 0.8875: a drop on 1 topic (not significant)
     "hard.txt": [1] * 6 + [5, 5],  # map 0.8
     "no_hard.txt": [1] * 6 + [None, None],  # the same without its two hard topics: 0.75 under -c
+    "third.txt": [1] * 7 + [3],  # map 0.91666...: 0.9167 at four places
 }
 
 
@@ -357,3 +358,160 @@ def test_plain_and_rich_tables(gate, monkeypatch):
     monkeypatch.setattr("irevalcli.gate.stdout_is_terminal", lambda: True)
     out = gate(*args).out.decode()
     assert "\x1b[" in out and "ireval gate: passed: 1 check" in out and "0.9375" in out
+
+
+# ---------------------------------------------------------------- what is checked (issue 13)
+
+
+def main_summary(cli, data, qrels: str, run: str, measure: str) -> float | None:
+    """The main command's own summary under -c (JSON null when the measure has no value)."""
+    res = cli(["-c", "-m", measure, "--format", "json", qrels, run], cwd=data)
+    assert res.code == 0, res.err
+    return json.loads(res.out)["summary"][measure.replace(".", "_")]
+
+
+AUC_QRELS = "1 0 R1 1\n1 0 N1_1 0\n2 0 R2 1\n"  # topic 2 has no non-relevant document: no auc
+
+
+def test_auc_is_averaged_over_the_topics_that_have_a_value(cli, gate, data):
+    """The gate checks auc's own summary: topic 2 (no value) is left out, not averaged in as NaN."""
+    write(data / "auc_qrels.txt", AUC_QRELS)
+    write(data / "worst.txt", "1 Q0 N1_1 1 2 w\n1 Q0 R1 2 1 w\n2 Q0 R2 1 1 w\n")  # auc 0 on topic 1
+    assert main_summary(cli, data, "auc_qrels.txt", "worst.txt", "auc") == 0.0
+    code, doc = gate_json(gate, "auc_qrels.txt", "worst.txt", "--min", "auc=0.9")
+    assert code == 1 and doc["checks"][0]["value"] == 0.0
+    assert doc["checks"][0]["reason"] == "below the floor: 0.0000 < 0.9"
+    code, doc = gate_json(gate, "auc_qrels.txt", "worst.txt", "--baseline", "perfect.txt", "--max-drop", "auc=0.01")
+    assert code == 1 and doc["checks"][0]["baseline"] == 1.0
+
+
+def test_a_check_without_a_value_fails(gate, data):
+    write(data / "positives.txt", "".join(f"{t} 0 R{t} 1\n" for t in range(1, N + 1)))
+    for args in (["--min", "auc=0"], ["--baseline", "half.txt", "--max-drop", "auc=1"],
+                 ["--baseline", "half.txt", "--max-drop-rel", "gauc=100%"]):
+        code, doc = gate_json(gate, "positives.txt", "perfect.txt", *args)
+        (check,) = doc["checks"]
+        assert (code, check["verdict"], check["value"]) == (1, "fail", None)
+        assert check["reason"] == f"no value: {check['measure']} is undefined on every topic of the run"
+
+
+@pytest.mark.parametrize("measure", ["gauc", "num_rel_ret", "num_ret", "map", "ndcg_cut.10", "recip_rank"])
+def test_the_value_checked_is_the_main_commands_summary(cli, gate, data, measure):
+    write(data / "auc_qrels.txt", QRELS + "9 0 R9 1\n")  # topic 9: no auc, no gauc
+    for run in ("hard.txt", "no_hard.txt"):
+        _, doc = gate_json(gate, "auc_qrels.txt", run, "--min", f"{measure}=0")
+        assert doc["checks"][0]["value"] == main_summary(cli, data, "auc_qrels.txt", run, measure)
+
+
+def test_no_p_value_fails_with_alpha(gate, data):
+    write(data / "one_q.txt", "1 0 R1 1\n1 0 N1_1 0\n")
+    code, doc = gate_json(gate, "one_q.txt", "half.txt", "--baseline", "perfect.txt", "--max-drop", "map=0.1",
+                          "--alpha", "0.05")
+    assert code == 1 and doc["checks"][0]["p_value"] is None
+    assert doc["checks"][0]["reason"] == ("drop 0.5000 > 0.1, and its significance cannot be computed "
+                                          "(no p-value: only 1 topic with a value)")
+    code, doc = gate_json(gate, "one_q.txt", "half.txt", "--baseline", "perfect.txt", "--max-drop", "map=0.5",
+                          "--alpha", "0.05")
+    assert code == 0  # within the tolerance, no p-value is needed
+
+
+def test_as_many_digits_as_the_comparison_needs(gate):
+    code, doc = gate_json(gate, "qrels.txt", "third.txt", "--min", "map=0.9167")
+    assert code == 1
+    assert doc["checks"][0]["reason"] == "below the floor: 0.91667 < 0.9167"
+    code, doc = gate_json(gate, "qrels.txt", "third.txt", "--min", "map=0.916666")
+    assert doc["checks"][0]["reason"] == "at or above the floor: 0.9167 >= 0.916666"
+    _, doc = gate_json(gate, "qrels.txt", "small_drop.txt", "--baseline", "perfect.txt", "--max-drop",
+                       "map=0.06249999", "--max-drop-rel", "recip_rank=0.06249")
+    assert [c["reason"] for c in doc["checks"]] == ["drop 0.0625 > 0.06249999", "drop 6.25% > 6.249%"]
+    assert [c["name"] for c in doc["checks"]] == ["map drop <= 0.06249999", "recip_rank drop <= 6.249%"]
+
+
+def test_distinct():
+    from irevalcli.compare import distinct, fmt_value, short
+
+    assert distinct(0.28669999, 0.2867) == ("0.28669999", "0.2867")
+    assert distinct(0.2867, 0.2867) == ("0.2867", "0.2867")
+    assert distinct(0.5, 0.25) == ("0.5000", "0.25")
+    assert short(0.07 * 100) == "7" and short(1.0) == "1" and short(1e-05) == "1e-05"
+    assert fmt_value(-7.7e-18, "+.4f") == "+0.0000" and fmt_value(-7.7e-18) == "0.0000"
+    assert fmt_value(-0.00005001, "+.4f") == "-0.0001" and fmt_value(float("nan")) == "-"
+
+
+def test_toml_dotted_measure_names(gate, data):
+    """TOML reads ndcg_cut.10 = 0.5 as a table ndcg_cut holding 10: it is the measure ndcg_cut.10."""
+    write(data / "gate.toml", '[min]\nndcg_cut.10 = 0.5\nP.5 = 0.1\n"map" = 0.2\n')
+    code, doc = gate_json(gate, "--config", "gate.toml", "qrels.txt", "perfect.txt")
+    assert code == 0
+    assert [c["name"] for c in doc["checks"]] == ["ndcg_cut_10 >= 0.5", "P_5 >= 0.1", "map >= 0.2"]
+
+
+def test_text_report_counts_unjudged_topics(gate, data):
+    write(data / "extra.txt", run_text([1] * 8, "extra") + "99 Q0 X 1 1 extra\n98 Q0 X 1 1 extra\n")
+    res = gate("qrels.txt", "extra.txt", "--baseline", "perfect.txt", "--min", "map=0.5")
+    assert "extra.txt has 2 topics not judged in qrels.txt (ignored)" in res.out.decode().splitlines()
+    code, doc = gate_json(gate, "qrels.txt", "extra.txt", "--min", "map=0.5")
+    assert doc["inputs"]["run"]["unjudged_topics"] == 2
+
+
+def test_standard_input_is_named_dash(cli, data):
+    res = cli(["gate", "qrels.txt", "-", "--min", "map=0.5", "--format", "json"], cwd=data,
+              stdin=(data / "half.txt").read_bytes())
+    assert json.loads(res.out)["inputs"]["run"]["path"] == "-"
+
+
+def test_junit_parses_with_control_characters_and_invalid_utf8(cli, data):
+    write(data / "odd_qrels.txt", QRELS)
+    (data / "odd_qrels.txt").write_bytes(QRELS.encode() + b"\x01t\xff\x1b[2J 0 D 1\n")
+    res = cli(["gate", "odd_qrels.txt", "perfect.txt", "--min", "map=0.99", "--format", "junit"], cwd=data)
+    assert res.code == 1
+    root = ET.fromstring(res.out)
+    notes = root.find("testsuite").find("system-out").text
+    assert "perfect.txt has no results for 1 of 9 topics (scored 0): \\x01t\\xff\\x1b[2J" in notes
+
+
+def test_json_has_null_for_no_value(gate, data):
+    write(data / "positives.txt", "".join(f"{t} 0 R{t} 1\n" for t in range(1, N + 1)))
+    res = gate("positives.txt", "perfect.txt", "--baseline", "half.txt", "--min", "map=0.5", "--max-drop", "auc=0.1",
+               "-m", "gauc", "--format", "json")
+    assert res.code == 1 and b"NaN" not in res.out
+    doc = json.loads(res.out)
+    assert doc["checks"][1]["value"] is None and doc["measures"][-1] == {"measure": "gauc", "value": None,
+                                                                         "baseline": None, "diff": None}
+
+
+RICH_ARGS = ["qrels.txt", "one_bad.txt", "--baseline", "perfect.txt", "--min", "map=0.9", "--min", "ndcg_cut.10=0.95",
+             "--max-drop", "map=0.01", "--max-drop-rel", "recip_rank=2%", "--alpha", "0.1", "-m", "P.10"]
+
+
+def _visible(data: bytes) -> list[str]:
+    import re
+
+    return re.sub(r"\x1b\[[0-9;]*m", "", data.decode()).splitlines()
+
+
+def test_rich_table_fits_80_columns(cli, data, monkeypatch):
+    """On an 80-column terminal nothing is wider than 80 and no word is cut in two."""
+    from irevalcli.gate import _rows, format_rich
+
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setattr("irevalcli.gate.stdout_is_terminal", lambda: True)
+    res = cli(["gate", *RICH_ARGS], cwd=data)
+    lines = _visible(res.out)
+    assert max(len(line) for line in lines) <= 80
+    assert lines[0].startswith("ireval gate: FAILED: 2 of 4 checks failed")
+    _, doc = gate_json(lambda *a: cli(["gate", *a], cwd=data), *RICH_ARGS)
+    words = {w for row in _rows(doc) for cell in row for w in cell.split()}
+    shown = {w for line in lines for w in line.split()}
+    assert words <= shown  # every word whole, on one line
+    assert _visible(format_rich(doc, width=80)) == lines
+
+
+def test_rich_table_shows_ids_as_text(cli, data, monkeypatch):
+    """[red]x[/red] and [/x] in ids are data: shown as they are, never rich markup (nor a crash)."""
+    monkeypatch.setattr("irevalcli.gate.stdout_is_terminal", lambda: True)
+    (data / "odd_qrels.txt").write_bytes(QRELS.encode() + b"[/x] 0 D 1\n[red]y[/red] 0 D 1\n")
+    write(data / "[red]run.txt", run_text([1] * 8))
+    res = cli(["gate", "odd_qrels.txt", "[red]run.txt", "--min", "map=0.5"], cwd=data)
+    assert res.code == 0, res.err
+    assert "[red]run.txt has no results for 2 of 10 topics (scored 0): [/x] [red]y[/red]" in _visible(res.out)
