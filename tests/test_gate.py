@@ -515,3 +515,130 @@ def test_rich_table_shows_ids_as_text(cli, data, monkeypatch):
     res = cli(["gate", "odd_qrels.txt", "[red]run.txt", "--min", "map=0.5"], cwd=data)
     assert res.code == 0, res.err
     assert "[red]run.txt has no results for 2 of 10 topics (scored 0): [/x] [red]y[/red]" in _visible(res.out)
+
+
+# ---------------------------------------------------------------- the gate's invariant, as a property
+
+
+def _main(args: list[str]) -> tuple[int, bytes, str]:
+    """irevalcli.cli.main in-process (hypothesis cannot use the function-scoped cli fixture)."""
+    import io
+    import sys
+
+    from irevalcli.cli import main
+
+    out, err = io.BytesIO(), io.StringIO()
+
+    class _Out:
+        buffer = out
+
+        def write(self, s):
+            out.write(s.encode())
+
+        def flush(self):
+            pass
+
+        def isatty(self):
+            return False
+
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _Out(), err  # type: ignore[assignment]
+    try:
+        code = main(args)
+    finally:
+        sys.stdout, sys.stderr = saved
+    return code, out.getvalue(), err.getvalue()
+
+
+def _run_lines(topics: dict[int, list[tuple[int, float]]], tag: str) -> str:
+    return "".join(f"{t} Q0 d{d} {i + 1} {s} {tag}\n" for t, docs in topics.items() for i, (d, s) in enumerate(docs))
+
+
+def _strategies():
+    from hypothesis import strategies as st
+
+    docs = st.lists(st.tuples(st.integers(0, 5), st.floats(-5, 5, allow_nan=False)), max_size=6,
+                    unique_by=lambda x: x[0])
+    run = st.dictionaries(st.sampled_from([1, 2, 3, 99]), docs, min_size=1, max_size=4)  # 99 is never judged
+    qrels = st.dictionaries(st.integers(1, 3), st.dictionaries(st.integers(0, 5), st.integers(0, 2), min_size=1,
+                                                               max_size=6), min_size=1, max_size=3)
+    check = st.tuples(st.sampled_from(["min", "max_drop", "max_drop_rel"]),
+                      st.sampled_from(["map", "auc", "gauc", "P.5", "recip_rank", "num_rel_ret", "ndcg"]),
+                      st.sampled_from([0.0, 0.01, 0.1, 0.25, 0.5, 1.0, 0.333]))
+    return run, qrels, st.lists(check, min_size=1, max_size=3, unique_by=lambda c: (c[0], c[1])), st.sampled_from(
+        [None, 0.05, 0.5]), st.sampled_from([1, 2])
+
+
+def _oracle_worse(kind: str, value: float | None, base: float | None, threshold: float) -> bool:
+    """Worse than the floor or the tolerance, or no value to judge: from the main command's numbers."""
+    if value is None or (kind != "min" and base is None):
+        return True
+    if kind == "min":
+        return value < threshold - 1e-12
+    drop = base - value
+    if kind == "max_drop":
+        return drop > threshold + 1e-12
+    rel = drop / base if base > 0 else (0.0 if drop <= 0 else float("inf"))
+    return rel > threshold + 1e-12
+
+
+def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
+    """For random qrels, runs, baselines, checks, -l and --alpha: a check whose value (the main command's own
+    -c summary) is worse than its floor or tolerance, or has no value, never lets the gate exit 0; without
+    --alpha the verdict is exactly the one computed here; with --alpha a drop beyond its tolerance passes only
+    when it is not significant (so never on fewer than two topics with a value)."""
+    from hypothesis import HealthCheck, given, settings
+
+    run_st, qrels_st, checks_st, alpha_st, level_st = _strategies()
+    root = tmp_path_factory.mktemp("gate_property")
+
+    @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(qrels=qrels_st, cand=run_st, base=run_st, checks=checks_st, alpha=alpha_st, level=level_st)
+    def prop(qrels, cand, base, checks, alpha, level):
+        q, c, b = root / "q.txt", root / "c.txt", root / "b.txt"
+        q.write_text("".join(f"{t} 0 d{d} {rel}\n" for t, judged in qrels.items() for d, rel in judged.items()))
+        c.write_text(_run_lines(cand, "c"))
+        b.write_text(_run_lines(base, "b"))
+        if not c.read_text() or not b.read_text():
+            return
+        args = ["gate", str(q), str(c), "--baseline", str(b), "-l", str(level), "--format", "json"]
+        if alpha is not None:
+            args += ["--alpha", str(alpha)]
+        for kind, measure, threshold in checks:
+            args += [{"min": "--min", "max_drop": "--max-drop", "max_drop_rel": "--max-drop-rel"}[kind],
+                     f"{measure}={threshold}"]
+        code, out, err = _main(args)
+        judged = set(qrels)
+        if not {t for t, d in cand.items() if d} & judged or not {t for t, d in base.items() if d} & judged:
+            assert code == 2 and out == b"", err  # no topic in common: an input error, never a pass
+            return
+        assert code in (0, 1), err
+        measures = [a for m in dict.fromkeys(m for _, m, _ in checks) for a in ("-m", m)]
+        summaries = {}
+        for who, path in (("value", c), ("base", b)):
+            rc, js, e = _main(["-c", "-l", str(level), *measures, "--format", "json", str(q), str(path)])
+            assert rc == 0, e
+            summaries[who] = json.loads(js)["summary"]
+        verdicts = {}
+        for kind, measure, threshold in checks:
+            label = measure.replace(".", "_")
+            summary = {who: summaries[who][label] for who in ("value", "base")}
+            verdicts[(kind, label)] = (_oracle_worse(kind, summary["value"], summary["base"], threshold), summary)
+        report = json.loads(out)
+        for row in report["checks"]:
+            worse, summary = verdicts[(row["kind"], row["measure"])]
+            assert row["value"] == summary["value"]  # the main command's own summary, null when none
+            if worse and (alpha is None or row["kind"] == "min" or summary["value"] is None
+                          or summary["base"] is None or row["p_value"] is None):
+                assert row["verdict"] == "fail", row
+            if not worse:
+                assert row["verdict"] == "pass", row
+            if worse and row["verdict"] == "pass":  # only a non-significant drop under --alpha
+                assert alpha is not None and row["p_value"] >= alpha
+        any_worse = any(w for w, _ in verdicts.values())
+        if alpha is None:
+            assert code == (1 if any_worse else 0)
+        elif code == 0:
+            assert all(r["verdict"] == "pass" for r in report["checks"])
+
+    prop()
