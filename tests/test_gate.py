@@ -587,12 +587,21 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
     -c summary) is worse than its floor or tolerance, or has no value, never lets the gate exit 0; without
     --alpha the verdict is exactly the one computed here; with --alpha a drop beyond its tolerance passes only
     when it is not significant (so never on fewer than two topics with a value)."""
-    from hypothesis import HealthCheck, given, settings
+    from hypothesis import HealthCheck, example, given, settings
 
     run_st, qrels_st, checks_st, alpha_st, level_st = _strategies()
     root = tmp_path_factory.mktemp("gate_property")
 
     @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+    # the findings of issue 13: auc without a value anywhere; a drop with no p-value under --alpha
+    @example(qrels={1: {0: 1}}, cand={1: [(0, 1.0)]}, base={1: [(0, 1.0)]}, checks=[("min", "auc", 0.0)],
+             alpha=None, level=1)
+    @example(qrels={1: {0: 1}, 2: {0: 1}}, cand={1: [(0, 1.0)]}, base={1: [(0, 1.0)], 2: [(0, 1.0)]},
+             checks=[("max_drop", "gauc", 0.5), ("max_drop_rel", "auc", 1.0)], alpha=0.5, level=1)
+    @example(qrels={1: {0: 1, 1: 0}}, cand={1: [(1, 1.0), (0, 0.5)]}, base={1: [(0, 1.0)]},
+             checks=[("max_drop", "map", 0.01)], alpha=0.05, level=1)
+    @example(qrels={1: {0: 1, 1: 0}, 2: {0: 2}}, cand={1: [(1, 1.0), (0, 0.5)], 2: [(0, 1.0)]},
+             base={1: [(0, 1.0), (1, 0.5)], 2: [(0, 1.0)]}, checks=[("min", "auc", 0.9)], alpha=None, level=1)
     @given(qrels=qrels_st, cand=run_st, base=run_st, checks=checks_st, alpha=alpha_st, level=level_st)
     def prop(qrels, cand, base, checks, alpha, level):
         q, c, b = root / "q.txt", root / "c.txt", root / "b.txt"
