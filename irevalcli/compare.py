@@ -205,10 +205,9 @@ def parse_risk(spec: str) -> RiskSpec | None:
     kind = "URisk" if m["kind"].lower() == "urisk" else "TRisk"
     alpha = 1.0
     if m["alpha"] is not None:
-        try:
-            alpha = float(m["alpha"])
-        except ValueError:
-            raise UsageError(f"-m {spec}: risk parameter alpha '{m['alpha']}' is not a number") from None
+        if not re.fullmatch(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", m["alpha"]):
+            raise UsageError(f"-m {spec}: risk parameter alpha '{m['alpha']}' is not a number")
+        alpha = float(m["alpha"])
         if not math.isfinite(alpha) or alpha < 0:
             raise UsageError(f"-m {spec}: risk parameter alpha must be >= 0, got {m['alpha']}")
     return RiskSpec(kind, alpha, m["measure"], spec)
@@ -610,6 +609,10 @@ def _notes(report: Report) -> list[str]:
         if miss:
             shown = " ".join(miss[:10]) + (" ..." if len(miss) > 10 else "")
             notes.append(f"{src['path']} has no results for {len(miss)} of {n} topics (scored 0): {shown}")
+        if src["unjudged_topics"]:
+            k = src["unjudged_topics"]
+            notes.append(f"{src['path']} has {k} topic{'s' if k != 1 else ''} not judged in "
+                         f"{inputs['qrels']['path']} (ignored)")
     for c in report.comparisons:
         if c["worst"]:
             lost = ", ".join(f"{w['qid']} {w['diff']:+.4f}" for w in c["worst"])

@@ -209,6 +209,8 @@ def test_rich_table_on_a_terminal(cli, monkeypatch):
         (["-m", "gm_map"], ("ireval: -m gm_map: no per-topic values to compare (measures such as runid, num_q and "
                            "gm_map have only a summary)\n")),
         (["-m", "urisk.x:map"], "ireval: -m urisk.x:map: risk parameter alpha 'x' is not a number\n"),
+        (["-m", "urisk.1_0:map"], "ireval: -m urisk.1_0:map: risk parameter alpha '1_0' is not a number\n"),
+        (["-m", "trisk.nan:map"], "ireval: -m trisk.nan:map: risk parameter alpha 'nan' is not a number\n"),
     ],
 )
 def test_usage_errors(cli, args, message):
@@ -318,3 +320,9 @@ def test_ids_are_never_markup(cli, tmp_path, monkeypatch):
     assert lines[0].rstrip() == "ireval compare: against [red]b.txt"
     assert "[x]run[ has no results for 2 of 3 topics (scored 0): [/x] [red]y[/red]" in lines
     assert "Lost most ([x]run[, map): [/x] -1.0000, [red]y[/red] -1.0000" in lines
+
+
+def test_text_report_counts_unjudged_topics(cli, tmp_path):
+    extra = write(tmp_path / "extra.txt", RUN2.read_text() + "999 Q0 X 1 1 x\n")
+    out = cli(["compare", QRELS, RUN1, extra]).out.decode()
+    assert f"{extra} has 1 topic not judged in {QRELS} (ignored)" in out.splitlines()
