@@ -7,13 +7,16 @@ Checks:
 
 * ``--min MEASURE=VALUE``: the candidate's mean must be at least VALUE (no baseline needed);
 * ``--max-drop MEASURE=DELTA``: the candidate may fall at most DELTA below the baseline;
-* ``--max-drop-rel MEASURE=FRACTION``: at most FRACTION of the baseline's mean.
+* ``--max-drop-rel MEASURE=FRACTION``: at most FRACTION of the baseline's mean
+  (a fraction of at most 1, or a percentage written with ``%``).
 
-A drop fails only when it is larger than the tolerance; with ``--alpha`` it
-must also be significant under a one-sided paired test (candidate worse than
-baseline). An improvement never fails. Every run is scored on all judged topics
-(trec_eval's ``-c``): a topic without results scores 0, so a candidate cannot
-pass by dropping hard topics.
+The value checked is the measure's own summary under ``-c`` (``auc`` averages over
+the topics that have a value). A drop fails only when it is larger than the
+tolerance; with ``--alpha`` it must also be significant under a one-sided paired
+test (candidate worse than baseline), and a drop whose p-value cannot be computed
+fails. A value or baseline that does not exist (NaN) fails. An improvement never
+fails. Every run is scored on all judged topics (trec_eval's ``-c``): a topic
+without results scores 0, so a candidate cannot pass by dropping hard topics.
 """
 
 from __future__ import annotations
@@ -610,8 +613,9 @@ Examples:
   ireval gate --config gate.toml new.txt --format markdown >> "$GITHUB_STEP_SUMMARY"
 
 \b
-Exit codes: 0 every check passed; 1 a quality check failed; 2 usage or input
-error (bad file, unknown measure, topics that do not line up).
+Exit codes: 0 every check passed; 1 a quality check failed (a value that does
+not exist fails too); 2 usage or input error (bad file, unknown measure, a run
+or baseline sharing no topic with QRELS).
 """
 
 
@@ -624,18 +628,20 @@ error (bad file, unknown measure, topics that do not line up).
 @click.option("--max-drop", "max_drop", multiple=True, metavar="MEASURE=DELTA",
               help="Fail if the run falls more than DELTA below the baseline (repeatable).")
 @click.option("--max-drop-rel", "max_drop_rel", multiple=True, metavar="MEASURE=FRACTION",
-              help="Fail if the run falls more than FRACTION (0.02 or 2%) of the baseline's mean below it.")
+              help="Fail if the run falls more than FRACTION (0.02 or 2%; above 1 only with %) of the baseline's mean "
+                   "below it.")
 @click.option("-m", "--measure", "measures", multiple=True, metavar="NAME[.PARAMS]",
               help="Also report this measure, without a check (repeatable).")
 @click.option("--alpha", type=float, default=None, callback=_probability,
-              help="A drop beyond its tolerance must also be significant at this level (one-sided paired test).")
+              help="A drop beyond its tolerance must also be significant at this level (one-sided paired test); "
+                   "one whose p-value cannot be computed fails.")
 @click.option("--test", type=click.Choice(TESTS), default=None, help="Paired test for --alpha [default: t].")
 @click.option("--permutations", type=click.IntRange(min=1), default=None, metavar="N",
               help="Random sign flips for --test randomization [default: 10000].")
 @click.option("--seed", type=click.IntRange(min=0), default=None, metavar="N",
               help="Seed of the randomization test [default: 0].")
 @click.option("-l", "--level_for_rel", "rel_level", type=Integer(), default=None, metavar="N",
-              help="Relevant means a judgement >= N [default: 1].")
+              help="Relevant means a judgement >= N, an integer [default: 1].")
 @click.option("--config", metavar="FILE",
               help="TOML file with qrels, run, baseline, measures, [min], [max_drop], [max_drop_rel], test, alpha; "
                    "command-line options override it.")
