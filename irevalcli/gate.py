@@ -255,6 +255,9 @@ def apply_config(spec: GateSpec, path: str) -> None:
             raise InputError(path, f"'{kind}' must be a table of MEASURE = VALUE, e.g. [{kind}] map = 0.2")
         for measure, value in _flatten(table):
             check = make_check(kind, measure, value, f"{path} [{kind}] {measure}", file=path)
+            if (kind, check.label) in spec.checks:
+                raise InputError(path, f"[{kind}] names {check.label} twice "
+                                       f"({spec.checks[(kind, check.label)].spec} and {measure})")
             spec.checks[(kind, check.label)] = check
 
 

@@ -558,6 +558,8 @@ SUB_CATALOGUE = [
     SubCase("gate-unknown-report-measure-in-config", 2,
             "ireval: gate.toml: unknown measure 'ndgc' (did you mean 'ndcg'?); 'ireval measures' lists them\n",
             ["gate", "--config", "gate.toml", Q, R], config='measures = ["ndgc"]\n[min]\nmap = 0.1\n'),
+    SubCase("gate-same-check-twice-in-config", 2, "ireval: gate.toml: [min] names P_5 twice (P_5 and P.5)\n",
+            ["gate", "--config", "gate.toml", Q, R], config="[min]\nP_5 = 0.1\nP.5 = 0.2\n"),
     SubCase("gate-run-shares-no-topic", 2,
             f"ireval: {R}: none of its 1 topics is judged in {Q}: the topics do not line up (wrong qrels file?)\n",
             ["gate", Q, R, "--min", "map=0"], run=NONE),
