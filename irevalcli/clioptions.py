@@ -41,9 +41,13 @@ class CLong(click.ParamType):
 class Integer(click.ParamType):
     """A whole integer and nothing else (``-l 2``, ``-l -1``): what ireval's own commands take.
 
-    Unlike click's int, no ``1_000``, no surrounding text, no ``=2``."""
+    Unlike click's int, no ``1_000``, no surrounding text, no ``=2``. ``min``: the least
+    value accepted."""
 
     name = "integer"
+
+    def __init__(self, min: int | None = None) -> None:  # noqa: A002  (click's spelling)
+        self.min = min
 
     def convert(self, value: Any, param: Any, ctx: Any) -> int:
         if isinstance(value, int) and not isinstance(value, bool):
@@ -55,7 +59,10 @@ class Integer(click.ParamType):
                 short = min(param.opts, key=len)
                 hint = f" (write {short} {text[1:].strip()})"
             self.fail(f"'{value}' is not an integer{hint}", param, ctx)
-        return max(LONG_MIN, min(int(text), LONG_MAX))
+        value = max(LONG_MIN, min(int(text), LONG_MAX))
+        if self.min is not None and value < self.min:
+            self.fail(f"{value} is not in the range x>={self.min}", param, ctx)
+        return value
 
 
 class Choice(click.Choice):

@@ -814,11 +814,11 @@ Wang et al. SIGIR 2012) and trisk[.ALPHA]:MEASURE (TRisk, Dincer et al. SIGIR
               help="Bootstrap resamples for the confidence interval of the mean difference.")
 @click.option("--confidence", type=float, default=0.95, show_default=True, callback=_probability, metavar="LEVEL",
               help="Confidence level of the interval.")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
+@click.option("--seed", type=Integer(min=0), default=0, show_default=True, metavar="N",
               help="Seed of the bootstrap and randomization test: same inputs and seed, same output.")
 @click.option("--alpha", type=float, default=0.05, show_default=True, callback=_probability,
               help="Mark differences whose (corrected) p-value is below this.")
-@click.option("--worst", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
+@click.option("--worst", type=Integer(min=0), default=0, show_default=True, metavar="N",
               help="Also list the N topics each run lost most on.")
 @click.option("-l", "--level_for_rel", "rel_level", type=Integer(), default=1, metavar="N",
               help="Relevant means a judgement >= N (default 1).")

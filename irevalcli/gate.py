@@ -639,9 +639,9 @@ or baseline sharing no topic with QRELS).
               help="A drop beyond its tolerance must also be significant at this level (one-sided paired test); "
                    "one whose p-value cannot be computed fails.")
 @click.option("--test", type=click.Choice(TESTS), default=None, help="Paired test for --alpha [default: t].")
-@click.option("--permutations", type=click.IntRange(min=1), default=None, metavar="N",
+@click.option("--permutations", type=Integer(min=1), default=None, metavar="N",
               help="Random sign flips for --test randomization [default: 10000].")
-@click.option("--seed", type=click.IntRange(min=0), default=None, metavar="N",
+@click.option("--seed", type=Integer(min=0), default=None, metavar="N",
               help="Seed of the randomization test [default: 0].")
 @click.option("-l", "--level_for_rel", "rel_level", type=Integer(), default=None, metavar="N",
               help="Relevant means a judgement >= N, an integer [default: 1].")
