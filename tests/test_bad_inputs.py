@@ -214,7 +214,21 @@ CATALOGUE = [
     # ---- options ---------------------------------------------------------------------------------------
     Case("collection-size-beyond-long", 0, "", args=["-N", "99999999999999999999999", "-m", "utility"],
          out=b"utility               \tall\t0.5000\n"),
-    Case("level-after-unicode-space", 0, "", args=["-l", chr(0x1C) + "2", "-m", "num_rel"], out=None),
+    # atol would read these as 0: text where a number belongs is refused (trailing text, -l 2x, is
+    # accepted as trec_eval accepts it)
+    Case("level-after-unicode-space", 2,
+         "ireval: Invalid value for '-l' / '--level_for_rel': ' 2' is not an integer (see 'ireval --help')\n",
+         args=["-l", chr(0x1C) + "2", "-m", "num_rel"]),
+    Case("level-is-text", 2,
+         "ireval: Invalid value for '-l' / '--level_for_rel': 'two' is not an integer (see 'ireval --help')\n",
+         args=["-l", "two", "-m", "num_rel"]),
+    Case("max-retrieved-is-text", 2,
+         "ireval: Invalid value for '-M' / '--Max_retrieved_per_topic': 'ten' is not an integer (see 'ireval --help')\n",
+         args=["-M", "ten", "-m", "map"]),
+    Case("collection-size-is-text", 2,
+         "ireval: Invalid value for '-N' / '--Number_docs_in_coll': 'all' is not an integer (see 'ireval --help')\n",
+         args=["-N", "all", "-m", "utility"]),
+    Case("level-with-trailing-text-is-atol", 0, "", args=["-l", "1x", "-m", "map"], out=MAP_1),
     # ---- formats auto-detection takes TREC text for something else ----------------------------------
     Case("qid-starting-with-brace", 0, "", qrels=b"{1} 0 a 1\n", run=b"{1} Q0 a 1 3 r\n", out=MAP_1),
     Case("qid-looking-like-bzip2", 0, "", qrels=b"BZh91 0 a 1\n", run=b"BZh91 Q0 a 1 3 r\n", out=MAP_1),
@@ -476,3 +490,150 @@ def test_version_flag(cli, tmp_path, args, version):
     assert res.out.startswith(b"ireval ") == version
     if not version:
         assert res.code == 2 and res.err.startswith("ireval: ") and res.err.count("\n") == 1
+
+
+# ---- gate and compare ------------------------------------------------------------------------------------
+#
+# Decided here (and in the README's promises about gates): a checked value or baseline that does
+# not exist (NaN: auc with positives-only qrels) fails its check (exit 1); a drop beyond the tolerance
+# whose p-value cannot be computed fails under --alpha (exit 1); a run or baseline that shares no
+# topic with the qrels is an input error (exit 2); -l takes an integer and nothing else; a relative
+# tolerance above 1 must be written with %.
+
+POS = b"1 0 a 1\n2 0 c 1\n"  # no non-relevant judgement: auc has no value on any topic
+NONE = b"9 Q0 a 1 3 x\n"  # shares no topic with Q0
+ONE_Q = b"1 0 a 1\n1 0 b 0\n"
+ONE_BASE = b"1 Q0 a 1 3 b\n"  # map 1
+ONE_CAND = b"1 Q0 b 1 3 c\n1 Q0 a 2 2 c\n"  # map 0.5
+
+
+@dataclass
+class SubCase:
+    id: str
+    code: int
+    err: str
+    args: list[str]  # after the subcommand; files: qrels.txt run.txt base.txt gate.toml
+    qrels: bytes = Q0
+    run: bytes = R0
+    base: bytes = R0
+    config: str = ""
+    out_empty: bool = True  # exit 1 writes its report first
+
+
+SUB_CATALOGUE = [
+    SubCase("gate-level-text", 2,
+            "ireval: Invalid value for '-l' / '--level_for_rel': 'two' is not an integer (see 'ireval --help')\n",
+            ["gate", "-l", "two", Q, R, "--min", "map=0.1"]),
+    SubCase("gate-level-high", 2,
+            "ireval: Invalid value for '-l' / '--level_for_rel': 'high' is not an integer (see 'ireval --help')\n",
+            ["gate", "--level_for_rel", "high", Q, R, "--min", "map=0.1"]),
+    SubCase("gate-level-equals", 2,
+            "ireval: Invalid value for '-l' / '--level_for_rel': '=2' is not an integer (write -l 2) "
+            "(see 'ireval --help')\n",
+            ["gate", "-l=2", Q, R, "--min", "map=0.1"]),
+    SubCase("gate-level-trailing-text", 2,
+            "ireval: Invalid value for '-l' / '--level_for_rel': '2x' is not an integer (see 'ireval --help')\n",
+            ["gate", "-l", "2x", Q, R, "--min", "map=0.1"]),
+    SubCase("compare-level-text", 2,
+            "ireval: Invalid value for '-l' / '--level_for_rel': 'two' is not an integer (see 'ireval --help')\n",
+            ["compare", "-l", "two", Q, "base.txt", R]),
+    SubCase("compare-bootstrap-text", 2,
+            "ireval: Invalid value for '--bootstrap': '1e3' is not an integer (see 'ireval --help')\n",
+            ["compare", "--bootstrap", "1e3", Q, "base.txt", R]),
+    SubCase("gate-seed-underscore", 2,
+            "ireval: Invalid value for '--seed': '1_0' is not an integer (see 'ireval --help')\n",
+            ["gate", Q, R, "--min", "map=0.1", "--seed", "1_0"]),
+    SubCase("gate-permutations-zero", 2,
+            "ireval: Invalid value for '--permutations': 0 is not in the range x>=1 (see 'ireval --help')\n",
+            ["gate", Q, R, "--min", "map=0.1", "--permutations", "0"]),
+    SubCase("compare-worst-negative", 2,
+            "ireval: Invalid value for '--worst': -1 is not in the range x>=0 (see 'ireval --help')\n",
+            ["compare", "--worst", "-1", Q, "base.txt", R]),
+    SubCase("gate-rel-tolerance-above-1", 2,
+            "ireval: --max-drop-rel map=5: a relative tolerance is a fraction of the baseline, and 5 is 500%; "
+            "write 5% for 5 percent (or a fraction of at most 1)\n",
+            ["gate", Q, R, "--baseline", "base.txt", "--max-drop-rel", "map=5"]),
+    SubCase("gate-rel-tolerance-above-1-in-config", 2,
+            "ireval: gate.toml [max_drop_rel] map: a relative tolerance is a fraction of the baseline, and 1.5 is "
+            "150%; write 1.5% for 1.5 percent (or a fraction of at most 1)\n",
+            ["gate", "--config", "gate.toml", Q, R], config='baseline = "base.txt"\n[max_drop_rel]\nmap = 1.5\n'),
+    SubCase("gate-threshold-not-decimal", 2, "ireval: --min map=1_0: '1_0' is not a number\n",
+            ["gate", Q, R, "--min", "map=1_0"]),
+    SubCase("gate-threshold-nan", 2, "ireval: --min map=nan: 'nan' is not a number\n",
+            ["gate", Q, R, "--min", "map=nan"]),
+    SubCase("gate-unknown-measure-in-config", 2,
+            "ireval: gate.toml: unknown measure 'mapp' (did you mean 'map'?); 'ireval measures' lists them\n",
+            ["gate", "--config", "gate.toml", Q, R], config="[min]\nmapp = 0.1\n"),
+    SubCase("gate-unknown-report-measure-in-config", 2,
+            "ireval: gate.toml: unknown measure 'ndgc' (did you mean 'ndcg'?); 'ireval measures' lists them\n",
+            ["gate", "--config", "gate.toml", Q, R], config='measures = ["ndgc"]\n[min]\nmap = 0.1\n'),
+    SubCase("gate-same-check-twice-in-config", 2, "ireval: gate.toml: [min] names P_5 twice (P_5 and P.5)\n",
+            ["gate", "--config", "gate.toml", Q, R], config="[min]\nP_5 = 0.1\nP.5 = 0.2\n"),
+    SubCase("gate-run-shares-no-topic", 2,
+            f"ireval: {R}: none of its 1 topics is judged in {Q}: the topics do not line up (wrong qrels file?)\n",
+            ["gate", Q, R, "--min", "map=0"], run=NONE),
+    SubCase("gate-baseline-shares-no-topic", 2,
+            f"ireval: base.txt: none of its 1 topics is judged in {Q}: the topics do not line up (wrong qrels file?)\n",
+            ["gate", Q, R, "--baseline", "base.txt", "--max-drop", "map=1"], base=NONE),
+    SubCase("gate-nan-floor-fails", 1, "ireval: gate failed: 1 of 1 check failed (auc >= 0)\n",
+            ["gate", Q, R, "--min", "auc=0"], qrels=POS, out_empty=False),
+    SubCase("gate-nan-drop-fails", 1, "ireval: gate failed: 1 of 1 check failed (auc drop <= 1)\n",
+            ["gate", Q, R, "--baseline", "base.txt", "--max-drop", "auc=1", "--alpha", "0.5"], qrels=POS,
+            out_empty=False),
+    SubCase("gate-nan-json-fails", 1, "ireval: gate failed: 1 of 1 check failed (auc >= 0.5)\n",
+            ["gate", Q, R, "--min", "auc=0.5", "--format", "json"], qrels=POS, out_empty=False),
+    SubCase("gate-no-p-value-fails", 1, "ireval: gate failed: 1 of 1 check failed (map drop <= 0.01)\n",
+            ["gate", Q, R, "--baseline", "base.txt", "--max-drop", "map=0.01", "--alpha", "0.05"],
+            qrels=ONE_Q, run=ONE_CAND, base=ONE_BASE, out_empty=False),
+    SubCase("compare-nan-json", 0, "", ["compare", "-m", "auc", "--format", "json", Q, "base.txt", R], qrels=POS,
+            out_empty=False),
+]
+
+
+def _sub_run(cli, tmp_path: Path, case: SubCase):
+    (tmp_path / Q).write_bytes(case.qrels)
+    (tmp_path / R).write_bytes(case.run)
+    (tmp_path / "base.txt").write_bytes(case.base)
+    if case.config:
+        (tmp_path / "gate.toml").write_text(case.config)
+    return cli(case.args, cwd=tmp_path)
+
+
+@pytest.mark.parametrize("case", SUB_CATALOGUE, ids=[c.id for c in SUB_CATALOGUE])
+def test_gate_and_compare_catalogue(cli, tmp_path, case):
+    import json
+
+    res = _sub_run(cli, tmp_path, case)
+    assert (res.code, res.err) == (case.code, case.err)
+    if case.out_empty:
+        assert res.out == b""
+    elif "json" in case.args:
+        json.loads(res.out)  # valid JSON: a value that does not exist is null, never NaN
+        assert b"NaN" not in res.out
+
+
+def test_gate_no_value_and_no_p_value_reasons(cli, tmp_path):
+    import json
+
+    by_id = {c.id: c for c in SUB_CATALOGUE}
+    res = _sub_run(cli, tmp_path, by_id["gate-nan-json-fails"])
+    (check,) = json.loads(res.out)["checks"]
+    assert (check["value"], check["verdict"]) == (None, "fail")
+    assert check["reason"] == "no value: auc is undefined on every topic of the run"
+    case = by_id["gate-no-p-value-fails"]
+    res = _sub_run(cli, tmp_path, SubCase(**{**case.__dict__, "args": [*case.args, "--format", "json"]}))
+    (check,) = json.loads(res.out)["checks"]
+    assert (check["p_value"], check["verdict"]) == (None, "fail")
+    assert check["reason"] == ("drop 0.5000 > 0.01, and its significance cannot be computed "
+                               "(no p-value: only 1 topic with a value)")
+
+
+def test_completion_variable_does_not_hijack_a_gate(cli, tmp_path, monkeypatch):
+    """_IREVAL_COMPLETE leaking into a CI job's environment: the gate still evaluates."""
+    for value in ("bash_source", "bash_complete", "zsh_complete", "junk"):
+        monkeypatch.setenv("_IREVAL_COMPLETE", value)
+        res = _sub_run(cli, tmp_path, SubCase("x", 1, "", ["gate", Q, R, "--min", "map=1.5"]))
+        assert (res.code, res.err) == (1, "ireval: gate failed: 1 of 1 check failed (map >= 1.5)\n")
+        assert res.out.startswith(b"ireval gate: FAILED")
+        res = _sub_run(cli, tmp_path, SubCase("x", 0, "", ["-m", "map", Q, R]))
+        assert (res.code, res.out) == (0, MAP_1)

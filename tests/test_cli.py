@@ -49,9 +49,11 @@ def test_measure_order_is_fixed_and_first_params_win(cli, files):
 
 def test_atol_numbers(cli, files):
     q, r = files
-    # -l2x is read as 2 (C atol), -lfoo as 0
+    # -l2x is read as 2 (C atol); -lfoo, which atol would read as 0, is refused
     assert cli(["-l2x", "-m", "num_rel", q, r]).out == cli(["-l", "2", "-m", "num_rel", q, r]).out
-    assert b"\t5\n" in cli(["-lfoo", "-m", "num_rel", q, r]).out
+    res = cli(["-lfoo", "-m", "num_rel", q, r])
+    assert (res.code, res.out) == (2, b"")
+    assert res.err == "ireval: Invalid value for '-l' / '--level_for_rel': 'foo' is not an integer (see 'ireval --help')\n"
 
 
 def test_nosummary_and_per_query(cli, files):

@@ -209,6 +209,8 @@ def test_rich_table_on_a_terminal(cli, monkeypatch):
         (["-m", "gm_map"], ("ireval: -m gm_map: no per-topic values to compare (measures such as runid, num_q and "
                            "gm_map have only a summary)\n")),
         (["-m", "urisk.x:map"], "ireval: -m urisk.x:map: risk parameter alpha 'x' is not a number\n"),
+        (["-m", "urisk.1_0:map"], "ireval: -m urisk.1_0:map: risk parameter alpha '1_0' is not a number\n"),
+        (["-m", "trisk.nan:map"], "ireval: -m trisk.nan:map: risk parameter alpha 'nan' is not a number\n"),
     ],
 )
 def test_usage_errors(cli, args, message):
@@ -226,3 +228,101 @@ def test_input_errors_exit_2(cli, tmp_path):
                                       "not line up (wrong qrels file?)\n"))
     res = cli(["compare", QRELS, RUN1, tmp_path / "nope.txt"])
     assert res.code == 2 and "no such file" in res.err
+
+
+# ---------------------------------------------------------------- issue 13/14: NaN, sums, ids, 80 columns
+
+
+def _visible(data: bytes) -> list[str]:
+    import re
+
+    return re.sub(r"\x1b\[[0-9;]*m", "", data.decode()).splitlines()
+
+
+def test_auc_compares_on_the_topics_that_have_a_value(cli, tmp_path):
+    """auc's mean is its own summary, and the paired statistics use the topics where both runs have a value."""
+    qrels = write(tmp_path / "q.txt", "1 0 a 1\n1 0 b 0\n2 0 c 1\n2 0 d 0\n3 0 e 1\n")  # topic 3: no auc
+    base = write(tmp_path / "b.txt", "1 Q0 b 1 2 b\n1 Q0 a 2 1 b\n2 Q0 d 1 2 b\n2 Q0 c 2 1 b\n3 Q0 e 1 1 b\n")
+    run = write(tmp_path / "r.txt", "1 Q0 a 1 2 r\n1 Q0 b 2 1 r\n2 Q0 d 1 2 r\n2 Q0 c 2 1 r\n3 Q0 e 1 1 r\n")
+    doc = compare_json(cli, qrels, base, run, "-m", "auc", "--worst", "3")
+    (c,) = doc["comparisons"]
+    assert (c["mean"], c["baseline_mean"], c["mean_diff"]) == (0.5, 0.0, 0.5)
+    assert (c["wins"], c["ties"], c["losses"], c["topics"], c["topics_with_value"]) == (1, 1, 0, 3, 2)
+    assert c["gsb"] == 0.5
+    x, y = np.array([1.0, 0.0]), np.array([0.0, 0.0])
+    assert c["p_value"] == float(scipy.stats.ttest_rel(x, y).pvalue)
+
+
+def test_no_value_is_null_in_json_and_a_dash_in_tables(cli, tmp_path):
+    qrels = write(tmp_path / "q.txt", "1 0 a 1\n2 0 c 1\n")
+    run = write(tmp_path / "r.txt", "1 Q0 a 1 2 r\n2 Q0 c 1 1 r\n")
+    res = cli(["compare", qrels, run, run, "-m", "auc", "-m", "trisk:auc", "--format", "json"])
+    assert res.code == 0 and b"NaN" not in res.out
+    doc = json.loads(res.out)
+    assert doc["baselines"][0]["mean"] is None and doc["comparisons"][0]["topics_with_value"] == 0
+    for fmt in ("table", "markdown", "latex", "csv"):
+        out = cli(["compare", qrels, run, run, "-m", "auc", "--format", fmt]).out.decode()
+        assert "nan" not in out.lower(), fmt
+
+
+def test_summed_measures_compare_their_sums(cli):
+    """num_rel_ret's summary is a sum over topics: so are its difference and its interval."""
+    doc = compare_json(cli, QRELS, RUN1, RUN2, "-m", "num_rel_ret", "--bootstrap", "500")
+    (c,) = doc["comparisons"]
+    x, y = per_topic(RUN2, "num_rel_ret"), per_topic(RUN1, "num_rel_ret")
+    assert (c["mean"], c["baseline_mean"], c["mean_diff"]) == (x.sum(), y.sum(), x.sum() - y.sum())
+    ci = scipy.stats.bootstrap((x - y,), np.mean, n_resamples=500, method="percentile",
+                               rng=np.random.default_rng(0)).confidence_interval
+    assert (c["ci_low"], c["ci_high"]) == (float(ci.low) * len(x), float(ci.high) * len(x))
+
+
+def test_no_negative_zero_in_an_interval():
+    from irevalcli.commands.compare import _ci
+
+    assert _ci({"ci_low": -7.7e-18, "ci_high": 0.11634}) == "[+0.0000, +0.1163]"
+
+
+def test_standard_input_is_named_dash(cli):
+    res = cli(["compare", QRELS, RUN1, "-", "--format", "json"], stdin=RUN2.read_bytes())
+    doc = json.loads(res.out)
+    assert doc["inputs"]["runs"][0]["path"] == "-" and doc["comparisons"][0]["run"] == "-"
+
+
+def test_rich_table_fits_80_columns(cli, monkeypatch):
+    """An 80-column terminal gets two tables (means, then paired statistics), no line wider than 80,
+    no blank lines piled under the title, and every word of every cell whole."""
+    from irevalcli.commands.compare import _table_rows, run_compare, Settings, format_rich
+
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setattr("irevalcli.commands.compare.stdout_is_terminal", lambda: True)
+    args = [QRELS, RUN1, RUN2, RUN1, "-m", "map", "-m", "ndcg_cut.10", "-m", "trisk:map", "--worst", "2"]
+    lines = _visible(cli(["compare", *args]).out)
+    assert max(len(line) for line in lines) <= 80
+    assert lines[0].startswith("ireval compare: against ") and lines[1].strip() == "" and lines[2].split()[0] == "Measure"
+    assert any(line.startswith("Paired statistics") for line in lines)
+    report = run_compare(str(QRELS), str(RUN1), [str(RUN2), str(RUN1)], ["map", "ndcg_cut.10", "trisk:map"],
+                         Settings(worst=2))
+    rows, _ = _table_rows(report)
+    words = {w for row in rows for cell in row for w in cell.split() if len(w) <= 16}
+    assert words <= {w for line in lines for w in line.split()}
+    wide = _visible(format_rich(report, width=200))
+    assert not any(line.startswith("Paired statistics") for line in wide)  # one table when it fits
+
+
+def test_ids_are_never_markup(cli, tmp_path, monkeypatch):
+    monkeypatch.setattr("irevalcli.commands.compare.stdout_is_terminal", lambda: True)
+    qrels = write(tmp_path / "q.txt", "1 0 a 1\n[/x] 0 a 1\n[red]y[/red] 0 a 1\n")
+    base = write(tmp_path / "[red]b.txt", "1 Q0 a 1 2 b\n[/x] Q0 a 1 2 b\n[red]y[/red] Q0 a 1 2 b\n")
+    run = write(tmp_path / "[x]run[", "1 Q0 a 1 2 r\n")
+    res = cli(["compare", qrels.name, base.name, run.name, "--worst", "2"], cwd=tmp_path)
+    assert res.code == 0, res.err
+    lines = _visible(res.out)
+    assert lines[0].rstrip() == "ireval compare: against [red]b.txt"
+    assert "[x]run[ has no results for 2 of 3 topics (scored 0): [/x] [red]y[/red]" in lines
+    assert "Lost most ([x]run[, map): [/x] -1.0000, [red]y[/red] -1.0000" in lines
+
+
+def test_text_report_counts_unjudged_topics(cli, tmp_path):
+    extra = write(tmp_path / "extra.txt", RUN2.read_text() + "999 Q0 X 1 1 x\n")
+    out = cli(["compare", QRELS, RUN1, extra]).out.decode()
+    assert f"{extra} has 1 topic not judged in {QRELS} (ignored)" in out.splitlines()

@@ -80,3 +80,76 @@ def test_console_script_hook():
     res = subprocess.run([exe], capture_output=True, env=env, check=False)
     assert (res.returncode, res.stderr) == (0, b"")
     assert {"plain,gm_map", "plain,gm_bpref"} <= set(res.stdout.decode().splitlines())
+
+
+# A leaked _IREVAL_COMPLETE must not hijack a real invocation; a shell asking still gets answers.
+
+QRELS = b"1 0 a 1\n1 0 b 0\n"
+RUN = b"1 Q0 a 1 3 r\n"
+
+
+def _exe() -> Path:
+    exe = Path(sys.executable).parent / "ireval"
+    if not exe.exists():
+        pytest.skip("console script not installed")
+    return exe
+
+
+@pytest.mark.parametrize("value", ["bash_source", "zsh_complete", "bash_complete", "tcsh_source"])
+def test_leaked_variable_does_not_hijack_a_command(tmp_path, value):
+    exe = _exe()
+    (tmp_path / "q.txt").write_bytes(QRELS)
+    (tmp_path / "r.txt").write_bytes(RUN)
+    env = dict(os.environ, _IREVAL_COMPLETE=value, COMP_WORDS="ireval gate", COMP_CWORD="1")
+    res = subprocess.run([exe, "gate", "q.txt", "r.txt", "--min", "map=1.5"], cwd=tmp_path, capture_output=True,
+                         env=env, check=False)
+    assert (res.returncode, res.stderr) == (1, b"ireval: gate failed: 1 of 1 check failed (map >= 1.5)\n")
+    assert res.stdout.startswith(b"ireval gate: FAILED: 1 of 1 check failed\n")
+    res = subprocess.run([exe, "-m", "map", "q.txt", "r.txt"], cwd=tmp_path, capture_output=True, env=env, check=False)
+    assert (res.returncode, res.stdout) == (0, b"map                   \tall\t1.0000\n")
+
+
+def test_complete_without_the_shells_words_is_not_a_shell(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("COMP_WORDS", "COMP_CWORD")}
+    env["_IREVAL_COMPLETE"] = "bash_complete"
+    res = subprocess.run([_exe()], cwd=tmp_path, capture_output=True, env=env, check=False)
+    assert res.returncode == 2 and res.stdout == b""
+    assert res.stderr.startswith(b"ireval: Missing argument 'QRELS'")
+
+
+def test_requested():
+    from irevalcli.commands.completion import requested
+
+    env = {"_IREVAL_COMPLETE": "bash_complete", "COMP_WORDS": "ireval -m", "COMP_CWORD": "2"}
+    with pytest.MonkeyPatch.context() as mp:
+        for k, v in env.items():
+            mp.setenv(k, v)
+        assert requested([]) == "bash_complete"
+        assert requested(["gate", "q", "r"]) is None
+        mp.setenv("_IREVAL_COMPLETE", "bash_source")
+        assert requested([]) == "bash_source"
+        mp.delenv("COMP_WORDS")
+        mp.setenv("_IREVAL_COMPLETE", "zsh_complete")
+        assert requested([]) is None
+
+
+def test_a_real_bash_completes(tmp_path):
+    """bash sources the script and completes 'ireval gate --max-d' through it."""
+    import shutil
+
+    exe = _exe()
+    bash_exe = shutil.which("bash")
+    if bash_exe is None:
+        pytest.skip("no bash")
+    script = (
+        'eval "$(_IREVAL_COMPLETE=bash_source ireval)"\n'
+        "COMP_WORDS=(ireval gate q.txt --max-d); COMP_CWORD=3\n"
+        "_ireval_completion ireval --max-d q.txt\n"  # as bash calls it: command, word, previous word
+        'printf "%s\\n" "${COMPREPLY[@]}"\n'
+    )
+    env = dict(os.environ, PATH=f"{exe.parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    env.pop("_IREVAL_COMPLETE", None)
+    res = subprocess.run([bash_exe, "--norc", "--noprofile", "-c", script], cwd=tmp_path, capture_output=True,
+                         env=env, check=False, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.decode().split() == ["--max-drop", "--max-drop-rel"]

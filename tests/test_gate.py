@@ -40,6 +40,7 @@ RUNS = {
     "one_bad.txt": [1] * 7 + [10],  # map 0.8875: a drop on 1 topic (not significant)
     "hard.txt": [1] * 6 + [5, 5],  # map 0.8
     "no_hard.txt": [1] * 6 + [None, None],  # the same without its two hard topics: 0.75 under -c
+    "third.txt": [1] * 7 + [3],  # map 0.91666...: 0.9167 at four places
 }
 
 
@@ -357,3 +358,296 @@ def test_plain_and_rich_tables(gate, monkeypatch):
     monkeypatch.setattr("irevalcli.commands.gate.stdout_is_terminal", lambda: True)
     out = gate(*args).out.decode()
     assert "\x1b[" in out and "ireval gate: passed: 1 check" in out and "0.9375" in out
+
+
+# ---------------------------------------------------------------- what is checked (issue 13)
+
+
+def main_summary(cli, data, qrels: str, run: str, measure: str) -> float | None:
+    """The main command's own summary under -c (JSON null when the measure has no value)."""
+    res = cli(["-c", "-m", measure, "--format", "json", qrels, run], cwd=data)
+    assert res.code == 0, res.err
+    return json.loads(res.out)["summary"][measure.replace(".", "_")]
+
+
+AUC_QRELS = "1 0 R1 1\n1 0 N1_1 0\n2 0 R2 1\n"  # topic 2 has no non-relevant document: no auc
+
+
+def test_auc_is_averaged_over_the_topics_that_have_a_value(cli, gate, data):
+    """The gate checks auc's own summary: topic 2 (no value) is left out, not averaged in as NaN."""
+    write(data / "auc_qrels.txt", AUC_QRELS)
+    write(data / "worst.txt", "1 Q0 N1_1 1 2 w\n1 Q0 R1 2 1 w\n2 Q0 R2 1 1 w\n")  # auc 0 on topic 1
+    assert main_summary(cli, data, "auc_qrels.txt", "worst.txt", "auc") == 0.0
+    code, doc = gate_json(gate, "auc_qrels.txt", "worst.txt", "--min", "auc=0.9")
+    assert code == 1 and doc["checks"][0]["value"] == 0.0
+    assert doc["checks"][0]["reason"] == "below the floor: 0.0000 < 0.9"
+    code, doc = gate_json(gate, "auc_qrels.txt", "worst.txt", "--baseline", "perfect.txt", "--max-drop", "auc=0.01")
+    assert code == 1 and doc["checks"][0]["baseline"] == 1.0
+
+
+def test_a_check_without_a_value_fails(gate, data):
+    write(data / "positives.txt", "".join(f"{t} 0 R{t} 1\n" for t in range(1, N + 1)))
+    for args in (["--min", "auc=0"], ["--baseline", "half.txt", "--max-drop", "auc=1"],
+                 ["--baseline", "half.txt", "--max-drop-rel", "gauc=100%"]):
+        code, doc = gate_json(gate, "positives.txt", "perfect.txt", *args)
+        (check,) = doc["checks"]
+        assert (code, check["verdict"], check["value"]) == (1, "fail", None)
+        assert check["reason"] == f"no value: {check['measure']} is undefined on every topic of the run"
+
+
+@pytest.mark.parametrize("measure", ["gauc", "num_rel_ret", "num_ret", "map", "ndcg_cut.10", "recip_rank"])
+def test_the_value_checked_is_the_main_commands_summary(cli, gate, data, measure):
+    write(data / "auc_qrels.txt", QRELS + "9 0 R9 1\n")  # topic 9: no auc, no gauc
+    for run in ("hard.txt", "no_hard.txt"):
+        _, doc = gate_json(gate, "auc_qrels.txt", run, "--min", f"{measure}=0")
+        assert doc["checks"][0]["value"] == main_summary(cli, data, "auc_qrels.txt", run, measure)
+
+
+def test_no_p_value_fails_with_alpha(gate, data):
+    write(data / "one_q.txt", "1 0 R1 1\n1 0 N1_1 0\n")
+    code, doc = gate_json(gate, "one_q.txt", "half.txt", "--baseline", "perfect.txt", "--max-drop", "map=0.1",
+                          "--alpha", "0.05")
+    assert code == 1 and doc["checks"][0]["p_value"] is None
+    assert doc["checks"][0]["reason"] == ("drop 0.5000 > 0.1, and its significance cannot be computed "
+                                          "(no p-value: only 1 topic with a value)")
+    code, doc = gate_json(gate, "one_q.txt", "half.txt", "--baseline", "perfect.txt", "--max-drop", "map=0.5",
+                          "--alpha", "0.05")
+    assert code == 0  # within the tolerance, no p-value is needed
+
+
+def test_as_many_digits_as_the_comparison_needs(gate):
+    code, doc = gate_json(gate, "qrels.txt", "third.txt", "--min", "map=0.9167")
+    assert code == 1
+    assert doc["checks"][0]["reason"] == "below the floor: 0.91667 < 0.9167"
+    code, doc = gate_json(gate, "qrels.txt", "third.txt", "--min", "map=0.916666")
+    assert doc["checks"][0]["reason"] == "at or above the floor: 0.9167 >= 0.916666"
+    _, doc = gate_json(gate, "qrels.txt", "small_drop.txt", "--baseline", "perfect.txt", "--max-drop",
+                       "map=0.06249999", "--max-drop-rel", "recip_rank=0.06249")
+    assert [c["reason"] for c in doc["checks"]] == ["drop 0.0625 > 0.06249999", "drop 6.25% > 6.249%"]
+    assert [c["name"] for c in doc["checks"]] == ["map drop <= 0.06249999", "recip_rank drop <= 6.249%"]
+
+
+def test_distinct():
+    from irevalcli.commands.compare import distinct, fmt_value, short
+
+    assert distinct(0.28669999, 0.2867) == ("0.28669999", "0.2867")
+    assert distinct(0.2867, 0.2867) == ("0.2867", "0.2867")
+    assert distinct(0.5, 0.25) == ("0.5000", "0.25")
+    assert short(0.07 * 100) == "7" and short(1.0) == "1" and short(1e-05) == "1e-05"
+    assert fmt_value(-7.7e-18, "+.4f") == "+0.0000" and fmt_value(-7.7e-18) == "0.0000"
+    assert fmt_value(-0.00005001, "+.4f") == "-0.0001" and fmt_value(float("nan")) == "-"
+
+
+def test_toml_dotted_measure_names(gate, data):
+    """TOML reads ndcg_cut.10 = 0.5 as a table ndcg_cut holding 10: it is the measure ndcg_cut.10."""
+    write(data / "gate.toml", '[min]\nndcg_cut.10 = 0.5\nP.5 = 0.1\n"map" = 0.2\n')
+    code, doc = gate_json(gate, "--config", "gate.toml", "qrels.txt", "perfect.txt")
+    assert code == 0
+    assert [c["name"] for c in doc["checks"]] == ["ndcg_cut_10 >= 0.5", "P_5 >= 0.1", "map >= 0.2"]
+
+
+def test_text_report_counts_unjudged_topics(gate, data):
+    write(data / "extra.txt", run_text([1] * 8, "extra") + "99 Q0 X 1 1 extra\n98 Q0 X 1 1 extra\n")
+    res = gate("qrels.txt", "extra.txt", "--baseline", "perfect.txt", "--min", "map=0.5")
+    assert "extra.txt has 2 topics not judged in qrels.txt (ignored)" in res.out.decode().splitlines()
+    code, doc = gate_json(gate, "qrels.txt", "extra.txt", "--min", "map=0.5")
+    assert doc["inputs"]["run"]["unjudged_topics"] == 2
+
+
+def test_standard_input_is_named_dash(cli, data):
+    res = cli(["gate", "qrels.txt", "-", "--min", "map=0.5", "--format", "json"], cwd=data,
+              stdin=(data / "half.txt").read_bytes())
+    assert json.loads(res.out)["inputs"]["run"]["path"] == "-"
+
+
+def test_junit_parses_with_control_characters_and_invalid_utf8(cli, data):
+    write(data / "odd_qrels.txt", QRELS)
+    (data / "odd_qrels.txt").write_bytes(QRELS.encode() + b"\x01t\xff\x1b[2J 0 D 1\n")
+    res = cli(["gate", "odd_qrels.txt", "perfect.txt", "--min", "map=0.99", "--format", "junit"], cwd=data)
+    assert res.code == 1
+    root = ET.fromstring(res.out)
+    notes = root.find("testsuite").find("system-out").text
+    assert "perfect.txt has no results for 1 of 9 topics (scored 0): \\x01t\\xff\\x1b[2J" in notes
+
+
+def test_json_has_null_for_no_value(gate, data):
+    write(data / "positives.txt", "".join(f"{t} 0 R{t} 1\n" for t in range(1, N + 1)))
+    res = gate("positives.txt", "perfect.txt", "--baseline", "half.txt", "--min", "map=0.5", "--max-drop", "auc=0.1",
+               "-m", "gauc", "--format", "json")
+    assert res.code == 1 and b"NaN" not in res.out
+    doc = json.loads(res.out)
+    assert doc["checks"][1]["value"] is None and doc["measures"][-1] == {"measure": "gauc", "value": None,
+                                                                         "baseline": None, "diff": None}
+
+
+RICH_ARGS = ["qrels.txt", "one_bad.txt", "--baseline", "perfect.txt", "--min", "map=0.9", "--min", "ndcg_cut.10=0.95",
+             "--max-drop", "map=0.01", "--max-drop-rel", "recip_rank=2%", "--alpha", "0.1", "-m", "P.10"]
+
+
+def _visible(data: bytes) -> list[str]:
+    import re
+
+    return re.sub(r"\x1b\[[0-9;]*m", "", data.decode()).splitlines()
+
+
+def test_rich_table_fits_80_columns(cli, data, monkeypatch):
+    """On an 80-column terminal nothing is wider than 80 and no word is cut in two."""
+    from irevalcli.commands.gate import _rows, format_rich
+
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setattr("irevalcli.commands.gate.stdout_is_terminal", lambda: True)
+    res = cli(["gate", *RICH_ARGS], cwd=data)
+    lines = _visible(res.out)
+    assert max(len(line) for line in lines) <= 80
+    assert lines[0].startswith("ireval gate: FAILED: 2 of 4 checks failed")
+    _, doc = gate_json(lambda *a: cli(["gate", *a], cwd=data), *RICH_ARGS)
+    words = {w for row in _rows(doc) for cell in row for w in cell.split()}
+    shown = {w for line in lines for w in line.split()}
+    assert words <= shown  # every word whole, on one line
+    assert _visible(format_rich(doc, width=80)) == lines
+
+
+def test_rich_table_shows_ids_as_text(cli, data, monkeypatch):
+    """[red]x[/red] and [/x] in ids are data: shown as they are, never rich markup (nor a crash)."""
+    monkeypatch.setattr("irevalcli.commands.gate.stdout_is_terminal", lambda: True)
+    (data / "odd_qrels.txt").write_bytes(QRELS.encode() + b"[/x] 0 D 1\n[red]y[/red] 0 D 1\n")
+    write(data / "[red]run.txt", run_text([1] * 8))
+    res = cli(["gate", "odd_qrels.txt", "[red]run.txt", "--min", "map=0.5"], cwd=data)
+    assert res.code == 0, res.err
+    assert "[red]run.txt has no results for 2 of 10 topics (scored 0): [/x] [red]y[/red]" in _visible(res.out)
+
+
+# ---------------------------------------------------------------- the gate's invariant, as a property
+
+
+def _main(args: list[str]) -> tuple[int, bytes, str]:
+    """irevalcli.commands.main.main in-process (hypothesis cannot use the function-scoped cli fixture)."""
+    import io
+    import sys
+
+    from irevalcli.commands.main import main
+
+    out, err = io.BytesIO(), io.StringIO()
+
+    class _Out:
+        buffer = out
+
+        def write(self, s):
+            out.write(s.encode())
+
+        def flush(self):
+            pass
+
+        def isatty(self):
+            return False
+
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _Out(), err  # type: ignore[assignment]
+    try:
+        code = main(args)
+    finally:
+        sys.stdout, sys.stderr = saved
+    return code, out.getvalue(), err.getvalue()
+
+
+def _run_lines(topics: dict[int, list[tuple[int, float]]], tag: str) -> str:
+    return "".join(f"{t} Q0 d{d} {i + 1} {s} {tag}\n" for t, docs in topics.items() for i, (d, s) in enumerate(docs))
+
+
+def _strategies():
+    from hypothesis import strategies as st
+
+    docs = st.lists(st.tuples(st.integers(0, 5), st.floats(-5, 5, allow_nan=False)), max_size=6,
+                    unique_by=lambda x: x[0])
+    run = st.dictionaries(st.sampled_from([1, 2, 3, 99]), docs, min_size=1, max_size=4)  # 99 is never judged
+    qrels = st.dictionaries(st.integers(1, 3), st.dictionaries(st.integers(0, 5), st.integers(0, 2), min_size=1,
+                                                               max_size=6), min_size=1, max_size=3)
+    check = st.tuples(st.sampled_from(["min", "max_drop", "max_drop_rel"]),
+                      st.sampled_from(["map", "auc", "gauc", "P.5", "recip_rank", "num_rel_ret", "ndcg"]),
+                      st.sampled_from([0.0, 0.01, 0.1, 0.25, 0.5, 1.0, 0.333]))
+    return run, qrels, st.lists(check, min_size=1, max_size=3, unique_by=lambda c: (c[0], c[1])), st.sampled_from(
+        [None, 0.05, 0.5]), st.sampled_from([1, 2])
+
+
+def _oracle_worse(kind: str, value: float | None, base: float | None, threshold: float) -> bool:
+    """Worse than the floor or the tolerance, or no value to judge: from the main command's numbers."""
+    if value is None or (kind != "min" and base is None):
+        return True
+    if kind == "min":
+        return value < threshold - 1e-12
+    drop = base - value
+    if kind == "max_drop":
+        return drop > threshold + 1e-12
+    rel = drop / base if base > 0 else (0.0 if drop <= 0 else float("inf"))
+    return rel > threshold + 1e-12
+
+
+def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
+    """For random qrels, runs, baselines, checks, -l and --alpha: a check whose value (the main command's own
+    -c summary) is worse than its floor or tolerance, or has no value, never lets the gate exit 0; without
+    --alpha the verdict is exactly the one computed here; with --alpha a drop beyond its tolerance passes only
+    when it is not significant (so never on fewer than two topics with a value)."""
+    from hypothesis import HealthCheck, example, given, settings
+
+    run_st, qrels_st, checks_st, alpha_st, level_st = _strategies()
+    root = tmp_path_factory.mktemp("gate_property")
+
+    @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+    # the findings of issue 13: auc without a value anywhere; a drop with no p-value under --alpha
+    @example(qrels={1: {0: 1}}, cand={1: [(0, 1.0)]}, base={1: [(0, 1.0)]}, checks=[("min", "auc", 0.0)],
+             alpha=None, level=1)
+    @example(qrels={1: {0: 1}, 2: {0: 1}}, cand={1: [(0, 1.0)]}, base={1: [(0, 1.0)], 2: [(0, 1.0)]},
+             checks=[("max_drop", "gauc", 0.5), ("max_drop_rel", "auc", 1.0)], alpha=0.5, level=1)
+    @example(qrels={1: {0: 1, 1: 0}}, cand={1: [(1, 1.0), (0, 0.5)]}, base={1: [(0, 1.0)]},
+             checks=[("max_drop", "map", 0.01)], alpha=0.05, level=1)
+    @example(qrels={1: {0: 1, 1: 0}, 2: {0: 2}}, cand={1: [(1, 1.0), (0, 0.5)], 2: [(0, 1.0)]},
+             base={1: [(0, 1.0), (1, 0.5)], 2: [(0, 1.0)]}, checks=[("min", "auc", 0.9)], alpha=None, level=1)
+    @given(qrels=qrels_st, cand=run_st, base=run_st, checks=checks_st, alpha=alpha_st, level=level_st)
+    def prop(qrels, cand, base, checks, alpha, level):
+        q, c, b = root / "q.txt", root / "c.txt", root / "b.txt"
+        q.write_text("".join(f"{t} 0 d{d} {rel}\n" for t, judged in qrels.items() for d, rel in judged.items()))
+        c.write_text(_run_lines(cand, "c"))
+        b.write_text(_run_lines(base, "b"))
+        if not c.read_text() or not b.read_text():
+            return
+        args = ["gate", str(q), str(c), "--baseline", str(b), "-l", str(level), "--format", "json"]
+        if alpha is not None:
+            args += ["--alpha", str(alpha)]
+        for kind, measure, threshold in checks:
+            args += [{"min": "--min", "max_drop": "--max-drop", "max_drop_rel": "--max-drop-rel"}[kind],
+                     f"{measure}={threshold}"]
+        code, out, err = _main(args)
+        judged = set(qrels)
+        if not {t for t, d in cand.items() if d} & judged or not {t for t, d in base.items() if d} & judged:
+            assert code == 2 and out == b"", err  # no topic in common: an input error, never a pass
+            return
+        assert code in (0, 1), err
+        measures = [a for m in dict.fromkeys(m for _, m, _ in checks) for a in ("-m", m)]
+        summaries = {}
+        for who, path in (("value", c), ("base", b)):
+            rc, js, e = _main(["-c", "-l", str(level), *measures, "--format", "json", str(q), str(path)])
+            assert rc == 0, e
+            summaries[who] = json.loads(js)["summary"]
+        verdicts = {}
+        for kind, measure, threshold in checks:
+            label = measure.replace(".", "_")
+            summary = {who: summaries[who][label] for who in ("value", "base")}
+            verdicts[(kind, label)] = (_oracle_worse(kind, summary["value"], summary["base"], threshold), summary)
+        report = json.loads(out)
+        for row in report["checks"]:
+            worse, summary = verdicts[(row["kind"], row["measure"])]
+            assert row["value"] == summary["value"]  # the main command's own summary, null when none
+            if worse and (alpha is None or row["kind"] == "min" or summary["value"] is None
+                          or summary["base"] is None or row["p_value"] is None):
+                assert row["verdict"] == "fail", row
+            if not worse:
+                assert row["verdict"] == "pass", row
+            if worse and row["verdict"] == "pass":  # only a non-significant drop under --alpha
+                assert alpha is not None and row["p_value"] >= alpha
+        any_worse = any(w for w, _ in verdicts.values())
+        if alpha is None:
+            assert code == (1 if any_worse else 0)
+        elif code == 0:
+            assert all(r["verdict"] == "pass" for r in report["checks"])
+
+    prop()

@@ -174,3 +174,22 @@ def test_degenerate_inputs():
     assert stats.bootstrap_ci(np.full(3, 0.1)) == (0.1, 0.1)
     assert stats.bootstrap_ci(np.array([0.1])) == (None, None)
     assert stats.trisk(same, same, 1.0).p_value == 1.0
+
+
+def test_topics_without_a_value_are_left_out_of_every_statistic():
+    """NaN (a measure with no value on a topic, such as auc) pairs are dropped, never counted as ties."""
+    from irevalcli.analysis import stats
+
+    nan = float("nan")
+    x = np.array([0.9, nan, 0.4, 0.7, nan])
+    y = np.array([0.5, 0.3, nan, 0.2, nan])
+    a, b = np.array([0.9, 0.7]), np.array([0.5, 0.2])
+    assert stats.paired_count(x, y) == 2
+    assert stats.wins_ties_losses(x, y) == (2, 0, 0)
+    for test in ("t", "wilcoxon", "sign", "randomization"):
+        assert stats.paired_test(x, y, test, permutations=50) == stats.paired_test(a, b, test, permutations=50)
+    assert stats.bootstrap_ci(x - y, resamples=200) == stats.bootstrap_ci(a - b, resamples=200)
+    assert stats.effect_size(x - y) == stats.effect_size(a - b)
+    assert stats.urisk(x, y, 1.0) == stats.urisk(a, b, 1.0)
+    assert stats.trisk(x, y, 1.0) == stats.trisk(a, b, 1.0)
+    assert stats.paired_test([nan, 0.5], [0.2, 0.1]).p_value is None  # one pair: no p-value

@@ -4,6 +4,9 @@ Every distribution comes from scipy; this module only chooses the calls, seeds
 them, and settles the degenerate cases (no topics, all differences equal) in
 one documented way instead of letting scipy return NaN with a warning:
 
+* a topic where either score is NaN (a measure without a value there, such as
+  ``auc`` on a topic without both a relevant and a non-relevant document) is left
+  out of every statistic, as the measure's own summary leaves it out;
 * fewer than two topics: no statistic and no p-value (``None``);
 * every difference zero: p = 1;
 * every difference the same non-zero value (no spread): p = 0 in the direction
@@ -65,13 +68,29 @@ def _quiet() -> Iterator[None]:
 
 
 def _arrays(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The paired scores as float arrays, without the topics where either is NaN."""
     import numpy as np
 
     a = np.asarray(x, dtype=np.float64)
     b = np.asarray(y, dtype=np.float64)
     if a.shape != b.shape or a.ndim != 1:
         raise ValueError(f"paired scores must be two 1-d arrays of equal length, got {a.shape} and {b.shape}")
+    has = ~(np.isnan(a) | np.isnan(b))
+    if not has.all():
+        a, b = a[has], b[has]
     return a, b
+
+
+def paired_count(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> int:
+    """Topics where both scores have a value (not NaN): the topics every statistic uses."""
+    return len(_arrays(x, y)[0])
+
+
+def _values(diff: Sequence[float] | np.ndarray) -> np.ndarray:
+    import numpy as np
+
+    d = np.asarray(diff, dtype=np.float64)
+    return d[~np.isnan(d)]
 
 
 def _finite(v: Any) -> float | None:
@@ -178,7 +197,7 @@ def bootstrap_ci(
     import numpy as np
     import scipy.stats
 
-    d = np.asarray(diff, dtype=np.float64)
+    d = _values(diff)
     if len(d) < 2:
         return None, None
     if np.all(d == d[0]):
@@ -202,7 +221,7 @@ def effect_size(diff: Sequence[float] | np.ndarray) -> float | None:
     """Mean difference over the sample standard deviation of the differences (Cohen's d_z)."""
     import numpy as np
 
-    d = np.asarray(diff, dtype=np.float64)
+    d = _values(diff)
     if len(d) < 2:
         return None
     sd = float(np.std(d, ddof=1))

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
-from .options import CLong
+from .options import Integer
 from ..errors import InputError, UsageError
 
 if TYPE_CHECKING:
@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from ..io.trec import Qrels, Run
 
 COMPARE_FORMATS = ("table", "json", "markdown", "latex", "csv")
+# Aggregates whose summary is a sum over topics (num_ret, num_rel_ret, TP ...), not a mean.
+SUMMED = ("sum", "num_rel")
 
 
 # ---------------------------------------------------------------- scoring
@@ -39,15 +41,24 @@ COMPARE_FORMATS = ("table", "json", "markdown", "latex", "csv")
 class Scored:
     """One run's per-topic scores on the judged topics, and what it lacked."""
 
-    name: str  # path as given ("<stdin>" for -)
+    name: str  # path as given on the command line ("-" for standard input)
     sha256: str
     runid: str
     qids: list[str]
     values: dict[str, np.ndarray]  # label -> per-topic scores aligned with qids
     missing: list[str]  # judged topics the run has no results for (scored 0)
     unjudged: int  # topics of the run that are not in the qrels (ignored)
+    summaries: dict[str, float] = field(default_factory=dict)  # label -> the measure's own summary
+    aggs: dict[str, str] = field(default_factory=dict)  # label -> how the measure summarises
 
     def mean(self, label: str) -> float:
+        """The measure's own summary, as the main command prints it under ``-c``.
+
+        Not a plain re-average: ``auc`` averages over the topics that have a value,
+        ``gauc`` weighs them, ``num_ret`` sums. NaN when the measure has no value.
+        """
+        if label in self.summaries:
+            return float(self.summaries[label])
         return mean(self.values[label])
 
     def source(self) -> dict[str, Any]:
@@ -124,7 +135,12 @@ def score_run(
 
     from ..api import evaluate
 
+    from ..measures.catalog import load
+
+    registry = load()
     values: dict[str, Any] = {}
+    summaries: dict[str, float] = {}
+    aggs: dict[str, str] = {}
     qids: list[str] = []
     for batch in batches:
         ev = evaluate(qrels, run, batch, complete=True, rel_level=rel_level)
@@ -132,6 +148,8 @@ def score_run(
         for col in ev.results.columns:
             if col.label in labels and col.label not in values and col.per_query is not None and col.kind != "str":
                 values[col.label] = col.per_query
+                summaries[col.label] = math.nan if col.summary is None else float(col.summary)  # type: ignore[arg-type]
+                aggs[col.label] = registry[col.root].agg
     run_topics = {_decode(q) for q in pc.unique(run.qid).to_pylist()}
     judged = set(qids)
     if not run_topics & judged:
@@ -139,13 +157,15 @@ def score_run(
                          "the topics do not line up (wrong qrels file?)")
     missing = [q for q in qids if q not in run_topics]
     return Scored(
-        name=run.name,
+        name="-" if run.name == "<stdin>" else run.name,
         sha256=run.sha256,
         runid=run.runid,
         qids=qids,
         values={label: values[label] for label in labels},
         missing=missing,
         unjudged=len(run_topics - judged),
+        summaries={label: summaries[label] for label in labels},
+        aggs={label: aggs[label] for label in labels},
     )
 
 
@@ -185,10 +205,9 @@ def parse_risk(spec: str) -> RiskSpec | None:
     kind = "URisk" if m["kind"].lower() == "urisk" else "TRisk"
     alpha = 1.0
     if m["alpha"] is not None:
-        try:
-            alpha = float(m["alpha"])
-        except ValueError:
-            raise UsageError(f"-m {spec}: risk parameter alpha '{m['alpha']}' is not a number") from None
+        if not re.fullmatch(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", m["alpha"]):
+            raise UsageError(f"-m {spec}: risk parameter alpha '{m['alpha']}' is not a number")
+        alpha = float(m["alpha"])
         if not math.isfinite(alpha) or alpha < 0:
             raise UsageError(f"-m {spec}: risk parameter alpha must be >= 0, got {m['alpha']}")
     return RiskSpec(kind, alpha, m["measure"], spec)
@@ -244,9 +263,13 @@ def compare_scores(
             run_mean = run.mean(label)
             diff = run_mean - base_mean
             wins, ties, losses = stats.wins_ties_losses(x, y)
+            paired = stats.paired_count(x, y)  # topics where both have a value
             test = stats.paired_test(x, y, settings.test, permutations=settings.permutations, seed=settings.seed)
             low, high = stats.bootstrap_ci(d, confidence=settings.confidence, resamples=settings.bootstrap,
                                            seed=settings.seed)
+            if base.aggs.get(label) in SUMMED and low is not None and high is not None:
+                # the measure's summary is a sum over topics: so is its difference, and its interval
+                low, high = low * paired, high * paired
             worst = sorted((i for i in range(n) if d[i] < 0), key=lambda i: (float(d[i]), run.qids[i]))
             rows.append({
                 "run": run.name,
@@ -259,7 +282,7 @@ def compare_scores(
                 "wins": wins,
                 "ties": ties,
                 "losses": losses,
-                "gsb": stats.gsb(wins, losses, n),
+                "gsb": stats.gsb(wins, losses, paired),
                 "ci_low": low,
                 "ci_high": high,
                 "test": settings.test,
@@ -268,6 +291,7 @@ def compare_scores(
                 "p_value": test.p_value,
                 "effect_size": stats.effect_size(d),
                 "topics": n,
+                "topics_with_value": paired,
                 "missing_topics": len(run.missing),
                 "worst": [
                     {"qid": run.qids[i], "value": float(x[i]), "baseline": float(y[i]), "diff": float(d[i])}
@@ -368,7 +392,14 @@ def run_compare(
 
 
 def fmt_value(v: float | None, spec: str = ".4f") -> str:
-    return "-" if v is None else format(v, spec)
+    """``v`` formatted; "-" for no value (None or NaN). A value that rounds to zero prints
+    without a minus sign (-7.7e-18 is "+0.0000", never "-0.0000")."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    text = format(v, spec)
+    if text.startswith("-") and not any(ch in "123456789" for ch in text.split("e")[0]) and "inf" not in text:
+        text = ("+" if "+" in spec else "") + text[1:]
+    return text
 
 
 def fmt_p(p: float | None) -> str:
@@ -378,7 +409,46 @@ def fmt_p(p: float | None) -> str:
 
 
 def fmt_pct(v: float | None) -> str:
-    return "-" if v is None else f"{v * 100:+.1f}%"
+    return "-" if v is None else fmt_value(v * 100, "+.1f") + "%"
+
+
+def distinct(a: float, b: float, places: int = 4) -> tuple[str, str]:
+    """``a`` and ``b`` with as many decimals as it takes to show how they compare.
+
+    At least ``places`` decimals; more until the printed numbers compare as the
+    numbers do (0.28669999 against 0.2867 prints "0.28669999" and "0.2867", not
+    "0.2867 < 0.2867"). ``b`` is a threshold: printed as written (shortest repr).
+    """
+    tb = short(b)
+    for p in range(places, 18):
+        ta = fmt_value(a, f".{p}f")
+        if (float(ta) < float(tb)) == (a < b) and (float(ta) > float(tb)) == (a > b):
+            return ta, tb
+    return repr(a), tb
+
+
+def short(v: float) -> str:
+    """A threshold as the user wrote it: the shortest repr, without a trailing ".0"."""
+    v = float(v)
+    if v == 0:
+        return "0"
+    text = repr(v)
+    alt = f"{v:.15g}"  # 0.07 * 100 is 7.000000000000001; show 7
+    if float(alt) != v and abs(float(alt) - v) <= 1e-12 * abs(v):
+        text = alt
+    return text[:-2] if text.endswith(".0") else text
+
+
+def json_ready(doc: Any) -> Any:
+    """``doc`` with every NaN or infinity replaced by None (JSON's null): a value that
+    does not exist is written as null, never as the invalid token NaN."""
+    if isinstance(doc, float):
+        return doc if math.isfinite(doc) else None
+    if isinstance(doc, dict):
+        return {k: json_ready(v) for k, v in doc.items()}
+    if isinstance(doc, (list, tuple)):
+        return [json_ready(v) for v in doc]
+    return doc
 
 
 def plain_table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[bool]) -> str:
@@ -400,41 +470,51 @@ def rich_table(
     styles: Sequence[str | None] | None = None,
     notes: Sequence[str] = (),
     fold: Sequence[int] = (),
+    width: int | None = None,
 ) -> bytes:
     """The same table drawn by rich for a terminal, as bytes with its escape codes.
 
-    Only the columns in ``fold`` (names, reasons) wrap on a narrow terminal; numbers are never cut.
+    Every cell, the title and the notes are plain text, never rich markup: ids such
+    as ``[red]x[/red]`` or ``[/x]`` are shown as they are. Only the columns in ``fold``
+    (names, reasons) wrap on a narrow terminal, at spaces (a word longer than the
+    column is folded); numbers are never cut. ``width``: the terminal's by default.
     """
     import io
-    import shutil
 
     from rich import box
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(title=title, title_justify="left", header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False)
+    width = width or terminal_width()
+    table = Table(title=Text(title), title_justify="left", header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False)
     least = 3 * len(headers) - 1  # edges, separators and inner padding of SIMPLE_HEAD without edge padding
     for i, (h, r) in enumerate(zip(headers, right)):
         justify: Literal["left", "right"] = "right" if r else "left"
-        width = max([len(h)] + [len(row[i]) for row in rows])
+        cells = [row[i] for row in rows]
         if i in fold:
-            width = min(width, 24)
-            table.add_column(h, justify=justify, overflow="fold", min_width=width)
+            words = [len(w) for c in [h, *cells] for w in c.split()] or [1]
+            need = min(max(words), 16)
+            table.add_column(Text(h), justify=justify, overflow="fold", min_width=need)
         else:
-            table.add_column(h, justify=justify, no_wrap=True, min_width=width)
-        least += width
+            need = max([len(h)] + [len(c) for c in cells])
+            table.add_column(Text(h), justify=justify, no_wrap=True, min_width=need)
+        least += need
     for i, row in enumerate(rows):
-        table.add_row(*row, style=styles[i] if styles else None)
+        table.add_row(*(Text(c) for c in row), style=styles[i] if styles else None)
     buf = io.StringIO()
-    width = shutil.get_terminal_size((120, 24)).columns
-    console = Console(file=buf, force_terminal=True, width=width, highlight=False, soft_wrap=False)
-    if least > width:  # a long line beats a number cut short
-        console = Console(file=buf, force_terminal=True, width=least, highlight=False, soft_wrap=False)
+    console = Console(file=buf, force_terminal=True, width=max(width, least), highlight=False, soft_wrap=False,
+                      markup=False, emoji=False)
     console.print(table)
     for note in notes:
         console.print(Text(note))
     return buf.getvalue().encode("utf-8", "surrogateescape")
+
+
+def terminal_width() -> int:
+    import shutil
+
+    return shutil.get_terminal_size((120, 24)).columns
 
 
 def markdown_cell(text: str) -> str:
@@ -451,7 +531,8 @@ def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]], right:
 def dump_json(doc: Any) -> bytes:
     import json
 
-    return (json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8", "surrogateescape")
+    return (json.dumps(json_ready(doc), indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode(
+        "utf-8", "surrogateescape")
 
 
 def stdout_is_terminal() -> bool:
@@ -474,7 +555,7 @@ def _sig(row: dict[str, Any], alpha: float) -> bool:
 def _ci(row: dict[str, Any]) -> str:
     if row["ci_low"] is None:
         return "-"
-    return f"[{row['ci_low']:+.4f}, {row['ci_high']:+.4f}]"
+    return f"[{fmt_value(row['ci_low'], '+.4f')}, {fmt_value(row['ci_high'], '+.4f')}]"
 
 
 def _table_rows(report: Report) -> tuple[list[list[str]], list[str | None]]:
@@ -528,6 +609,10 @@ def _notes(report: Report) -> list[str]:
         if miss:
             shown = " ".join(miss[:10]) + (" ..." if len(miss) > 10 else "")
             notes.append(f"{src['path']} has no results for {len(miss)} of {n} topics (scored 0): {shown}")
+        if src["unjudged_topics"]:
+            k = src["unjudged_topics"]
+            notes.append(f"{src['path']} has {k} topic{'s' if k != 1 else ''} not judged in "
+                         f"{inputs['qrels']['path']} (ignored)")
     for c in report.comparisons:
         if c["worst"]:
             lost = ", ".join(f"{w['qid']} {w['diff']:+.4f}" for w in c["worst"])
@@ -548,15 +633,47 @@ def format_table(report: Report) -> bytes:
     return "".join(out).encode("utf-8", "surrogateescape")
 
 
-def format_rich(report: Report) -> bytes:
+# On a terminal too narrow for every column, the table is drawn as two: the means with
+# their differences and p-values, then the paired statistics.
+_MEANS_COLUMNS = (0, 1, 2, 3, 4, 8, 10)  # Measure Run Mean Diff Rel p Missing
+_PAIRED_COLUMNS = (0, 1, 5, 6, 7, 9)  # Measure Run W/T/L GSB CI d
+
+
+def rich_notes(notes: Sequence[str], width: int) -> bytes:
+    """Notes wrapped at spaces to the terminal's width, as plain text."""
+    import io
+
+    from rich.console import Console
+    from rich.text import Text
+
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=True, width=width, highlight=False, markup=False, emoji=False)
+    for note in notes:
+        console.print(Text(note))
+    return buf.getvalue().encode("utf-8", "surrogateescape")
+
+
+def visible_width(data: bytes) -> int:
+    """The longest line of rendered output, escape codes left out."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", data.decode("utf-8", "surrogateescape"))
+    return max((len(line) for line in text.splitlines()), default=0)
+
+
+def format_rich(report: Report, width: int | None = None) -> bytes:
+    width = width or terminal_width()
     rows, styles = _table_rows(report)
-    base = report.meta["inputs"]["baseline"]["path"]
-    data = rich_table(f"ireval compare: against {base}", _headers(report), rows, RIGHT, styles, fold=(1,))
+    headers = _headers(report)
+    title = f"ireval compare: against {report.meta['inputs']['baseline']['path']}"
+    data = rich_table(title, headers, rows, RIGHT, styles, fold=(1,), width=width)
+    if visible_width(data) > width:
+        data = b""
+        for cols, name in ((_MEANS_COLUMNS, title), (_PAIRED_COLUMNS, "Paired statistics")):
+            data += rich_table(name, [headers[i] for i in cols], [[r[i] for i in cols] for r in rows],
+                               [RIGHT[i] for i in cols], styles, fold=(1,), width=width)
     if report.risk:
         data += rich_table("Risk-sensitive measures", ("Risk", "Run", "Value", "p"), _risk_rows(report),
-                           (False, False, True, True), fold=(1,))
-    data += ("\n".join(_notes(report)) + "\n").encode("utf-8", "surrogateescape")
-    return data
+                           (False, False, True, True), fold=(0, 1), width=width)
+    return data + rich_notes(_notes(report), width)
 
 
 def format_markdown(report: Report) -> bytes:
@@ -689,21 +806,21 @@ Wang et al. SIGIR 2012) and trisk[.ALPHA]:MEASURE (TRisk, Dincer et al. SIGIR
               help="Measure to compare on (repeatable; default: map), or a risk measure (see below).")
 @click.option("--test", type=click.Choice(["t", "wilcoxon", "randomization", "sign"]), default="t", show_default=True,
               help="Paired significance test (two-sided).")
-@click.option("--permutations", type=int, default=10000, show_default=True, callback=_positive, metavar="N",
+@click.option("--permutations", type=Integer(), default=10000, show_default=True, callback=_positive, metavar="N",
               help="Random sign flips for --test randomization (exact when 2^topics <= N).")
 @click.option("--correction", type=click.Choice(["holm", "bonferroni", "none"]), default=None,
               help="Multiple-comparison correction over runs x measures [default: holm when more than one].")
-@click.option("--bootstrap", type=int, default=10000, show_default=True, callback=_positive, metavar="N",
+@click.option("--bootstrap", type=Integer(), default=10000, show_default=True, callback=_positive, metavar="N",
               help="Bootstrap resamples for the confidence interval of the mean difference.")
 @click.option("--confidence", type=float, default=0.95, show_default=True, callback=_probability, metavar="LEVEL",
               help="Confidence level of the interval.")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
+@click.option("--seed", type=Integer(min=0), default=0, show_default=True, metavar="N",
               help="Seed of the bootstrap and randomization test: same inputs and seed, same output.")
 @click.option("--alpha", type=float, default=0.05, show_default=True, callback=_probability,
               help="Mark differences whose (corrected) p-value is below this.")
-@click.option("--worst", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
+@click.option("--worst", type=Integer(min=0), default=0, show_default=True, metavar="N",
               help="Also list the N topics each run lost most on.")
-@click.option("-l", "--level_for_rel", "rel_level", type=CLong(), default=1, metavar="N",
+@click.option("-l", "--level_for_rel", "rel_level", type=Integer(), default=1, metavar="N",
               help="Relevant means a judgement >= N (default 1).")
 @click.option("--format", "fmt", type=click.Choice(COMPARE_FORMATS), default="table", show_default=True,
               help="Output format (table: rich on a terminal, plain text otherwise).")

@@ -86,6 +86,19 @@ def complete(instruction: str) -> int:
     return 0
 
 
-def requested() -> str | None:
-    """The completion instruction when the shell is asking, else None."""
-    return os.environ.get(COMPLETE_VAR) or None
+def requested(argv: list[str]) -> str | None:
+    """The completion instruction when a shell is asking, else None.
+
+    click's shell scripts run the bare command (``ireval``, no arguments) with
+    ``_IREVAL_COMPLETE=<shell>_complete`` and the words typed so far in
+    ``COMP_WORDS``/``COMP_CWORD``; the start-up line runs it bare with
+    ``<shell>_source``. A variable that leaked into the environment of a real
+    invocation (``ireval gate qrels run ...`` in a CI job) is not a shell asking:
+    it is ignored, and the command runs as usual.
+    """
+    instruction = os.environ.get(COMPLETE_VAR)
+    if not instruction or argv:
+        return None
+    if instruction.endswith("_complete") and ("COMP_WORDS" not in os.environ or "COMP_CWORD" not in os.environ):
+        return None
+    return instruction

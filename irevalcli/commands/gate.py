@@ -7,29 +7,35 @@ Checks:
 
 * ``--min MEASURE=VALUE``: the candidate's mean must be at least VALUE (no baseline needed);
 * ``--max-drop MEASURE=DELTA``: the candidate may fall at most DELTA below the baseline;
-* ``--max-drop-rel MEASURE=FRACTION``: at most FRACTION of the baseline's mean.
+* ``--max-drop-rel MEASURE=FRACTION``: at most FRACTION of the baseline's mean
+  (a fraction of at most 1, or a percentage written with ``%``).
 
-A drop fails only when it is larger than the tolerance; with ``--alpha`` it
-must also be significant under a one-sided paired test (candidate worse than
-baseline). An improvement never fails. Every run is scored on all judged topics
-(trec_eval's ``-c``): a topic without results scores 0, so a candidate cannot
-pass by dropping hard topics.
+The value checked is the measure's own summary under ``-c`` (``auc`` averages over
+the topics that have a value). A drop fails only when it is larger than the
+tolerance; with ``--alpha`` it must also be significant under a one-sided paired
+test (candidate worse than baseline), and a drop whose p-value cannot be computed
+fails. A value or baseline that does not exist (NaN) fails. An improvement never
+fails. Every run is scored on all judged topics (trec_eval's ``-c``): a topic
+without results scores 0, so a candidate cannot pass by dropping hard topics.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import click
 
-from .options import CLong
+from .options import Integer
 from .compare import (
     Scored,
     comparable_labels,
+    distinct,
     dump_json,
     fmt_p,
     fmt_value,
@@ -40,9 +46,11 @@ from .compare import (
     plain_table,
     rich_table,
     score_run,
+    short,
     stdout_is_terminal,
 )
 from ..errors import GateFailed, InputError, UsageError
+from ..analysis.stats import TEST_NAMES
 
 GATE_FORMATS = ("table", "json", "markdown", "junit")
 KINDS = ("min", "max_drop", "max_drop_rel")
@@ -66,10 +74,10 @@ class Check:
     @property
     def name(self) -> str:
         if self.kind == "min":
-            return f"{self.label} >= {self.threshold:g}"
+            return f"{self.label} >= {short(self.threshold)}"
         if self.kind == "max_drop":
-            return f"{self.label} drop <= {self.threshold:g}"
-        return f"{self.label} drop <= {self.threshold * 100:g}%"
+            return f"{self.label} drop <= {short(self.threshold)}"
+        return f"{self.label} drop <= {short(self.threshold * 100)}%"
 
 
 @dataclass
@@ -95,34 +103,53 @@ class GateSpec:
 # ---------------------------------------------------------------- parsing
 
 
-def parse_number(text: str, where: str, *, percent: bool = False) -> float:
-    import math
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
+
+def parse_number(text: str, where: str, *, percent: bool = False) -> float:
+    """A decimal number (``0.25``, ``1e-3``; ``2%`` where ``percent``); nothing else."""
     t = text.strip()
     scale = 1.0
     if percent and t.endswith("%"):
-        t, scale = t[:-1], 0.01
-    try:
-        v = float(t) * scale
-    except ValueError:
-        raise UsageError(f"{where}: '{text}' is not a number") from None
+        t, scale = t[:-1].strip(), 0.01
+    if not _DECIMAL.fullmatch(t):
+        raise UsageError(f"{where}: '{text}' is not a number")
+    v = float(t) * scale
     if not math.isfinite(v):
         raise UsageError(f"{where}: '{text}' is not a finite number")
     return v
 
 
-def make_check(kind: str, spec: str, value: Any, source: str) -> Check:
-    """One check; the measure must name exactly one per-topic value."""
+def make_check(kind: str, spec: str, value: Any, source: str, *, file: str | None = None) -> Check:
+    """One check; the measure must name exactly one per-topic value.
+
+    ``file``: the config file it comes from, named in an unknown-measure message.
+    """
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise UsageError(f"{source}: the threshold must be a number, got {value!r}")
-    threshold = parse_number(str(value), source, percent=kind == "max_drop_rel")
+    text = str(value)
+    threshold = parse_number(text, source, percent=kind == "max_drop_rel")
     if kind != "min" and threshold < 0:
         raise UsageError(f"{source}: a tolerance cannot be negative (an improvement never fails)")
-    _, labels = comparable_labels(spec, where=source)
+    if kind == "max_drop_rel" and threshold > 1 and not text.strip().endswith("%"):
+        raise UsageError(f"{source}: a relative tolerance is a fraction of the baseline, and {text.strip()} is "
+                         f"{short(threshold * 100)}%; write {text.strip()}% for {text.strip()} percent "
+                         "(or a fraction of at most 1)")
+    _, labels = _labels_in(spec, source, file)
     if len(labels) != 1:
         shown = ", ".join(labels[:4]) + (", ..." if len(labels) > 4 else "")
         raise UsageError(f"{source}: '{spec}' names {len(labels)} values ({shown}); name one, e.g. {labels[0]}")
     return Check(kind, spec, labels[0], threshold, source)
+
+
+def _labels_in(spec: str, source: str | None, file: str | None) -> tuple[Any, list[str]]:
+    """comparable_labels, with the config file named when the measure comes from one."""
+    try:
+        return comparable_labels(spec, where=source)
+    except UsageError as exc:
+        if file is None or str(exc).startswith(file):
+            raise
+        raise InputError(file, str(exc)) from None
 
 
 def parse_cli_check(kind: str, text: str) -> Check:
@@ -160,6 +187,19 @@ def read_config(path: str) -> tuple[dict[str, Any], str]:
     except ValueError as exc:  # tomllib.TOMLDecodeError
         raise InputError(path, f"not valid TOML: {exc}") from None
     return doc, hashlib.sha256(raw).hexdigest()
+
+
+def _flatten(table: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    """TOML reads the bare key ``ndcg_cut.10 = 0.5`` as a table ``ndcg_cut`` holding ``10``:
+    join nested keys back into the dotted measure name."""
+    out: list[tuple[str, Any]] = []
+    for key, value in table.items():
+        name = f"{prefix}.{key}" if prefix else key
+        if isinstance(value, dict):
+            out.extend(_flatten(value, name))
+        else:
+            out.append((name, value))
+    return out
 
 
 def apply_config(spec: GateSpec, path: str) -> None:
@@ -204,6 +244,8 @@ def apply_config(spec: GateSpec, path: str) -> None:
             m = [m]
         if not isinstance(m, list) or not all(isinstance(x, str) and x for x in m):
             raise InputError(path, f"'measures' must be a list of measure names, got {doc['measures']!r}")
+        for name in m:
+            _labels_in(name, f"'measures' {name}", path)
         spec.measures = list(m)
     for kind in KINDS:
         if kind not in doc:
@@ -211,8 +253,11 @@ def apply_config(spec: GateSpec, path: str) -> None:
         table = doc[kind]
         if not isinstance(table, dict):
             raise InputError(path, f"'{kind}' must be a table of MEASURE = VALUE, e.g. [{kind}] map = 0.2")
-        for measure, value in table.items():
-            check = make_check(kind, measure, value, f"{path} [{kind}] {measure}")
+        for measure, value in _flatten(table):
+            check = make_check(kind, measure, value, f"{path} [{kind}] {measure}", file=path)
+            if (kind, check.label) in spec.checks:
+                raise InputError(path, f"[{kind}] names {check.label} twice "
+                                       f"({spec.checks[(kind, check.label)].spec} and {measure})")
             spec.checks[(kind, check.label)] = check
 
 
@@ -280,8 +325,13 @@ def build_spec(
 
 
 def judge(check: Check, cand: Scored, base: Scored | None, spec: GateSpec, p_cache: dict[str, Any]) -> dict[str, Any]:
-    """One check's values, p-value and verdict."""
-    from ..analysis.stats import paired_test
+    """One check's values, p-value and verdict.
+
+    The value checked is the measure's own summary (``auc`` averages over the topics
+    that have a value). A value or baseline that does not exist (NaN) fails the
+    check, as does a drop beyond its tolerance whose significance cannot be computed.
+    """
+    from ..analysis.stats import paired_count, paired_test
 
     value = cand.mean(check.label)
     row: dict[str, Any] = {
@@ -300,42 +350,58 @@ def judge(check: Check, cand: Scored, base: Scored | None, spec: GateSpec, p_cac
         "reason": "",
         "source": check.source,
     }
+    b = math.nan
     if base is not None:
         b = base.mean(check.label)
         row["baseline"] = b
         row["diff"] = value - b
         row["rel_diff"] = (value - b) / b if b != 0 else None
+    if math.isnan(value):
+        row.update(verdict="fail", reason=f"no value: {check.label} is undefined on every topic of the run")
+        return row
     if check.kind == "min":
+        shown, floor = distinct(value, check.threshold)
         if value < check.threshold - EPS:
-            row.update(verdict="fail", reason=f"below the floor: {value:.4f} < {check.threshold:g}")
+            row.update(verdict="fail", reason=f"below the floor: {shown} < {floor}")
         else:
-            row["reason"] = f"at or above the floor: {value:.4f} >= {check.threshold:g}"
+            row["reason"] = f"at or above the floor: {shown} >= {floor}"
         return row
     if base is None:  # build_spec refuses this already
         raise UsageError(f"{check.source}: a drop needs a baseline: give --baseline RUN")
+    if math.isnan(b):
+        row.update(verdict="fail", reason=f"no baseline value: {check.label} is undefined on every topic of the baseline")
+        return row
     if check.label not in p_cache:
-        p_cache[check.label] = paired_test(cand.values[check.label], base.values[check.label], spec.test,
-                                           alternative="less", permutations=spec.permutations, seed=spec.seed)
-    res = p_cache[check.label]
+        x, y = cand.values[check.label], base.values[check.label]
+        p_cache[check.label] = (paired_test(x, y, spec.test, alternative="less", permutations=spec.permutations,
+                                            seed=spec.seed), paired_count(x, y))
+    res, paired = p_cache[check.label]
     row.update(test=spec.test, p_value=res.p_value, alpha=spec.alpha)
-    b = row["baseline"]
     drop = b - value
     if check.kind == "max_drop":
         over = drop > check.threshold + EPS
-        shown = f"drop {drop:.4f}"
-        limit = f"{check.threshold:g}"
+        d_text, limit = distinct(drop, check.threshold)
+        shown = f"drop {d_text}"
     else:
-        rel = drop / b if b > 0 else (0.0 if drop <= 0 else float("inf"))
+        rel = drop / b if b > 0 else (0.0 if drop <= 0 else math.inf)
         over = rel > check.threshold + EPS
-        shown = f"drop {rel * 100:.2f}%"
-        limit = f"{check.threshold * 100:g}%"
+        if math.isinf(rel):
+            shown, limit = "drop from a baseline of 0", short(check.threshold * 100) + "%"
+        else:
+            r_text, limit = distinct(rel * 100, check.threshold * 100, places=2)
+            shown, limit = f"drop {r_text}%", limit + "%"
     if drop <= 0:
-        row["reason"] = "no drop" if drop == 0 else f"improved by {-drop:.4f}"
+        row["reason"] = "no drop" if drop == 0 else f"improved by {fmt_value(-drop)}"
     elif not over:
         row["reason"] = f"{shown} within the tolerance {limit}"
     elif spec.alpha is None:
         row.update(verdict="fail", reason=f"{shown} > {limit}")
-    elif res.p_value is not None and res.p_value < spec.alpha:
+    elif res.p_value is None:
+        why = (f"only {paired} topic{'s' if paired != 1 else ''} with a value" if paired < 2
+               else f"the {TEST_NAMES[spec.test]} gives none")
+        row.update(verdict="fail", reason=f"{shown} > {limit}, and its significance cannot be computed "
+                                          f"(no p-value: {why})")
+    elif res.p_value < spec.alpha:
         row.update(verdict="fail", reason=f"{shown} > {limit}, significant ({_p_text(res.p_value)} < {spec.alpha:g})")
     else:
         row["reason"] = f"{shown} > {limit} but not significant ({_p_text(res.p_value)} >= {spec.alpha:g})"
@@ -438,13 +504,18 @@ def _notes(report: dict[str, Any]) -> list[str]:
     checked = {c["measure"] for c in report["checks"]}
     for m in report["measures"]:
         if m["measure"] not in checked:
-            base = f" (baseline {m['baseline']:.4f}, {m['diff']:+.4f})" if m["baseline"] is not None else ""
-            notes.append(f"{m['measure']}: {m['value']:.4f}{base}")
+            base = (f" (baseline {fmt_value(m['baseline'])}, {fmt_value(m['diff'], '+.4f')})"
+                    if m["baseline"] is not None else "")
+            notes.append(f"{m['measure']}: {fmt_value(m['value'])}{base}")
     for src in (inp["run"], inp["baseline"]):
         if src and src["missing_topics"]:
             miss = src["missing_topics"]
             shown = " ".join(miss[:10]) + (" ..." if len(miss) > 10 else "")
             notes.append(f"{src['path']} has no results for {len(miss)} of {n} topics (scored 0): {shown}")
+        if src and src["unjudged_topics"]:
+            k = src["unjudged_topics"]
+            notes.append(f"{src['path']} has {k} topic{'s' if k != 1 else ''} not judged in {inp['qrels']['path']} "
+                         "(ignored)")
     return notes
 
 
@@ -453,10 +524,11 @@ def format_table(report: dict[str, Any]) -> bytes:
     return (text + "\n" + "\n".join(_notes(report)) + "\n").encode("utf-8", "surrogateescape")
 
 
-def format_rich(report: dict[str, Any]) -> bytes:
+def format_rich(report: dict[str, Any], width: int | None = None) -> bytes:
+    """The table for a terminal: the check names and reasons wrap at spaces to fit its width."""
     styles = ["red" if c["verdict"] == "fail" else None for c in report["checks"]]
     return rich_table(f"ireval gate: {_headline(report)}", HEADERS, _rows(report), RIGHT, styles, _notes(report),
-                      fold=(0, 6))
+                      fold=(0, 6), width=width)
 
 
 def format_markdown(report: dict[str, Any]) -> bytes:
@@ -475,8 +547,25 @@ def format_markdown(report: dict[str, Any]) -> bytes:
     return "".join(out).encode("utf-8", "surrogateescape")
 
 
+_XML_INVALID = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_text(text: str) -> str:
+    """``text`` with what XML 1.0 cannot hold written out: an undecodable byte of an id
+    as ``\\xff``, a control character as ``\\x1b``; everything else unchanged."""
+
+    def esc(m: re.Match[str]) -> str:
+        o = ord(m.group(0))
+        return f"\\x{o - 0xDC00:02x}" if 0xDC80 <= o <= 0xDCFF else (f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}")
+
+    return _XML_INVALID.sub(esc, text)
+
+
 def format_junit(report: dict[str, Any]) -> bytes:
-    """JUnit XML: one test case per check, a failure element for each failed one."""
+    """JUnit XML: one test case per check, a failure element for each failed one.
+
+    Ids and paths are data: characters XML 1.0 cannot hold are escaped (:func:`xml_text`),
+    so the file always parses."""
     import xml.etree.ElementTree as ET
 
     n, k = str(report["checks_total"]), str(report["checks_failed"])
@@ -486,18 +575,18 @@ def format_junit(report: dict[str, Any]) -> bytes:
     for what in ("qrels", "run", "baseline", "config"):
         src = report["inputs"][what]
         if src:
-            ET.SubElement(props, "property", name=what, value=src["path"])
+            ET.SubElement(props, "property", name=what, value=xml_text(src["path"]))
             ET.SubElement(props, "property", name=f"{what}.sha256", value=src["sha256"])
     for c in report["checks"]:
-        case = ET.SubElement(suite, "testcase", classname=f"ireval.gate.{c['kind']}", name=c["name"])
+        case = ET.SubElement(suite, "testcase", classname=f"ireval.gate.{c['kind']}", name=xml_text(c["name"]))
         detail = (f"value {fmt_value(c['value'])}, baseline {fmt_value(c['baseline'])}, "
                   f"diff {fmt_value(c['diff'], '+.4f')}, p {fmt_p(c['p_value'])}: {c['reason']}")
         if c["verdict"] == "fail":
-            failure = ET.SubElement(case, "failure", message=c["reason"], type="GateCheckFailed")
-            failure.text = detail
+            failure = ET.SubElement(case, "failure", message=xml_text(c["reason"]), type="GateCheckFailed")
+            failure.text = xml_text(detail)
         else:
-            ET.SubElement(case, "system-out").text = detail
-    ET.SubElement(suite, "system-out").text = "\n".join(_notes(report))
+            ET.SubElement(case, "system-out").text = xml_text(detail)
+    ET.SubElement(suite, "system-out").text = xml_text("\n".join(_notes(report)))
     ET.indent(root)
     xml = ET.tostring(root, encoding="unicode")
     return ('<?xml version="1.0" encoding="UTF-8"?>\n' + xml + "\n").encode("utf-8", "surrogateescape")
@@ -527,8 +616,9 @@ Examples:
   ireval gate --config gate.toml new.txt --format markdown >> "$GITHUB_STEP_SUMMARY"
 
 \b
-Exit codes: 0 every check passed; 1 a quality check failed; 2 usage or input
-error (bad file, unknown measure, topics that do not line up).
+Exit codes: 0 every check passed; 1 a quality check failed (a value that does
+not exist fails too); 2 usage or input error (bad file, unknown measure, a run
+or baseline sharing no topic with QRELS).
 """
 
 
@@ -541,18 +631,20 @@ error (bad file, unknown measure, topics that do not line up).
 @click.option("--max-drop", "max_drop", multiple=True, metavar="MEASURE=DELTA",
               help="Fail if the run falls more than DELTA below the baseline (repeatable).")
 @click.option("--max-drop-rel", "max_drop_rel", multiple=True, metavar="MEASURE=FRACTION",
-              help="Fail if the run falls more than FRACTION (0.02 or 2%) of the baseline's mean below it.")
+              help="Fail if the run falls more than FRACTION (0.02 or 2%; above 1 only with %) of the baseline's mean "
+                   "below it.")
 @click.option("-m", "--measure", "measures", multiple=True, metavar="NAME[.PARAMS]",
               help="Also report this measure, without a check (repeatable).")
 @click.option("--alpha", type=float, default=None, callback=_probability,
-              help="A drop beyond its tolerance must also be significant at this level (one-sided paired test).")
+              help="A drop beyond its tolerance must also be significant at this level (one-sided paired test); "
+                   "one whose p-value cannot be computed fails.")
 @click.option("--test", type=click.Choice(TESTS), default=None, help="Paired test for --alpha [default: t].")
-@click.option("--permutations", type=click.IntRange(min=1), default=None, metavar="N",
+@click.option("--permutations", type=Integer(min=1), default=None, metavar="N",
               help="Random sign flips for --test randomization [default: 10000].")
-@click.option("--seed", type=click.IntRange(min=0), default=None, metavar="N",
+@click.option("--seed", type=Integer(min=0), default=None, metavar="N",
               help="Seed of the randomization test [default: 0].")
-@click.option("-l", "--level_for_rel", "rel_level", type=CLong(), default=None, metavar="N",
-              help="Relevant means a judgement >= N [default: 1].")
+@click.option("-l", "--level_for_rel", "rel_level", type=Integer(), default=None, metavar="N",
+              help="Relevant means a judgement >= N, an integer [default: 1].")
 @click.option("--config", metavar="FILE",
               help="TOML file with qrels, run, baseline, measures, [min], [max_drop], [max_drop_rel], test, alpha; "
                    "command-line options override it.")

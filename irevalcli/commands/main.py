@@ -624,9 +624,8 @@ def _say(line: str) -> None:
 
 def _invoke(cmd: click.Command, args: list[str], prog_name: str) -> None:
     # Not cmd.main(): click's own handler turns a broken pipe into exit 1 (the
-    # failed-gate code) and prints a blank line on Ctrl-C. Everything else it does
-    # before invoking is kept: shell completion requests (_IREVAL_COMPLETE) first.
-    cmd._main_shell_completion({}, prog_name)
+    # failed-gate code) and prints a blank line on Ctrl-C. Shell completion is
+    # answered in entry(), only when a shell asks (completion.requested).
     with cmd.make_context(prog_name, args) as ctx:
         cmd.invoke(ctx)
 
@@ -791,8 +790,11 @@ def _silence_broken_pipe() -> None:
 
 
 def entry() -> None:
-    if os.environ.get("_IREVAL_COMPLETE"):  # the shell asks for completions (see completion.py)
+    from .completion import requested
+
+    instruction = requested(sys.argv[1:])
+    if instruction is not None:  # a shell asks for completions (see completion.py)
         from .completion import complete
 
-        sys.exit(complete(os.environ["_IREVAL_COMPLETE"]))
+        sys.exit(complete(instruction))
     sys.exit(main())

@@ -22,7 +22,10 @@ F = Callable[..., Any]
 
 class CLong(click.ParamType):
     """An integer read like C's atol/strtol: C whitespace skipped, the leading integer
-    clamped to a long, 0 if there is none."""
+    clamped to a long; trailing text is ignored as trec_eval ignores it (``-l 2x`` is 2).
+
+    Text with no leading integer (``-l two``, ``-l=2``, ``-l ''``) is refused: atol
+    would read it as 0 and silently change what the option means."""
 
     name = "integer"
 
@@ -30,7 +33,36 @@ class CLong(click.ParamType):
         if isinstance(value, int):
             return value
         m = re.match(r"[ \t\n\v\f\r]*[+-]?[0-9]+", str(value))
-        return max(LONG_MIN, min(int(m.group(0)), LONG_MAX)) if m else 0
+        if m is None:
+            self.fail(f"'{value}' is not an integer", param, ctx)
+        return max(LONG_MIN, min(int(m.group(0)), LONG_MAX))
+
+
+class Integer(click.ParamType):
+    """A whole integer and nothing else (``-l 2``, ``-l -1``): what ireval's own commands take.
+
+    Unlike click's int, no ``1_000``, no surrounding text, no ``=2``. ``min``: the least
+    value accepted."""
+
+    name = "integer"
+
+    def __init__(self, min: int | None = None) -> None:  # noqa: A002  (click's spelling)
+        self.min = min
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        text = str(value)
+        if not re.fullmatch(r"[+-]?[0-9]+", text.strip()):
+            hint = ""
+            if text.startswith("=") and re.fullmatch(r"[+-]?[0-9]+", text[1:].strip()) and param is not None:
+                short = min(param.opts, key=len)
+                hint = f" (write {short} {text[1:].strip()})"
+            self.fail(f"'{value}' is not an integer{hint}", param, ctx)
+        value = max(LONG_MIN, min(int(text), LONG_MAX))
+        if self.min is not None and value < self.min:
+            self.fail(f"{value} is not in the range x>={self.min}", param, ctx)
+        return value
 
 
 class Choice(click.Choice):
@@ -49,8 +81,8 @@ class Choice(click.Choice):
 
 
 def rel_level_option(default: int | None = 1, help: str = "Relevant means a judgement >= N (default 1).") -> F:
-    """trec_eval's -l N, read with atol semantics."""
-    return click.option("-l", "--level_for_rel", "rel_level", type=CLong(), default=default, metavar="N", help=help)
+    """trec_eval's -l N for ireval's own commands: an integer, nothing else."""
+    return click.option("-l", "--level_for_rel", "rel_level", type=Integer(), default=default, metavar="N", help=help)
 
 
 def complete_option(
