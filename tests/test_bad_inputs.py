@@ -338,9 +338,11 @@ def test_megabyte_token_in_a_message_is_shortened(cli, tmp_path):
     assert len(res.err) < 300
 
 
-# Inputs that must not hang ireval, each run in its own process with a deadline. They
-# are started together (a module fixture), so the default run waits HANG_TIMEOUT once.
-HANG_TIMEOUT = 3.0
+# Inputs that must not hang ireval, each run in its own process. They are started together
+# (a module fixture). No timing is asserted: the timeout is generous enough to catch only a
+# real hang (an endless or quadratic loop over 64K digits or a 10^7-long ideal ranking),
+# never a slow or busy machine.
+HANG_TIMEOUT = 120.0
 _DIGITS = b"9" * (1 << 16) + b"x"
 HANG_INPUTS = {
     "score-digits": (Q0, b"1 Q0 a 1 " + _DIGITS + b" r\n", ["-m", "map"]),
@@ -351,8 +353,6 @@ HANG_INPUTS = {
 
 @pytest.fixture(scope="module")
 def hang_runs(tmp_path_factory):
-    import time
-
     code = "import sys; from irevalcli.cli import main; sys.exit(main(sys.argv[1:]))"
     procs = {}
     for name, (q, r, args) in HANG_INPUTS.items():
@@ -361,16 +361,15 @@ def hang_runs(tmp_path_factory):
         (d / "r").write_bytes(r)
         procs[name] = subprocess.Popen([sys.executable, "-c", code, *args, "q", "r"], cwd=d,
                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + HANG_TIMEOUT
 
     def wait(name: str) -> tuple[int, bytes, bytes]:
         proc = procs[name]
         try:
-            out, err = proc.communicate(timeout=max(deadline - time.monotonic(), 0.01))
+            out, err = proc.communicate(timeout=HANG_TIMEOUT)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.communicate()
-            pytest.fail(f"{name}: ireval did not finish in {HANG_TIMEOUT} s")
+            pytest.fail(f"{name}: ireval hangs (still running after {HANG_TIMEOUT:.0f} s)")
         return proc.returncode, out, err
 
     yield wait
