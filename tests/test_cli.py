@@ -254,3 +254,53 @@ def test_env_independent_of_hash_seed(files, tmp_path):
         env = dict(os.environ, PYTHONHASHSEED=seed)
         outs.add(subprocess.run([exe, "-q", "-m", "all_trec", *map(str, files)], capture_output=True, env=env).stdout)
     assert len(outs) == 1
+
+
+
+# ---- packaging: the distribution is `irevalcli` (the index's `ireval` is another project) -------
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _pyproject() -> dict:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def test_distribution_name_license_and_build_requirement():
+    meta = _pyproject()
+    assert meta["project"]["name"] == "irevalcli"
+    assert meta["project"]["scripts"] == {"ireval": "irevalcli.cli:entry"}
+    assert meta["project"]["license"] == "MIT" and meta["project"]["license-files"] == ["LICENSE"]
+    assert (ROOT / "LICENSE").read_text().startswith("MIT License\n")
+    # setuptools 77 is the first to take an SPDX string and license-files (no deprecation box)
+    assert meta["build-system"]["requires"] == ["setuptools>=77"]
+
+
+def test_readme_lists_every_runtime_dependency():
+    import re
+
+    deps = [re.split(r"[<>=;\[ ]", d)[0] for d in _pyproject()["project"]["dependencies"]]
+    readme = (ROOT / "README.md").read_text()
+    listed = re.search(r"\(runtime dependencies: ([^)]*)\)", readme).group(1)
+    assert all(d in listed for d in deps), (deps, listed)
+
+
+def test_every_install_instruction_names_the_irevalcli_distribution():
+    """Installing `ireval` from a package index would fetch the unrelated project of that name."""
+    import re
+
+    wrong = re.compile(rb"pip install\s+['\"]?ireval(?![a-z])")
+    hits = []
+    for path in ROOT.rglob("*"):
+        rel = path.relative_to(ROOT).parts
+        if not path.is_file() or rel[0] in (".git", ".venv", "build") or rel[0].endswith(".egg-info") \
+                or "__pycache__" in rel or ".venv-ref" in rel or path.stat().st_size > 2_000_000:
+            continue
+        if wrong.search(path.read_bytes()):
+            hits.append(str(path.relative_to(ROOT)))
+    assert hits == []
+
