@@ -20,6 +20,8 @@ HERE = Path(__file__).resolve().parent
 
 def main(argv: list[str]) -> int:
     ireval = argv[0] if argv else str(Path(sys.executable).with_name("ireval"))
+    if "/" in ireval:  # a path: the cases run inside FOLDER
+        ireval = str(Path(ireval).resolve())
     folder = Path(argv[1]) if len(argv) > 1 else HERE / "data" / "trec_eval"
     only = set(argv[2:])
     ok, bad = [], []

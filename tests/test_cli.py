@@ -304,3 +304,14 @@ def test_every_install_instruction_names_the_irevalcli_distribution():
             hits.append(str(path.relative_to(ROOT)))
     assert hits == []
 
+
+
+def test_make_run_installs_only_the_runtime_and_conformance_stays_in_the_repo():
+    make = (ROOT / "Makefile").read_text()
+    stamp = make[make.index("$(STAMP): pyproject.toml"):make.index("$(TEST_STAMP): $(STAMP)")]
+    assert "pip install --quiet -e .\n" in stamp and "[" not in stamp  # no extras for `make run`
+    assert "run: $(STAMP)\n" in make and "test: $(TEST_STAMP)\n" in make
+    assert "$(BIN)/pip install --quiet -e '.[test,plot]'" in make
+    conformance = make[make.index("conformance: "):]
+    assert conformance.split("\n")[1] == "\t$(BIN)/python tests/run_conformance.py $(BIN)/ireval tests/data/trec_eval"
+    assert ".." not in make  # nothing outside the clone
