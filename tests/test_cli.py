@@ -315,3 +315,52 @@ def test_make_run_installs_only_the_runtime_and_conformance_stays_in_the_repo():
     conformance = make[make.index("conformance: "):]
     assert conformance.split("\n")[1] == "\t$(BIN)/python tests/run_conformance.py $(BIN)/ireval tests/data/trec_eval"
     assert ".." not in make  # nothing outside the clone
+
+
+# ---- subcommand dispatch: a mistyped command, usage errors, a terminal on standard input ------------
+
+
+@pytest.mark.parametrize("word,meant", [("compar", "compare"), ("comapre", "compare"), ("Gate", "gate"),
+                                        ("pol", "pool"), ("mesures", "measures"), ("curv", "curve")])
+def test_mistyped_subcommand_is_suggested(cli, tmp_path, word, meant):
+    res = cli([word, "qrels.txt", "run.txt"], cwd=tmp_path)
+    assert (res.code, res.out) == (2, b"")
+    assert res.err == (f"ireval: '{word}' is neither a command nor a file; did you mean 'ireval {meant}'? "
+                       "(see 'ireval --help')\n")
+
+
+def test_a_file_named_like_a_command_is_still_read_as_qrels(cli, tmp_path):
+    write(tmp_path / "compar", QRELS)
+    write(tmp_path / "run.txt", RUN)
+    res = cli(["-m", "map", "compar", "run.txt"], cwd=tmp_path)
+    assert (res.code, res.err) == (0, "") and res.out.startswith(b"map ")
+    res = cli(["qrels.txt", "run.txt"], cwd=tmp_path)  # not close to a command: the usual error
+    assert res.code == 2 and "did you mean" not in res.err
+
+
+@pytest.mark.parametrize("sub", ["compare", "gate", "pool", "curve", "measures"])
+def test_subcommand_usage_error_points_at_its_own_help(cli, sub):
+    res = cli([sub, "--no-such-option"])
+    assert (res.code, res.out) == (2, b"")
+    assert res.err == f"ireval: No such option '--no-such-option'. (see 'ireval {sub} --help')\n"
+
+
+@pytest.mark.parametrize("prefix", [[], ["compare"], ["curve"]])
+def test_reading_a_run_from_a_terminal_says_so(cli, files, monkeypatch, prefix):
+    from irevalcli import cli as cli_module
+
+    q, r = files
+    seen = []
+    real = cli_module._isatty
+    monkeypatch.setattr(cli_module, "_isatty", lambda s: (seen.append(s) or True) if s is sys.stdin else real(s))
+    args = {(): ["-m", "map", q, "-"], ("compare",): ["compare", "-m", "map", q, r, "-"],
+            ("curve",): ["curve", q, "-"]}[tuple(prefix)]
+    res = cli(args, stdin=RUN.encode())
+    assert res.code == 0, res.err
+    assert res.err.startswith("ireval: reading the run from standard input (end with Ctrl-D)\n")
+    assert seen
+
+
+def test_no_terminal_note_for_a_pipe_or_a_named_run(cli, files):
+    q, r = files
+    assert cli(["-m", "map", q, "-"], stdin=RUN.encode()).err == ""  # the fixture's stdin is no terminal
