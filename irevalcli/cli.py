@@ -625,12 +625,18 @@ def _invoke(cmd: click.Command, args: list[str], prog_name: str) -> None:
     # Not cmd.main(): click's own handler turns a broken pipe into exit 1 (the
     # failed-gate code) and prints a blank line on Ctrl-C. Everything else it does
     # before invoking is kept: shell completion requests (_IREVAL_COMPLETE) first.
+    from . import IN_CLI
+
     cmd._main_shell_completion({}, prog_name)
-    with cmd.make_context(prog_name, args) as ctx:
-        if _reads_stdin(cmd, ctx) and _isatty(sys.stdin):
-            # otherwise a forgotten pipe looks like a hang
-            _say("ireval: reading the run from standard input (end with Ctrl-D)")
-        cmd.invoke(ctx)
+    token = IN_CLI.set(True)  # errors name the command line's options, not the API's
+    try:
+        with cmd.make_context(prog_name, args) as ctx:
+            if _reads_stdin(cmd, ctx) and _isatty(sys.stdin):
+                # otherwise a forgotten pipe looks like a hang
+                _say("ireval: reading the run from standard input (end with Ctrl-D)")
+            cmd.invoke(ctx)
+    finally:
+        IN_CLI.reset(token)
 
 
 def _reads_stdin(cmd: click.Command, ctx: click.Context) -> bool:

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from irevalcli.errors import InputError, UsageError
+
 from .conftest import TREC_EVAL, write
 
 QRELS = "1 0 a 1\n1 0 b 0\n1 0 c 2\n2 0 a 1\n2 0 d 1\n"
@@ -364,3 +366,127 @@ def test_reading_a_run_from_a_terminal_says_so(cli, files, monkeypatch, prefix):
 def test_no_terminal_note_for_a_pipe_or_a_named_run(cli, files):
     q, r = files
     assert cli(["-m", "map", q, "-"], stdin=RUN.encode()).err == ""  # the fixture's stdin is no terminal
+
+
+# ---- the Python API: arguments as a Python user writes them, errors in the API's own terms ----------
+
+
+def _frames():
+    import pandas as pd
+
+    qrels = pd.read_csv(io.StringIO(QRELS), sep=" ", header=None, names=["qid", "iter", "docno", "rel"])
+    run = pd.read_csv(io.StringIO(RUN), sep=" ", header=None, names=["qid", "iter", "docno", "rank", "score", "runid"])
+    return qrels, run
+
+
+def _summary(ev):
+    return dict(zip(ev.summary.measure, ev.summary.value))
+
+
+def test_api_takes_one_measure_as_a_string():
+    from irevalcli import evaluate
+
+    qrels, run = _frames()
+    assert list(evaluate(qrels, run, "map").summary.measure) == ["map"]
+    assert list(evaluate(qrels, run, "P.5,10").summary.measure) == ["P_5", "P_10"]
+    with pytest.raises(UsageError) as e:
+        evaluate(qrels, run, ["map", 5])
+    assert str(e.value) == "measures must be a name or a list of names; got 5 (int) in the list"
+    with pytest.raises(UsageError) as e:
+        evaluate(qrels, run, 5)
+    assert str(e.value) == "measures must be a name or a list of names, not int"
+
+
+def test_api_frames_use_the_file_readers_header_names():
+    """query_id/doc_id/relevance: what a CSV or Parquet header may say, a DataFrame may too."""
+    from irevalcli import evaluate
+    from irevalcli.inputs import ALIASES
+
+    qrels, run = _frames()
+    want = _summary(evaluate(qrels, run, ["map", "P.5"]))
+    renamed_q = qrels.rename(columns={"qid": "query_id", "docno": "doc_id", "rel": "relevance"})
+    renamed_r = run.rename(columns={"qid": "query_id", "docno": "doc_id", "runid": "run_id"})
+    ev = evaluate(renamed_q, renamed_r, ["map", "P.5"])
+    assert _summary(ev) == want and ev.results.runid == "r1"
+    for role, frame in (("qid", qrels), ("docno", qrels), ("rel", qrels)):
+        for alias in ALIASES[role]:  # every spelling of the shared table
+            assert _summary(evaluate(frame.rename(columns={role: alias}), run, ["map", "P.5"])) == want
+    with pytest.raises(InputError) as e:
+        evaluate(qrels.rename(columns={"rel": "grade"}), run, "map")
+    assert str(e.value) == ("<qrels DataFrame>: the qrels DataFrame has no rel column (expected one of "
+                            f"{', '.join(repr(a) for a in ALIASES['rel'])}; columns: qid, iter, docno, grade)")
+
+
+def test_api_float_ids_become_integers_or_are_refused():
+    from irevalcli import evaluate
+
+    qrels, run = _frames()
+    want = _summary(evaluate(qrels, run, "map"))
+    # pandas reads a qid column with a gap as floats: 1.0 must still match the run's 1
+    assert _summary(evaluate(qrels.astype({"qid": float}), run, "map")) == want
+    assert _summary(evaluate(qrels, run.astype({"qid": float}), "map")) == want
+    bad = run.astype({"qid": float})
+    bad.loc[3, "qid"] = 2.5
+    with pytest.raises(InputError) as e:
+        evaluate(qrels, bad, "map")
+    assert str(e.value) == "<run DataFrame>:4: column 'qid' holds 2.5, which is not an id: ids are strings or integers"
+    nan = qrels.astype({"qid": float})
+    nan.loc[1, "qid"] = float("nan")
+    with pytest.raises(InputError) as e:
+        evaluate(nan, run, "map")
+    assert str(e.value) == "<qrels DataFrame>:2: column 'qid' holds nan, which is not an id: ids are strings or integers"
+
+
+def test_api_refuses_an_empty_qrels_frame_as_the_cli_refuses_an_empty_file():
+    from irevalcli import evaluate
+
+    qrels, run = _frames()
+    with pytest.raises(InputError) as e:
+        evaluate(qrels.iloc[:0], run, "map")
+    assert str(e.value) == "<qrels DataFrame>: the qrels DataFrame has no judgements"
+    with pytest.raises(InputError) as e:
+        evaluate(qrels, run.iloc[:0], "map")
+    assert str(e.value) == "<run DataFrame>: the run DataFrame has no results"
+
+
+def test_api_errors_name_the_api_parameters(files):
+    from irevalcli import evaluate
+    from irevalcli.errors import MeasureParamError, MissingTopicError, UnknownMeasureError
+
+    qrels, run = _frames()
+    run = run[run.qid == 1]
+    with pytest.raises(MissingTopicError) as e:
+        evaluate(qrels, run, "map")
+    assert str(e.value) == ("<run DataFrame>: topic '2' is judged in <qrels DataFrame> but has no results in the run "
+                            "(use complete=True to score missing topics as 0)")
+    q, r = files
+    write(r, RUN.split("2 Q0")[0])
+    with pytest.raises(MissingTopicError) as e:  # a path, read by the streaming reader: the same words
+        evaluate(q, r, "map", stream=True)
+    assert str(e.value).endswith("(use complete=True to score missing topics as 0)")
+    with pytest.raises(UsageError) as e:
+        evaluate(q, r, "map", max_docs=-1)
+    assert str(e.value) == "max_docs=-1: the number of documents to keep cannot be negative"
+    with pytest.raises(UsageError) as e:
+        evaluate(q, r, "map", compat="9.1")
+    assert str(e.value) == "compat='9.1': unknown version (known: 10.0, 9.0.8)"
+    with pytest.raises(UnknownMeasureError) as e:
+        evaluate(q, r, "rbp", compat="9.0.8")
+    assert str(e.value) == "measure 'rbp' does not exist in trec_eval 9.0.8 (compat='9.0.8')"
+    with pytest.raises(UnknownMeasureError) as e:
+        evaluate(q, r, "map,ndcg")
+    assert str(e.value) == ("unknown measure 'map,ndcg' (did you mean ['map', 'ndcg']? one name per list item); "
+                            "'ireval measures' lists them")
+    with pytest.raises(MeasureParamError) as e:
+        evaluate(q, r, "map", rel_format="prefs")
+    assert str(e.value) == ("measure 'map' cannot be computed from rel_format='prefs' judgements "
+                            "(it needs rel_format='qrels'); with rel_format='prefs' use measures=['all_prefs']")
+    # the command line keeps its own option names
+    res = _cli_main(["-m", "map", str(q), str(r)])
+    assert res[1].endswith("(use -c to score missing topics as 0)\n")
+
+
+def _cli_main(args):
+    code = "import sys; from irevalcli.cli import main; sys.exit(main(sys.argv[1:]))"
+    p = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stderr
