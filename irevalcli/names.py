@@ -50,7 +50,18 @@ class Request:
         return self.measure.labels(self.params)
 
 
+# C's strtod reads hexadecimal floats (0x1p3 = 8), atol stops at the x (0x5 = 0); ireval
+# refuses them rather than guess which the user meant
+_HEX = re.compile(r"^[ \t\n\v\f\r]*[+-]?0[xX]")
+
+
+def _no_hex(text: str, spec: str, what: str) -> None:
+    if _HEX.match(text):
+        raise MeasureParamError(f"{spec}: {what} '{text}' is hexadecimal; write it in decimal")
+
+
 def _atol(text: str, spec: str, what: str) -> int:
+    _no_hex(text, spec, what)
     m = _LONG_PREFIX.match(text)
     if not m:
         raise MeasureParamError(f"{spec}: {what} '{text}' is not a positive integer")
@@ -61,6 +72,7 @@ def _atol(text: str, spec: str, what: str) -> int:
 
 
 def _atof(text: str, spec: str, what: str) -> float:
+    _no_hex(text, spec, what)
     m = _DOUBLE_PREFIX.match(text)
     if not m:
         raise MeasureParamError(f"{spec}: {what} '{text}' is not a number")

@@ -51,3 +51,18 @@ def test_compat_908_num_rel_under_c_counts_topics_without_results():
     """trec_eval 9.0.8, like 10.0, sums num_rel over every judged topic under -c (issue 14)."""
     out = (COMPAT_908 / "out.small.avg.c").read_bytes()
     assert b"num_rel               \tall\t74\n" in out
+
+
+# ---- deliberate differences from trec_eval 10.0 (README "Differences"), checked with its binary --
+
+
+def test_fractional_gains_do_not_depend_on_their_order(cli, tmp_path):
+    """trec_eval 10.0 prints 0.0000 for ndcg.1=0.5 and 1.0000 for ndcg.0=0,1=0.5 (its gain sort
+    compares integer parts); ireval's ideal ranking is the ideal one in every order."""
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n2 0 c 1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 r\n2 Q0 c 1 1 r\n")
+    for spec in ("ndcg.1=0.5", "ndcg.0=0,1=0.5", "ndcg.1=0.5,0=0"):
+        for compat in ("10.0", "9.0.8"):
+            res = cli(["--compat", compat, "-m", spec, "q", "r"], cwd=tmp_path)
+            label = spec.replace(".", "_", 1)
+            assert (res.code, res.err, res.out) == (0, "", f"{label:<22}\tall\t1.0000\n".encode())
