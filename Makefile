@@ -1,18 +1,23 @@
 # Two commands on a fresh machine:
-#   make run   creates .venv, installs ireval and evaluates the shipped examples/
-#   make test  runs the whole default test suite
+#   make run   creates .venv, installs ireval (runtime dependencies only) and evaluates the
+#              shipped examples/
+#   make test  adds the test and plot extras and runs the whole default test suite
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+TEST_STAMP := $(VENV)/.installed-test
 
 .PHONY: run test test-all conformance bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test,plot]'
+	$(BIN)/pip install --quiet -e .
 	touch $(STAMP)
+
+$(TEST_STAMP): $(STAMP)
+	$(BIN)/pip install --quiet -e '.[test,plot]'
+	touch $(TEST_STAMP)
 
 run: $(STAMP)
 	$(BIN)/ireval examples/qrels.txt examples/run.txt
@@ -20,14 +25,15 @@ run: $(STAMP)
 	$(BIN)/ireval compare examples/qrels.txt examples/run.txt examples/run2.txt -m map -m ndcg_cut.10
 	$(BIN)/ireval gate --config examples/gate.toml examples/run2.txt
 
-test: $(STAMP)
+test: $(TEST_STAMP)
 	$(BIN)/python -m pytest -q
 
-test-all: $(STAMP)
+test-all: $(TEST_STAMP)
 	$(BIN)/python -m pytest -q -m ''
 
+# trec_eval's own test cases, from the project's copy (tests/data/trec_eval)
 conformance: $(STAMP)
-	$(BIN)/python ../shared/tools/conformance.py $(BIN)/ireval ../shared/conformance/trec_eval
+	$(BIN)/python tests/run_conformance.py $(BIN)/ireval tests/data/trec_eval
 
 # Benchmarks: the reference tools live in their own environment (benchmarks/README.md).
 benchmarks/.venv-ref/.installed: benchmarks/requirements-ref.txt

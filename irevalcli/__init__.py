@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .version import VERSION as __version__
+
 __all__ = ["__version__", "evaluate"]
 
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from .engine.evaluate import Results, evaluate_table
-from .errors import InputError, UsageError
+from .errors import InputError, IrevalError, UsageError
 from .io.tabular import streamable
 from .measures.names import resolve
 from .io.trec import Qrels, Run, read_zscores
@@ -43,58 +44,96 @@ class Evaluation:
         return self.results.summary_frame()
 
 
-def _frame_to_binary(df: Any, col: str, what: str) -> Any:
+def _frame_column(df: Any, role: str, name: str, what: str) -> str:
+    """The DataFrame column playing ``role``, recognised by the same names (and the same
+    table, inputs.ALIASES) as a CSV, TSV, JSON Lines or Parquet file's header."""
+    from .io.tabular import ALIASES, _find_column
+
+    names = [str(c) for c in df.columns]
+    col = _find_column(role, names, {})
+    if col is None:
+        known = ", ".join(f"'{a}'" for a in ALIASES[role])
+        raise InputError(name, f"the {what} DataFrame has no {role} column (expected one of {known}; "
+                               f"columns: {', '.join(names) or 'none'})")
+    return col
+
+
+def _frame_to_binary(df: Any, col: str, name: str) -> Any:
+    """Topic or document ids as bytes, as a file gives them. Floats (a qid column that pandas
+    read as 301.0, say) would never match the file's '301': integral ones become integers,
+    others are refused."""
+    import numpy as np
+    import pandas as pd
     import pyarrow as pa
 
-    if col not in df.columns:
-        raise InputError(what, f"DataFrame has no '{col}' column (columns: {', '.join(map(str, df.columns))})")
-    values = df[col].astype(str).tolist()
-    return pa.array([v.encode("utf-8", "surrogateescape") for v in values], pa.large_binary())
+    values = df[col]
+    if pd.api.types.is_float_dtype(values.dtype):
+        arr = values.to_numpy(dtype=np.float64)
+        bad = ~np.isfinite(arr) | (arr != np.floor(arr))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise InputError(name, f"column '{col}' holds {float(arr[i])!r}, which is not an id: ids are strings "
+                                   "or integers", i + 1)
+        values = pd.Series(arr.astype(np.int64))
+    elif values.isna().any():
+        i = int(np.flatnonzero(values.isna().to_numpy())[0])
+        raise InputError(name, f"column '{col}' is empty (missing value)", i + 1)
+    strs = values.astype(str).tolist()
+    return pa.array([v.encode("utf-8", "surrogateescape") for v in strs], pa.large_binary())
 
 
 def qrels_from_frame(df: Any, name: str = "<qrels DataFrame>") -> Qrels:
-    """A qrels DataFrame with columns qid, docno, rel."""
+    """A qrels DataFrame with columns qid, docno, rel (or any header spelling a qrels file may
+    use: query_id, doc_id, relevance, ...)."""
     import numpy as np
     import pandas as pd
 
-    if "rel" not in df.columns:
-        raise InputError(name, "DataFrame has no 'rel' column")
-    rel = pd.to_numeric(df["rel"], errors="coerce")
+    qid_col = _frame_column(df, "qid", name, "qrels")
+    doc_col = _frame_column(df, "docno", name, "qrels")
+    rel_col = _frame_column(df, "rel", name, "qrels")
+    if len(df) == 0:
+        raise InputError(name, "the qrels DataFrame has no judgements")
+    rel = pd.to_numeric(df[rel_col], errors="coerce")
     bad = rel.isna() | (rel != np.floor(rel))
     if bad.any():
         i = int(np.flatnonzero(bad.to_numpy())[0])
-        raise InputError(name, f"relevance label '{df['rel'].iloc[i]}' is not an integer", i + 1)
+        raise InputError(name, f"relevance label '{df[rel_col].iloc[i]}' is not an integer", i + 1)
     return Qrels(
         name=name,
         sha256="",
-        qid=_frame_to_binary(df, "qid", name),
-        docno=_frame_to_binary(df, "docno", name),
+        qid=_frame_to_binary(df, qid_col, name),
+        docno=_frame_to_binary(df, doc_col, name),
         rel=rel.to_numpy(dtype=np.int64),
         lineno=np.arange(1, len(df) + 1, dtype=np.int64),
     )
 
 
 def run_from_frame(df: Any, name: str = "<run DataFrame>", runid: str = "run") -> Run:
-    """A run DataFrame with columns qid, docno, score (and optionally runid)."""
+    """A run DataFrame with columns qid, docno, score (and optionally runid), or any header
+    spelling a run file may use (query_id, doc_id, ...)."""
     import numpy as np
     import pandas as pd
 
-    if "score" not in df.columns:
-        raise InputError(name, "DataFrame has no 'score' column")
-    score = pd.to_numeric(df["score"], errors="coerce")
+    qid_col = _frame_column(df, "qid", name, "run")
+    doc_col = _frame_column(df, "docno", name, "run")
+    score_col = _frame_column(df, "score", name, "run")
+    if len(df) == 0:
+        raise InputError(name, "the run DataFrame has no results")
+    score = pd.to_numeric(df[score_col], errors="coerce")
     bad = score.isna()
     if bad.any():
         i = int(np.flatnonzero(bad.to_numpy())[0])
-        raise InputError(name, f"score '{df['score'].iloc[i]}' is not a number", i + 1)
-    if len(df) == 0:
-        raise InputError(name, "the run has no results")
-    if "runid" in df.columns:
-        runid = str(df["runid"].iloc[-1])
+        raise InputError(name, f"score '{df[score_col].iloc[i]}' is not a number", i + 1)
+    from .io.tabular import _find_column
+
+    runid_col = _find_column("runid", [str(c) for c in df.columns], {})
+    if runid_col is not None:
+        runid = str(df[runid_col].iloc[-1])
     return Run(
         name=name,
         sha256="",
-        qid=_frame_to_binary(df, "qid", name),
-        docno=_frame_to_binary(df, "docno", name),
+        qid=_frame_to_binary(df, qid_col, name),
+        docno=_frame_to_binary(df, doc_col, name),
         score=score.to_numpy(dtype=np.float64),
         lineno=np.arange(1, len(df) + 1, dtype=np.int64),
         runid=runid,
@@ -143,11 +182,65 @@ def _hash_inputs_switch(func: Any) -> Any:
     return wrapper
 
 
+# Command-line spellings in messages -> the API's parameter names (when not called by the CLI)
+_API_NAMES = (
+    (re.compile(r"\(use -c to "), "(use complete=True to "),
+    (re.compile(r"^-M (-?[0-9]+):"), r"max_docs=\1:"),
+    (re.compile(r"^-D: "), "only_query: "),
+    (re.compile(r"^--compat ([^:]*):"), r"compat='\1':"),
+    (re.compile(r"\(--compat 9\.0\.8\)"), "(compat='9.0.8')"),
+    (re.compile(r"use -m ([A-Za-z_]+)"), r"use measures=['\1']"),
+    (re.compile(r"-R ([A-Za-z_]+)"), r"rel_format='\1'"),
+    (re.compile(r"give --subtopics FILE"), "give subtopics=PATH or a DataFrame"),
+    (re.compile(r"did you mean '((?:-m [^ ']+ ?)+)'\? one measure per -m"),
+     lambda m: "did you mean " + repr(m.group(1).replace("-m ", "").split()) + "? one name per list item"),
+)
+
+
+def _api_names(func: Any) -> Any:
+    """Re-word an error raised from a Python call so that it names the parameter to change
+    (``complete=True``), not the command line's option (``-c``)."""
+    import functools
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from .errors import IN_CLI
+
+        try:
+            return func(*args, **kwargs)
+        except IrevalError as exc:
+            if IN_CLI.get():
+                raise
+            msg = str(exc)
+            for pattern, repl in _API_NAMES:
+                msg = pattern.sub(repl, msg)
+            if msg != str(exc):
+                exc.args = (msg,)
+            raise
+
+    return wrapper
+
+
+def _measure_list(measures: Any) -> list[str]:
+    """``"map"`` or ``["map", "P.5"]``: a single string is one measure (not its letters)."""
+    if isinstance(measures, str):
+        return [measures]
+    try:
+        items = list(measures)
+    except TypeError:
+        raise UsageError(f"measures must be a name or a list of names, not {type(measures).__name__}") from None
+    for m in items:
+        if not isinstance(m, str):
+            raise UsageError(f"measures must be a name or a list of names; got {m!r} ({type(m).__name__}) in the list")
+    return items
+
+
+@_api_names
 @_hash_inputs_switch
 def evaluate(
     qrels: Any,
     run: Any,
-    measures: Sequence[str] = ("official",),
+    measures: str | Sequence[str] = ("official",),
     *,
     complete: bool = False,
     rel_level: int = 1,
@@ -168,7 +261,10 @@ def evaluate(
 
     ``qrels`` and ``run`` are paths (``-`` reads the run from stdin; gzip is detected)
     or DataFrames (qrels: qid, docno, rel; run: qid, docno, score[, runid]).
-    ``measures`` are trec_eval names (``map``, ``P.5,10``, ``ndcg_cut_10``, ``all_trec``).
+    ``measures``: one trec_eval name or a list of them (``"map"``, ``["P.5,10", "ndcg_cut_10"]``,
+    ``"all_trec"``). DataFrame columns are recognised by the same names as file headers
+    (``query_id``, ``doc_id``, ``relevance``, ...); float ids that are whole numbers (a qid
+    column read as 301.0) become integers ("301"), other floats are refused.
     The keyword options are trec_eval's ``-c -l -M -J -N -D -R -Z``; ``compat="9.0.8"``
     reproduces trec_eval 9.0.8 (the version inside pytrec_eval) instead of 10.0.
     ``stream``: evaluate a run file topic block by topic block in bounded memory
@@ -186,7 +282,7 @@ def evaluate(
         raise UsageError(f"-R {rel_format}: unknown judgement format (known: {', '.join(REL_FORMATS)})")
     if compat not in COMPAT_MODES:
         raise UsageError(f"--compat {compat}: unknown version (known: {', '.join(COMPAT_MODES)})")
-    requests = resolve(list(measures), rel_format=rel_format, compat=compat)
+    requests = resolve(_measure_list(measures), rel_format=rel_format, compat=compat)
     need = [r.labels[0] for r in requests if r.measure.extra.get("needs_subtopics")]
     if need and subtopics is None:
         raise UsageError(f"measure '{need[0]}' needs subtopic judgements: give --subtopics FILE")

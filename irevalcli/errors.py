@@ -1,10 +1,16 @@
 """The exception tree.
 
 Library code raises these; ``str(e)`` is the complete user-facing message.
-``cli.py`` turns them into one line on stderr and an exit code, in one place.
+``commands/main.py`` turns them into one line on stderr and an exit code, in one place.
 """
 
 from __future__ import annotations
+
+from contextvars import ContextVar
+
+# True while the command line runs: errors then name its options (-c, -M N, -R FMT), and
+# the Python API's own names (complete=True, max_docs=N, rel_format=...) otherwise.
+IN_CLI: ContextVar[bool] = ContextVar("irevalcli_in_cli", default=False)
 
 
 class IrevalError(Exception):

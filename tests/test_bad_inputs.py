@@ -92,7 +92,24 @@ CATALOGUE = [
          run=b"1 Q0 a 1 3 r\n1 Q0 b 2 abc r\n"),
     Case("score-trailing-garbage", 2, f"ireval: {R}:1: score '2.5x' is not a number\n", run=b"1 Q0 a 1 2.5x r\n"),
     Case("score-decimal-comma", 2, f"ireval: {R}:1: score '2,5' is not a number\n", run=b"1 Q0 a 1 2,5 r\n"),
-    Case("score-hex-refused", 2, f"ireval: {R}:1: score '0x10' is not a number\n", run=b"1 Q0 a 1 0x10 r\n"),
+    # hexadecimal: C's strtod reads 0x10 as 16 and atol reads 0x1 as 0; ireval refuses both
+    Case("score-hex-refused", 2, f"ireval: {R}:1: score '0x10' is hexadecimal; write it in decimal\n",
+         run=b"1 Q0 a 1 0x10 r\n"),
+    Case("score-hex-float-refused", 2, f"ireval: {R}:1: score '0x1p3' is hexadecimal; write it in decimal\n",
+         run=b"1 Q0 a 1 0x1p3 r\n"),
+    Case("label-hex-refused", 2, f"ireval: {Q}:1: relevance label '0x1' is hexadecimal; write it in decimal\n",
+         qrels=b"1 0 a 0x1\n1 0 b 0\n2 0 a 1\n"),
+    Case("label-hex-refused-general-path", 2,
+         f"ireval: {Q}:2: relevance label '0X1' is hexadecimal; write it in decimal\n",
+         qrels=b"1 0 a 1\n1\t0 b 0X1\n2 0 a 1\n"),
+    Case("param-hex-gain-refused", 2, "ireval: ndcg.1=0x1p1: value of '1' '0x1p1' is hexadecimal; write it in decimal\n",
+         args=["-m", "ndcg.1=0x1p1"]),
+    Case("param-hex-cutoff-refused", 2, "ireval: P.0x5: cutoff '0x5' is hexadecimal; write it in decimal\n",
+         args=["-m", "P.0x5"]),
+    # trec_eval -c scores a run of only comments as all-zero; ireval refuses it, as both refuse an empty run
+    Case("complete-run-only-comments", 2,
+         f"ireval: {R}: the run file has no results (only comments or blank lines)\n",
+         run=b"# nothing\n# here\n", args=["-c", "-m", "map"]),
     Case("score-nan", 2, f"ireval: {R}:1: score 'nan' cannot be ranked\n", run=b"1 Q0 a 1 nan r\n"),
     Case("score-NaN", 2, f"ireval: {R}:1: score 'nan' cannot be ranked\n", run=b"1 Q0 a 1 NaN r\n"),
     Case("score-minus-nan", 2, f"ireval: {R}:2: score 'nan' cannot be ranked\n",
@@ -352,9 +369,11 @@ def test_megabyte_token_in_a_message_is_shortened(cli, tmp_path):
     assert len(res.err) < 300
 
 
-# Inputs that must not hang ireval, each run in its own process with a deadline. They
-# are started together (a module fixture), so the default run waits HANG_TIMEOUT once.
-HANG_TIMEOUT = 3.0
+# Inputs that must not hang ireval, each run in its own process. They are started together
+# (a module fixture). No timing is asserted: the timeout is generous enough to catch only a
+# real hang (an endless or quadratic loop over 64K digits or a 10^7-long ideal ranking),
+# never a slow or busy machine.
+HANG_TIMEOUT = 120.0
 _DIGITS = b"9" * (1 << 16) + b"x"
 HANG_INPUTS = {
     "score-digits": (Q0, b"1 Q0 a 1 " + _DIGITS + b" r\n", ["-m", "map"]),
@@ -365,8 +384,6 @@ HANG_INPUTS = {
 
 @pytest.fixture(scope="module")
 def hang_runs(tmp_path_factory):
-    import time
-
     code = "import sys; from irevalcli.commands.main import main; sys.exit(main(sys.argv[1:]))"
     procs = {}
     for name, (q, r, args) in HANG_INPUTS.items():
@@ -375,16 +392,15 @@ def hang_runs(tmp_path_factory):
         (d / "r").write_bytes(r)
         procs[name] = subprocess.Popen([sys.executable, "-c", code, *args, "q", "r"], cwd=d,
                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + HANG_TIMEOUT
 
     def wait(name: str) -> tuple[int, bytes, bytes]:
         proc = procs[name]
         try:
-            out, err = proc.communicate(timeout=max(deadline - time.monotonic(), 0.01))
+            out, err = proc.communicate(timeout=HANG_TIMEOUT)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.communicate()
-            pytest.fail(f"{name}: ireval did not finish in {HANG_TIMEOUT} s")
+            pytest.fail(f"{name}: ireval hangs (still running after {HANG_TIMEOUT:.0f} s)")
         return proc.returncode, out, err
 
     yield wait

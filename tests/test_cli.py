@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from irevalcli.errors import InputError, UsageError
+
 from .conftest import TREC_EVAL, write
 
 QRELS = "1 0 a 1\n1 0 b 0\n1 0 c 2\n2 0 a 1\n2 0 d 1\n"
@@ -256,3 +258,237 @@ def test_env_independent_of_hash_seed(files, tmp_path):
         env = dict(os.environ, PYTHONHASHSEED=seed)
         outs.add(subprocess.run([exe, "-q", "-m", "all_trec", *map(str, files)], capture_output=True, env=env).stdout)
     assert len(outs) == 1
+
+
+
+# ---- packaging: the distribution is `irevalcli` (the index's `ireval` is another project) -------
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _pyproject() -> dict:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def test_distribution_name_license_and_build_requirement():
+    meta = _pyproject()
+    assert meta["project"]["name"] == "irevalcli"
+    assert meta["project"]["scripts"] == {"ireval": "irevalcli.commands.main:entry"}
+    assert meta["project"]["license"] == "MIT" and meta["project"]["license-files"] == ["LICENSE"]
+    assert (ROOT / "LICENSE").read_text().startswith("MIT License\n")
+    # setuptools 77 is the first to take an SPDX string and license-files (no deprecation box)
+    assert meta["build-system"]["requires"] == ["setuptools>=77"]
+
+
+def test_readme_lists_every_runtime_dependency():
+    import re
+
+    deps = [re.split(r"[<>=;\[ ]", d)[0] for d in _pyproject()["project"]["dependencies"]]
+    readme = (ROOT / "README.md").read_text()
+    listed = re.search(r"\(runtime dependencies: ([^)]*)\)", readme).group(1)
+    assert all(d in listed for d in deps), (deps, listed)
+
+
+def test_every_install_instruction_names_the_irevalcli_distribution():
+    """Installing `ireval` from a package index would fetch the unrelated project of that name."""
+    import re
+
+    wrong = re.compile(rb"pip install\s+['\"]?ireval(?![a-z])")
+    hits = []
+    for path in ROOT.rglob("*"):
+        rel = path.relative_to(ROOT).parts
+        if not path.is_file() or rel[0] in (".git", ".venv", "build") or rel[0].endswith(".egg-info") \
+                or "__pycache__" in rel or ".venv-ref" in rel or path.stat().st_size > 2_000_000:
+            continue
+        if wrong.search(path.read_bytes()):
+            hits.append(str(path.relative_to(ROOT)))
+    assert hits == []
+
+
+
+def test_make_run_installs_only_the_runtime_and_conformance_stays_in_the_repo():
+    make = (ROOT / "Makefile").read_text()
+    stamp = make[make.index("$(STAMP): pyproject.toml"):make.index("$(TEST_STAMP): $(STAMP)")]
+    assert "pip install --quiet -e .\n" in stamp and "[" not in stamp  # no extras for `make run`
+    assert "run: $(STAMP)\n" in make and "test: $(TEST_STAMP)\n" in make
+    assert "$(BIN)/pip install --quiet -e '.[test,plot]'" in make
+    conformance = make[make.index("conformance: "):]
+    assert conformance.split("\n")[1] == "\t$(BIN)/python tests/run_conformance.py $(BIN)/ireval tests/data/trec_eval"
+    assert ".." not in make  # nothing outside the clone
+
+
+# ---- subcommand dispatch: a mistyped command, usage errors, a terminal on standard input ------------
+
+
+@pytest.mark.parametrize("word,meant", [("compar", "compare"), ("comapre", "compare"), ("Gate", "gate"),
+                                        ("pol", "pool"), ("mesures", "measures"), ("curv", "curve")])
+def test_mistyped_subcommand_is_suggested(cli, tmp_path, word, meant):
+    res = cli([word, "qrels.txt", "run.txt"], cwd=tmp_path)
+    assert (res.code, res.out) == (2, b"")
+    assert res.err == (f"ireval: '{word}' is neither a command nor a file; did you mean 'ireval {meant}'? "
+                       "(see 'ireval --help')\n")
+
+
+def test_a_file_named_like_a_command_is_still_read_as_qrels(cli, tmp_path):
+    write(tmp_path / "compar", QRELS)
+    write(tmp_path / "run.txt", RUN)
+    res = cli(["-m", "map", "compar", "run.txt"], cwd=tmp_path)
+    assert (res.code, res.err) == (0, "") and res.out.startswith(b"map ")
+    res = cli(["qrels.txt", "run.txt"], cwd=tmp_path)  # not close to a command: the usual error
+    assert res.code == 2 and "did you mean" not in res.err
+
+
+@pytest.mark.parametrize("sub", ["compare", "gate", "pool", "curve", "measures"])
+def test_subcommand_usage_error_points_at_its_own_help(cli, sub):
+    res = cli([sub, "--no-such-option"])
+    assert (res.code, res.out) == (2, b"")
+    assert res.err == f"ireval: No such option '--no-such-option'. (see 'ireval {sub} --help')\n"
+
+
+@pytest.mark.parametrize("prefix", [[], ["compare"], ["curve"]])
+def test_reading_a_run_from_a_terminal_says_so(cli, files, monkeypatch, prefix):
+    from irevalcli.commands import main as cli_module
+
+    q, r = files
+    seen = []
+    real = cli_module._isatty
+    monkeypatch.setattr(cli_module, "_isatty", lambda s: (seen.append(s) or True) if s is sys.stdin else real(s))
+    args = {(): ["-m", "map", q, "-"], ("compare",): ["compare", "-m", "map", q, r, "-"],
+            ("curve",): ["curve", q, "-"]}[tuple(prefix)]
+    res = cli(args, stdin=RUN.encode())
+    assert res.code == 0, res.err
+    assert res.err.startswith("ireval: reading the run from standard input (end with Ctrl-D)\n")
+    assert seen
+
+
+def test_no_terminal_note_for_a_pipe_or_a_named_run(cli, files):
+    q, r = files
+    assert cli(["-m", "map", q, "-"], stdin=RUN.encode()).err == ""  # the fixture's stdin is no terminal
+
+
+# ---- the Python API: arguments as a Python user writes them, errors in the API's own terms ----------
+
+
+def _frames():
+    import pandas as pd
+
+    qrels = pd.read_csv(io.StringIO(QRELS), sep=" ", header=None, names=["qid", "iter", "docno", "rel"])
+    run = pd.read_csv(io.StringIO(RUN), sep=" ", header=None, names=["qid", "iter", "docno", "rank", "score", "runid"])
+    return qrels, run
+
+
+def _summary(ev):
+    return dict(zip(ev.summary.measure, ev.summary.value))
+
+
+def test_api_takes_one_measure_as_a_string():
+    from irevalcli import evaluate
+
+    qrels, run = _frames()
+    assert list(evaluate(qrels, run, "map").summary.measure) == ["map"]
+    assert list(evaluate(qrels, run, "P.5,10").summary.measure) == ["P_5", "P_10"]
+    with pytest.raises(UsageError) as e:
+        evaluate(qrels, run, ["map", 5])
+    assert str(e.value) == "measures must be a name or a list of names; got 5 (int) in the list"
+    with pytest.raises(UsageError) as e:
+        evaluate(qrels, run, 5)
+    assert str(e.value) == "measures must be a name or a list of names, not int"
+
+
+def test_api_frames_use_the_file_readers_header_names():
+    """query_id/doc_id/relevance: what a CSV or Parquet header may say, a DataFrame may too."""
+    from irevalcli import evaluate
+    from irevalcli.io.tabular import ALIASES
+
+    qrels, run = _frames()
+    want = _summary(evaluate(qrels, run, ["map", "P.5"]))
+    renamed_q = qrels.rename(columns={"qid": "query_id", "docno": "doc_id", "rel": "relevance"})
+    renamed_r = run.rename(columns={"qid": "query_id", "docno": "doc_id", "runid": "run_id"})
+    ev = evaluate(renamed_q, renamed_r, ["map", "P.5"])
+    assert _summary(ev) == want and ev.results.runid == "r1"
+    for role, frame in (("qid", qrels), ("docno", qrels), ("rel", qrels)):
+        for alias in ALIASES[role]:  # every spelling of the shared table
+            assert _summary(evaluate(frame.rename(columns={role: alias}), run, ["map", "P.5"])) == want
+    with pytest.raises(InputError) as e:
+        evaluate(qrels.rename(columns={"rel": "grade"}), run, "map")
+    assert str(e.value) == ("<qrels DataFrame>: the qrels DataFrame has no rel column (expected one of "
+                            f"{', '.join(repr(a) for a in ALIASES['rel'])}; columns: qid, iter, docno, grade)")
+
+
+def test_api_float_ids_become_integers_or_are_refused():
+    from irevalcli import evaluate
+
+    qrels, run = _frames()
+    want = _summary(evaluate(qrels, run, "map"))
+    # pandas reads a qid column with a gap as floats: 1.0 must still match the run's 1
+    assert _summary(evaluate(qrels.astype({"qid": float}), run, "map")) == want
+    assert _summary(evaluate(qrels, run.astype({"qid": float}), "map")) == want
+    bad = run.astype({"qid": float})
+    bad.loc[3, "qid"] = 2.5
+    with pytest.raises(InputError) as e:
+        evaluate(qrels, bad, "map")
+    assert str(e.value) == "<run DataFrame>:4: column 'qid' holds 2.5, which is not an id: ids are strings or integers"
+    nan = qrels.astype({"qid": float})
+    nan.loc[1, "qid"] = float("nan")
+    with pytest.raises(InputError) as e:
+        evaluate(nan, run, "map")
+    assert str(e.value) == "<qrels DataFrame>:2: column 'qid' holds nan, which is not an id: ids are strings or integers"
+
+
+def test_api_refuses_an_empty_qrels_frame_as_the_cli_refuses_an_empty_file():
+    from irevalcli import evaluate
+
+    qrels, run = _frames()
+    with pytest.raises(InputError) as e:
+        evaluate(qrels.iloc[:0], run, "map")
+    assert str(e.value) == "<qrels DataFrame>: the qrels DataFrame has no judgements"
+    with pytest.raises(InputError) as e:
+        evaluate(qrels, run.iloc[:0], "map")
+    assert str(e.value) == "<run DataFrame>: the run DataFrame has no results"
+
+
+def test_api_errors_name_the_api_parameters(files):
+    from irevalcli import evaluate
+    from irevalcli.errors import MeasureParamError, MissingTopicError, UnknownMeasureError
+
+    qrels, run = _frames()
+    run = run[run.qid == 1]
+    with pytest.raises(MissingTopicError) as e:
+        evaluate(qrels, run, "map")
+    assert str(e.value) == ("<run DataFrame>: topic '2' is judged in <qrels DataFrame> but has no results in the run "
+                            "(use complete=True to score missing topics as 0)")
+    q, r = files
+    write(r, RUN.split("2 Q0")[0])
+    with pytest.raises(MissingTopicError) as e:  # a path, read by the streaming reader: the same words
+        evaluate(q, r, "map", stream=True)
+    assert str(e.value).endswith("(use complete=True to score missing topics as 0)")
+    with pytest.raises(UsageError) as e:
+        evaluate(q, r, "map", max_docs=-1)
+    assert str(e.value) == "max_docs=-1: the number of documents to keep cannot be negative"
+    with pytest.raises(UsageError) as e:
+        evaluate(q, r, "map", compat="9.1")
+    assert str(e.value) == "compat='9.1': unknown version (known: 10.0, 9.0.8)"
+    with pytest.raises(UnknownMeasureError) as e:
+        evaluate(q, r, "rbp", compat="9.0.8")
+    assert str(e.value) == "measure 'rbp' does not exist in trec_eval 9.0.8 (compat='9.0.8')"
+    with pytest.raises(UnknownMeasureError) as e:
+        evaluate(q, r, "map,ndcg")
+    assert str(e.value) == ("unknown measure 'map,ndcg' (did you mean ['map', 'ndcg']? one name per list item); "
+                            "'ireval measures' lists them")
+    with pytest.raises(MeasureParamError) as e:
+        evaluate(q, r, "map", rel_format="prefs")
+    assert str(e.value) == ("measure 'map' cannot be computed from rel_format='prefs' judgements "
+                            "(it needs rel_format='qrels'); with rel_format='prefs' use measures=['all_prefs']")
+    # the command line keeps its own option names
+    res = _cli_main(["-m", "map", str(q), str(r)])
+    assert res[1].endswith("(use -c to score missing topics as 0)\n")
+
+
+def _cli_main(args):
+    code = "import sys; from irevalcli.commands.main import main; sys.exit(main(sys.argv[1:]))"
+    p = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stderr

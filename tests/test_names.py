@@ -86,3 +86,42 @@ def test_errors(spec, error, message):
     with pytest.raises(error) as e:
         resolve([spec])
     assert str(e.value) == message
+
+
+# The suggestion engine (names.Suggester): every slip class gets a whole spelling that resolves.
+@pytest.mark.parametrize(
+    "spec,meant",
+    [
+        ("map,ndcg", "-m map -m ndcg"),  # several measures in one -m
+        ("map,P.10", "-m map -m P.10"),
+        ("ndcg_cut10", "ndcg_cut.10"),  # the dot before the parameters is missing
+        ("P10", "P.10"),
+        ("iprec_at_recall0.1", "iprec_at_recall.0.1"),
+        ("ndcg_cut,10", "ndcg_cut.10"),  # ... or mistyped
+        ("ndcg_cut:10", "ndcg_cut.10"),
+        ("NDCG_CUT.10", "ndcg_cut.10"),  # wrong case, parameters kept
+        ("NDCG_CUT10", "ndcg_cut.10"),
+        ("p.10", "P.10"),
+        ("set_f", "set_F"),
+        ("ndcg-cut.10", "ndcg_cut.10"),  # '-' for '_'
+        ("ap@100", "AP@100"),  # ir_measures' name in the wrong case
+        ("ndgc_cut.10", "ndcg_cut.10"),  # misspelt, parameters kept
+        ("mapp", "map"),
+    ],
+)
+def test_suggestions_are_whole_spellings_that_resolve(spec, meant):
+    with pytest.raises(UnknownMeasureError) as e:
+        resolve([spec])
+    tail = "? one measure per -m)" if meant.startswith("-m ") else "?)"
+    assert str(e.value) == f"unknown measure '{spec}' (did you mean '{meant}'{tail}; 'ireval measures' lists them"
+    for part in meant.replace("-m ", "").split():
+        resolve([part])  # what is suggested works
+
+
+def test_no_suggestion_for_nonsense_and_none_outside_compat_908():
+    with pytest.raises(UnknownMeasureError) as e:
+        resolve(["xyzzy"])
+    assert str(e.value) == "unknown measure 'xyzzy'; 'ireval measures' lists them"
+    with pytest.raises(UnknownMeasureError) as e:
+        resolve(["rbp,map"], compat="9.0.8")  # rbp does not exist there: no '-m rbp -m map'
+    assert "-m rbp" not in str(e.value)

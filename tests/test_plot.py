@@ -81,4 +81,4 @@ def test_format_from_option_and_errors(cli, tmp_path):
 def test_missing_matplotlib_is_a_clear_error(cli, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import fails
     res = cli(["plot", "pr", "qrels.txt", "bm25.txt", "-o", tmp_path / "p.png"], cwd=GOLDEN)
-    assert (res.code, res.err) == (2, "ireval: ireval plot needs matplotlib: pip install 'ireval[plot]'\n")
+    assert (res.code, res.err) == (2, "ireval: ireval plot needs matplotlib: pip install 'irevalcli[plot]'\n")

@@ -626,8 +626,48 @@ def _invoke(cmd: click.Command, args: list[str], prog_name: str) -> None:
     # Not cmd.main(): click's own handler turns a broken pipe into exit 1 (the
     # failed-gate code) and prints a blank line on Ctrl-C. Shell completion is
     # answered in entry(), only when a shell asks (completion.requested).
-    with cmd.make_context(prog_name, args) as ctx:
-        cmd.invoke(ctx)
+    from ..errors import IN_CLI
+
+    token = IN_CLI.set(True)  # errors name the command line's options, not the API's
+    try:
+        with cmd.make_context(prog_name, args) as ctx:
+            if _reads_stdin(cmd, ctx) and _isatty(sys.stdin):
+                # otherwise a forgotten pipe looks like a hang
+                _say("ireval: reading the run from standard input (end with Ctrl-D)")
+            cmd.invoke(ctx)
+    finally:
+        IN_CLI.reset(token)
+
+
+def _reads_stdin(cmd: click.Command, ctx: click.Context) -> bool:
+    """Whether a run argument (not QRELS, which cannot be read from standard input) is ``-``."""
+    for p in cmd.params:
+        if not isinstance(p, click.Argument) or p.name == "qrels":
+            continue
+        value = ctx.params.get(p.name or "")
+        if isinstance(value, (tuple, list)):
+            # gate's [QRELS] RUN: the last file is the run
+            value = value[-1:] if p.name == "files" else value
+            if "-" in value:
+                return True
+        elif value == "-":
+            return True
+    return False
+
+
+def _command_suggestion(args: list[str]) -> str | None:
+    """``ireval compar q r``: the first argument is no file but close to a subcommand's name."""
+    if not args or args[0].startswith("-") or os.path.exists(args[0]):
+        return None
+    import difflib
+
+    word = args[0]
+    low = word.lower()
+    hits = [name for name in SUBCOMMANDS if low == name or (len(low) >= 3 and name.startswith(low))]
+    hits = hits or difflib.get_close_matches(low, list(SUBCOMMANDS), n=1, cutoff=0.7)
+    if not hits:
+        return None
+    return f"'{word}' is neither a command nor a file; did you mean 'ireval {hits[0]}'?"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -693,6 +733,9 @@ def _main(args: list[str], debug: bool) -> int:
         if args and args[0] in SUBCOMMANDS:
             _invoke(_subcommand(args[0]), args[1:], f"ireval {args[0]}")
         else:
+            slip = _command_suggestion(args)
+            if slip is not None:
+                raise click.UsageError(slip)
             _invoke(eval_command, args, "ireval")
         _flush_stdout()
         return EXIT_OK
@@ -705,7 +748,8 @@ def _main(args: list[str], debug: bool) -> int:
             args and args[0] in SUBCOMMANDS
         ):
             msg = f"{_one_line(msg).rstrip('.')}; usage: ireval [OPTIONS] QRELS RUN"
-        _say(f"ireval: {_printable(_one_line(msg))} (see 'ireval --help')")
+        help_cmd = f"ireval {args[0]} --help" if args and args[0] in SUBCOMMANDS else "ireval --help"
+        _say(f"ireval: {_printable(_one_line(msg))} (see '{help_cmd}')")
         return EXIT_USAGE
     except (click.Abort, KeyboardInterrupt):
         if not _SIGNALLED:

@@ -1,6 +1,6 @@
 """``ireval plot``: precision-recall curves and per-topic differences, to PNG or SVG.
 
-An optional extra: it needs matplotlib (``pip install 'ireval[plot]'``). Figures
+An optional extra: it needs matplotlib (``pip install 'irevalcli[plot]'``). Figures
 are drawn on a bare :class:`matplotlib.figure.Figure` (no pyplot, no global
 state, no display) and written atomically. The same inputs give the same bytes:
 SVG ids are salted with a constant and no date is written.
@@ -30,7 +30,7 @@ def _matplotlib() -> Any:
     try:
         import matplotlib
     except ImportError:
-        raise UsageError("ireval plot needs matplotlib: pip install 'ireval[plot]'") from None
+        raise UsageError("ireval plot needs matplotlib: pip install 'irevalcli[plot]'") from None
     return matplotlib
 
 
@@ -233,7 +233,7 @@ Examples:
   ireval plot diff qrels.txt bm25.txt dense.txt -m ndcg_cut.10 -o diff.svg
 
 \b
-Needs matplotlib: pip install 'ireval[plot]'.
+Needs matplotlib: pip install 'irevalcli[plot]'.
 """
 
 

@@ -216,7 +216,9 @@ def summarize(
                 has = ~np.isnan(v) & (w > 0)
                 summary = _seq_sum(w[has] * v[has]) / _seq_sum(w[has]) if has.any() else math.nan
             elif meas.agg == "num_rel":
-                summary = num_rel_complete if (complete and compat == "10.0") else _seq_sum(v)
+                # -c: every judged relevant document, topics without results included (trec_eval
+                # 9.0.4 to 10.0 alike, so --compat 9.0.8 too)
+                summary = num_rel_complete if complete else _seq_sum(v)
             else:
                 s = _seq_sum(v)
                 summary = s / denom if denom != 0 else s

@@ -231,6 +231,9 @@ def _fast_table(data: bytes, ncols: int | None, min_cols: int, types: dict) -> p
     for bad in (other, b"\r", b"\v", b"\f", b"\x00"):  # single bytes: memchr speed
         if data.find(bad) >= 0:
             return None
+    # Arrow's integer conversion reads 0x1 as 1 (trec_eval's atol: 0); the general path refuses it
+    if any(pa.types.is_integer(t) for t in types.values()) and (data.find(b"0x") >= 0 or data.find(b"0X") >= 0):
+        return None
     names = [f"f{i}" for i in range(k)]
     # columns not asked for are only checked for empty fields: 32-bit offsets convert
     # faster (a block of the reader is at most a few MiB, far from their limit)
@@ -298,7 +301,9 @@ def _slow_parse(tokens: pa.Array, lines_no: np.ndarray, name: str, what: str, pa
         if not rx.match(tok):
             text = tok.decode("utf-8", "replace")
             why = "is not a number"
-            if conv is int and re.match(_FLOAT_RE, text, re.IGNORECASE):
+            if re.match(r"^[+-]?0x", text, re.IGNORECASE):
+                why = "is hexadecimal; write it in decimal"
+            elif conv is int and re.match(_FLOAT_RE, text, re.IGNORECASE):
                 why = "is not an integer (trec_eval would truncate it; ireval refuses)"
             raise InputError(name, f"{what} '{shown(text)}' {why}", int(lines_no[i]))
         try:
@@ -319,12 +324,21 @@ def parse_floats(tokens: pa.Array, lines_no: np.ndarray, name: str, what: str) -
     return np.ascontiguousarray(values, dtype=np.float64)
 
 
+def _has_hex(tokens: pa.Array) -> bool:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return bool(pc.any(pc.match_substring(tokens.cast(pa.large_string()), "x", ignore_case=True)).as_py())
+
+
 def parse_ints(tokens: pa.Array, lines_no: np.ndarray, name: str, what: str) -> np.ndarray:
     """Decimal integers (an optional sign, then digits); anything else is an error."""
     import numpy as np
     import pyarrow as pa
 
     values = _cast(tokens, pa.int64())
+    if values is not None and _has_hex(tokens):
+        values = None  # Arrow's cast reads 0x1 as 1 (trec_eval's atol: 0): refused below
     if values is None:
         parsed = _slow_parse(tokens, lines_no, name, what, _INT_RE, int)
         big = [i for i, v in enumerate(parsed) if not -(2**62) <= v <= 2**62]

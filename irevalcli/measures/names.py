@@ -51,7 +51,18 @@ class Request:
         return self.measure.labels(self.params)
 
 
+# C's strtod reads hexadecimal floats (0x1p3 = 8), atol stops at the x (0x5 = 0); ireval
+# refuses them rather than guess which the user meant
+_HEX = re.compile(r"^[ \t\n\v\f\r]*[+-]?0[xX]")
+
+
+def _no_hex(text: str, spec: str, what: str) -> None:
+    if _HEX.match(text):
+        raise MeasureParamError(f"{spec}: {what} '{text}' is hexadecimal; write it in decimal")
+
+
 def _atol(text: str, spec: str, what: str) -> int:
+    _no_hex(text, spec, what)
     m = _LONG_PREFIX.match(text)
     if not m:
         raise MeasureParamError(f"{spec}: {what} '{text}' is not a positive integer")
@@ -62,6 +73,7 @@ def _atol(text: str, spec: str, what: str) -> int:
 
 
 def _atof(text: str, spec: str, what: str) -> float:
+    _no_hex(text, spec, what)
     m = _DOUBLE_PREFIX.match(text)
     if not m:
         raise MeasureParamError(f"{spec}: {what} '{text}' is not a number")
@@ -137,12 +149,104 @@ def label_form(name: str, registry: dict[str, Measure]) -> tuple[Measure, str] |
 
 
 def suggest(name: str, registry: dict[str, Measure]) -> str:
+    """`` (did you mean 'ROOT'?)`` for a bare measure or nickname name, else ``""``."""
     pool = list(registry) + list(NICKNAMES)
-    close = difflib.get_close_matches(name, pool, n=1, cutoff=0.6)
-    if not close:
-        lowered = {p.lower(): p for p in pool}
-        close = [lowered[name.lower()]] if name.lower() in lowered else []
+    lowered = {p.lower(): p for p in pool}
+    close = [lowered[name.lower()]] if name.lower() in lowered else []
+    close = close or difflib.get_close_matches(name, pool, n=1, cutoff=0.6)
     return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+class Suggester:
+    """What an unknown ``-m`` spelling most likely meant, as a whole spelling that resolves.
+
+    Each rule repairs one kind of slip; a candidate is offered only if it resolves:
+
+    * several measures in one argument (``map,ndcg``): ``-m map -m ndcg``;
+    * the dot before the parameters missing or mistyped (``ndcg_cut10``, ``P10``,
+      ``ndcg_cut,10``, ``ndcg_cut:10``, ``ndcg_cut@10``): ``ndcg_cut.10``;
+    * the wrong case (``MAP``, ``p.10``, ``NDCG_CUT.10``) or ``-`` for ``_`` (``ndcg-cut.10``);
+    * an ir_measures or ranx name in the wrong case (``p@10``, ``ap@100``);
+    * a misspelt name with its parameters kept (``ndgc_cut.10``).
+    """
+
+    _SEP = re.compile(r"^(?P<root>[A-Za-z][A-Za-z_-]*?)_?[:,@=;/ ]?(?P<rest>[0-9][0-9.,=+-]*)$")
+
+    def __init__(self, registry: dict[str, Measure], *, rel_format: str, compat: str) -> None:
+        self.registry = registry
+        self.rel_format = rel_format
+        self.compat = compat
+        self.roots = list(registry) + list(NICKNAMES)
+        self.lowered = {p.lower(): p for p in self.roots}
+
+    def hint(self, spec: str) -> str:
+        """`` (did you mean '...'?)`` or ``""``."""
+        if "," in spec.partition(".")[0]:
+            parts = [p.strip() for p in spec.split(",")]
+            if len(parts) > 1 and all(p and self._resolves(p) for p in parts):
+                return " (did you mean '" + " ".join(f"-m {p}" for p in parts) + "'? one measure per -m)"
+        for cand in self.candidates(spec):
+            if cand != spec and self._resolves(cand):
+                return f" (did you mean '{cand}'?)"
+        name = spec.partition(".")[0]
+        return suggest(name, self.registry)
+
+    def candidates(self, spec: str) -> Iterable[str]:
+        name, dot, rest = spec.partition(".")
+        bases = [spec] if "-" not in name else [spec, name.replace("-", "_") + dot + rest]
+        for base in bases:
+            yield base
+            yield from self._recase(base)
+            sep = self._sep(base)
+            if sep:
+                yield sep
+                yield from self._recase(sep)
+            yield from self._friendly_case(base)
+            yield from self._misspelt(base)
+            if sep:
+                yield from self._misspelt(sep)
+
+    def _sep(self, spec: str) -> str | None:
+        """``ndcg_cut10`` / ``ndcg_cut:10`` -> ``ndcg_cut.10`` (the root must be a measure)."""
+        m = self._SEP.match(spec)
+        if not m:
+            return None
+        root = m.group("root").rstrip("_")
+        root = root if root in self.registry else self.lowered.get(root.lower())
+        if root is None:
+            return None
+        return f"{root}.{m.group('rest')}"
+
+    def _recase(self, spec: str) -> Iterable[str]:
+        name, dot, rest = spec.partition(".")
+        if name.lower() in self.lowered:
+            yield self.lowered[name.lower()] + dot + rest
+
+    def _friendly_case(self, spec: str) -> Iterable[str]:
+        """``p@10`` -> ``P@10``: an ir_measures or ranx family name in the wrong case."""
+        m = re.match(r"^([A-Za-z_]+)(.*)$", spec)
+        if not m or not m.group(2)[:1] in ("@", "(", ""):
+            return
+        from .aliases import FAMILIES
+
+        lowered: dict[str, str] = {}
+        for fam in FAMILIES:
+            lowered.setdefault(fam.lower(), fam)
+        fam = lowered.get(m.group(1).lower())
+        if fam is not None:
+            yield fam + m.group(2)
+
+    def _misspelt(self, spec: str) -> Iterable[str]:
+        name, dot, rest = spec.partition(".")
+        for close in difflib.get_close_matches(name, self.roots, n=2, cutoff=0.75):
+            yield close + dot + rest
+
+    def _resolves(self, spec: str) -> bool:
+        try:
+            resolve([spec], rel_format=self.rel_format, compat=self.compat, _hints=False)
+        except (UnknownMeasureError, MeasureParamError):
+            return False
+        return True
 
 
 def resolve(
@@ -151,6 +255,7 @@ def resolve(
     rel_format: str = "qrels",
     default: Iterable[str] = ("official",),
     compat: str = "10.0",
+    _hints: bool = True,
 ) -> list[Request]:
     """The measures selected by ``-m`` arguments, in output order."""
     everything = load()
@@ -189,7 +294,8 @@ def resolve(
         if f is not None:
             friendly.setdefault(spec, f)
             continue
-        raise UnknownMeasureError(f"unknown measure '{spec}'{suggest(name, registry)}; 'ireval measures' lists them")
+        hint = Suggester(registry, rel_format=rel_format, compat=compat).hint(spec) if _hints else ""
+        raise UnknownMeasureError(f"unknown measure '{spec}'{hint}; 'ireval measures' lists them")
 
     requests = []
     for root, meas in registry.items():

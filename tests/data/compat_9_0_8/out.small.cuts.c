@@ -1,0 +1,14 @@
+P_1                   	all	0.1250
+P_3                   	all	0.0833
+P_7                   	all	0.1429
+recall_4              	all	0.0447
+Rprec_mult_0.50       	all	0.1542
+Rprec_mult_1.50       	all	0.1650
+ndcg_cut_3            	all	0.0558
+ndcg_cut_7            	all	0.0970
+map_cut_2             	all	0.0161
+map_cut_5             	all	0.0268
+relative_P_3          	all	0.0833
+success_1             	all	0.1250
+success_2             	all	0.2500
+success_9             	all	0.6250
