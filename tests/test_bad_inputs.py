@@ -215,6 +215,13 @@ CATALOGUE = [
     Case("collection-size-beyond-long", 0, "", args=["-N", "99999999999999999999999", "-m", "utility"],
          out=b"utility               \tall\t0.5000\n"),
     Case("level-after-unicode-space", 0, "", args=["-l", chr(0x1C) + "2", "-m", "num_rel"], out=None),
+    Case("ties-unknown-rule", 2,
+         "ireval: Invalid value for '--ties': 'rank' is not one of 'docno', 'input'. (see 'ireval --help')\n",
+         args=["--ties", "rank", "-m", "map"]),
+    Case("ties-input-with-prefs", 2, "ireval: --ties input applies to -R qrels judgements, not -R prefs\n",
+         args=["-R", "prefs", "--ties", "input", "-m", "prefs_simp"]),
+    Case("peer-spelling-cutoffs-disagree", 2, "ireval: PrecisionMetric(topn=3)@5: topn=3 and @5 disagree\n",
+         args=["-m", "PrecisionMetric(topn=3)@5"]),
     # ---- formats auto-detection takes TREC text for something else ----------------------------------
     Case("qid-starting-with-brace", 0, "", qrels=b"{1} 0 a 1\n", run=b"{1} Q0 a 1 3 r\n", out=MAP_1),
     Case("qid-looking-like-bzip2", 0, "", qrels=b"BZh91 0 a 1\n", run=b"BZh91 Q0 a 1 3 r\n", out=MAP_1),

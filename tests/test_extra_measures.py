@@ -379,3 +379,114 @@ def test_every_new_measure_is_tested_here():
     missing = [m for m in mine if f'"{m}' not in text and f"'{m}" not in text]
     assert not missing
     assert np.all([isinstance(m, str) for m in mine])
+
+
+# ---- TF-Ranking's, Elasticsearch's and RecBole's definitions (issue 16) --------------------
+# TF-Ranking's documented examples (tfr.keras.metrics docstrings): one list with labels
+# y_true = [0, 1, 1] and scores y_pred = [3, 1, 2]; and the "ragged" pair of lists
+# ([0, 1] scored [2, 1]) and ([1, 2, 0] scored [2, 5, 4]). Every example is labelled.
+
+def tfr_lists(*lists):
+    qrels, run = [], []
+    for t, (labels, scores) in enumerate(lists):
+        for i, (lab, s) in enumerate(zip(labels, scores)):
+            qrels.append((str(t + 1), f"d{i}", lab))
+            run.append((str(t + 1), f"d{i}", float(s)))
+    return qrels, run
+
+
+TFR_ONE = tfr_lists(([0, 1, 1], [3, 1, 2]))
+TFR_RAGGED = tfr_lists(([0, 1], [2, 1]), ([1, 2, 0], [2, 5, 4]))
+
+
+def test_tf_ranking_precision_divides_by_the_list_length_when_shorter():
+    # documented: PrecisionMetric(topn=2) -> 0.5 on both examples
+    assert summary(*TFR_ONE, ["PrecisionMetric(topn=2)"])["PrecisionMetric(topn=2)"] == 0.5
+    assert summary(*TFR_RAGGED, ["PrecisionMetric@2"])["PrecisionMetric@2"] == 0.5
+    # k = 5 over a list of 3: 2 relevant / min(5, 3) = 2/3, where P@5 = 2/5
+    s = summary(*TFR_ONE, ["PrecisionMetric@5", "P_ret.5", "P.5", "PrecisionMetric"])
+    assert s["PrecisionMetric@5"] == s["P_ret_5"] == pytest.approx(2 / 3) and s["P_5"] == pytest.approx(0.4)
+    assert s["PrecisionMetric"] == pytest.approx(2 / 3)  # no topn: the whole list
+
+
+def test_tf_ranking_arp_weights_topics_by_their_labels():
+    # documented: 2.5 (ranks 2 and 3 for the two label-1 documents) and 1.75 =
+    # (2 * 1 + (2*1 + 1*3)/3 * 3) / (1 + 3): the summary weights each list by its sum of labels
+    assert summary(*TFR_ONE, ["arp"])["arp"] == pytest.approx(2.5)
+    assert summary(*TFR_RAGGED, ["ARPMetric"])["ARPMetric"] == pytest.approx(1.75)
+    pq = per_query(*TFR_RAGGED, ["arp"])
+    assert pq[("1", "arp")] == 2.0 and pq[("2", "arp")] == pytest.approx(5 / 3)
+
+
+def test_tf_ranking_opa_counts_pairs_with_different_labels():
+    # documented: labels [0, 1, 2] scored [3, 1, 2] -> 1/3: of the pairs (1>0), (2>0), (2>1) only
+    # (2>1) is in order; ragged: list 1 has 0 of 1 pair, list 2 has 2 of 3 -> (0 + 2) / (1 + 3)
+    one = tfr_lists(([0, 1, 2], [3, 1, 2]))
+    assert summary(*one, ["OPAMetric"])["OPAMetric"] == pytest.approx(1 / 3)
+    assert summary(*TFR_RAGGED, ["opa"])["opa"] == pytest.approx(0.5)
+    pq = per_query(*TFR_RAGGED, ["opa"])
+    assert pq[("1", "opa")] == 0.0 and pq[("2", "opa")] == pytest.approx(2 / 3)
+    # a topic whose retrieved documents all share one label has no pair: no value, no weight
+    flat = tfr_lists(([1, 1], [2, 1]), ([0, 1], [1, 2]))
+    pq = per_query(*flat, ["opa"])
+    assert math.isnan(pq[("1", "opa")]) and summary(*flat, ["opa"])["opa"] == 1.0
+
+
+def test_bpref_divided_by_R():
+    # R = 2 relevant (a, c), N = 3 judged non-relevant (x, y, z); ranking x a y z c (b unjudged
+    # at rank 2 is skipped). bpref (trec): a: 1 - 1/min(2,3) = 1/2; c: 1 - min(3,2)/2 = 0 -> 1/4.
+    # bpref_R: the same here (min(R, N) = R) ...
+    qrels = [("1", "a", 1), ("1", "c", 1), ("1", "x", 0), ("1", "y", 0), ("1", "z", 0)]
+    run = [("1", d, float(10 - i)) for i, d in enumerate("xbayzc")]
+    s = summary(qrels, run, ["bpref", "bpref_R", "BPrefMetric", "BPrefMetric(use_trec_version=False)"])
+    assert s["bpref"] == s["bpref_R"] == s["BPrefMetric"] == pytest.approx(0.25)
+    # ... and differs when N < R: R = 3 (a, b, c), N = 1 (x), ranking x a b c:
+    # bpref: each relevant has 1 non-relevant above, 1 - 1/min(3,1) = 0 -> 0;
+    # bpref_R: 1 - 1/3 each -> (3 * 2/3) / 3 = 2/3
+    qrels = [("1", "a", 1), ("1", "b", 1), ("1", "c", 1), ("1", "x", 0)]
+    run = [("1", d, float(10 - i)) for i, d in enumerate("xabc")]
+    s = summary(qrels, run, ["bpref", "bpref_R", "BPrefMetric(use_trec_version=False)"])
+    assert s["bpref"] == 0.0 and s["bpref_R"] == s["BPrefMetric(use_trec_version=False)"] == pytest.approx(2 / 3)
+
+
+def test_elasticsearch_precision_counts_retrieved_and_optionally_rated_documents():
+    # top 4: a (rel 2), u (unrated), b (rel 0), c (rel 1); then d (rel 1)
+    qrels = [("1", "a", 2), ("1", "b", 0), ("1", "c", 1), ("1", "d", 1)]
+    run = [("1", d, float(10 - i)) for i, d in enumerate("aubcd")]
+    s = summary(qrels, run, ["PrecisionAtK@4", "PrecisionAtK(k=4,ignore_unlabeled=true)",
+                             "PrecisionAtK(relevant_rating_threshold=2)@4", "PrecisionAtK", "P_ret.4,10"])
+    assert s["PrecisionAtK@4"] == s["P_ret_4"] == pytest.approx(2 / 4)  # a, c relevant of 4 hits
+    assert s["PrecisionAtK(k=4,ignore_unlabeled=true)"] == pytest.approx(2 / 3)  # u left out
+    assert s["PrecisionAtK(relevant_rating_threshold=2)@4"] == pytest.approx(1 / 4)  # only a
+    assert s["PrecisionAtK"] == s["P_ret_10"] == pytest.approx(3 / 5)  # k = 10 over 5 hits
+    # a topic whose top k holds no rated document: 0 (Elasticsearch: 0 / 0 -> 0)
+    s = summary([("1", "a", 1)], [("1", "u", 2.0), ("1", "a", 1.0)], ["PrecisionAtK(ignore_unlabeled=true)@1"])
+    assert s["PrecisionAtK(ignore_unlabeled=true)@1"] == 0.0
+
+
+def test_gauc_weighted_by_positives_as_recbole():
+    # topic 1: R = 1, 2 judged non-relevant, auc 1/2 (a between x and y);
+    # topic 2: R = 3, 1 judged non-relevant, auc 1 (all relevant above it)
+    qrels = [("1", "x", 0), ("1", "a", 1), ("1", "y", 0), ("2", "b", 1), ("2", "c", 1), ("2", "d", 1), ("2", "z", 0)]
+    run = [("1", "x", 3.0), ("1", "a", 2.0), ("1", "y", 1.0),
+           ("2", "b", 4.0), ("2", "c", 3.0), ("2", "d", 2.0), ("2", "z", 1.0)]
+    s = summary(qrels, run, ["auc", "gauc", "gauc_pos", "GAUC(weight=positives)", "GAUC(weight=uniform)"])
+    assert s["gauc_pos"] == s["GAUC(weight=positives)"] == pytest.approx((1 * 0.5 + 3 * 1.0) / 4)
+    assert s["gauc"] == pytest.approx((3 * 0.5 + 4 * 1.0) / 7)  # judged documents 3 and 4
+    assert s["GAUC(weight=uniform)"] == s["auc"] == pytest.approx(0.75)
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("PrecisionMetric(topn=0)", "PrecisionMetric(topn=0): topn=0 is not a positive integer"),
+    ("PrecisionMetric(topn=3)@5", "PrecisionMetric(topn=3)@5: topn=3 and @5 disagree"),
+    ("PrecisionAtK(k=3)@5", "PrecisionAtK(k=3)@5: k=3 and @5 disagree"),
+    ("PrecisionAtK(ignore_unlabeled=yes)", "PrecisionAtK(ignore_unlabeled=yes): ignore_unlabeled='yes' is not true or false"),
+    ("BPrefMetric(use_trec_version=0)", "BPrefMetric(use_trec_version=0): use_trec_version=0 is not true or false"),
+    ("ARPMetric@5", "ARPMetric@5: ARPMetric takes no cutoff"),
+])
+def test_peer_spelling_errors(spec, message):
+    from irevalcli.names import resolve
+
+    with pytest.raises(MeasureParamError) as e:
+        resolve([spec])
+    assert str(e.value) == message

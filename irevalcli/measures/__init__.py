@@ -5,6 +5,7 @@
 # ruff: noqa: I001
 from . import ap, counts, gain, jg, precision, prefs, sets  # noqa: F401
 from . import graded, extra, diversity  # noqa: F401  (ireval's own measures, after trec_eval's)
+from . import peers  # noqa: F401  (TF-Ranking's and Elasticsearch's definitions)
 from ..registry import nickname
 
 nickname(
