@@ -10,7 +10,8 @@ A spec that is not a trec_eval name, nickname or output label is parsed here:
 * ireval: ``pFound[(p_break=..,gmax=..)][@k]``, ``AUC``, ``GAUC[(weight=uniform|positives)]``,
   ``CG@k``, ``R_cap@k``, ``F[(beta=b)]@k``;
 * TF-Ranking (its ``tfr.keras.metrics`` class names): ``PrecisionMetric(topn=k)`` or
-  ``PrecisionMetric@k``, ``BPrefMetric(use_trec_version=False)``, ``ARPMetric``, ``OPAMetric``;
+  ``PrecisionMetric@k``, ``BPrefMetric(use_trec_version=False)``, ``ARPMetric``, ``OPAMetric``,
+  ``PrecisionIAMetric@k``, ``AlphaDCGMetric(alpha=0.5)@k``;
 * Elasticsearch (``_rank_eval``'s PrecisionAtK): ``PrecisionAtK(k=10,ignore_unlabeled=true)``.
 
 Each spelling maps to one canonical (registered) measure plus parameters; where the
@@ -245,7 +246,13 @@ def _tfr_cut(root: str) -> Callable:
         topn = _positive_arg(args, "topn", spec)
         if k is not None and topn is not None and k != topn:
             raise MeasureParamError(f"{spec}: topn={topn} and @{k} disagree")
-        return Target(root, (k or topn or BIG,))
+        opts: tuple[tuple[str, Any], ...] = ()
+        if "alpha" in args:
+            a = args["alpha"]
+            if isinstance(a, bool) or not isinstance(a, (int, float)) or not 0 <= a <= 1:
+                raise MeasureParamError(f"{spec}: alpha={a!r} is not a number between 0 and 1")
+            opts = (("alpha", float(a)),)
+        return Target(root, (k or topn or BIG,), opts)
 
     return build
 
@@ -414,6 +421,13 @@ _add("ARPMetric", style="tf-ranking", build=_simple("arp", rel=False), roots=("a
      definition="TF-Ranking's average relevance position: sum label*rank / sum label, weighted summary")
 _add("OPAMetric", style="tf-ranking", build=_simple("opa", rel=False), roots=("opa",), cutoff="none",
      definition="TF-Ranking's ordered pair accuracy over pairs of retrieved documents with different labels")
+_add("PrecisionIAMetric", style="tf-ranking", build=_tfr_cut("P_IA_ret"), roots=("P_IA_ret",), args=("topn",),
+     definition="TF-Ranking's intent-aware precision: relevant (document, subtopic) pairs in the top k over "
+                "S * min(k, list length); needs --subtopics")
+_add("AlphaDCGMetric", style="tf-ranking", build=_tfr_cut("alpha_dcg_label_cut"), roots=("alpha_dcg_label_cut",),
+     args=("topn", "alpha"),
+     definition="TF-Ranking's alpha-DCG: not normalised, graded subtopic labels as gains, alpha = 0.5; "
+                "needs --subtopics")
 _add("PrecisionAtK", style="elasticsearch", build=_es_precision, roots=("P_ret",),
      args=("k", "ignore_unlabeled", "relevant_rating_threshold"),
      definition="Elasticsearch's rank-evaluation precision: relevant over retrieved in the top k (k = 10 by "

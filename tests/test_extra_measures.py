@@ -423,6 +423,7 @@ def test_tf_ranking_opa_counts_pairs_with_different_labels():
     # (2>1) is in order; ragged: list 1 has 0 of 1 pair, list 2 has 2 of 3 -> (0 + 2) / (1 + 3)
     one = tfr_lists(([0, 1, 2], [3, 1, 2]))
     assert summary(*one, ["OPAMetric"])["OPAMetric"] == pytest.approx(1 / 3)
+    assert summary(*one, ["OPAMetric"])["OPAMetric"] == pytest.approx(0.33333334, abs=1e-7)
     assert summary(*TFR_RAGGED, ["opa"])["opa"] == pytest.approx(0.5)
     pq = per_query(*TFR_RAGGED, ["opa"])
     assert pq[("1", "opa")] == 0.0 and pq[("2", "opa")] == pytest.approx(2 / 3)
@@ -490,3 +491,71 @@ def test_peer_spelling_errors(spec, message):
     with pytest.raises(MeasureParamError) as e:
         resolve([spec])
     assert str(e.value) == message
+
+
+# TF-Ranking's diversity examples: one list, 3 documents x 2 subtopics, labels
+# [[0, 1], [1, 0], [1, 1]] scored [3, 1, 2]; ragged: ([[0, 0], [1, 0]] scored [2, 1]) and
+# ([[1, 1], [0, 2], [1, 0]] scored [2, 5, 4]). A subtopic label 0 is written as a judgement too.
+
+def tfr_subtopic_lists(*lists):
+    qrels, run, sub = [], [], []
+    for t, (labels, scores) in enumerate(lists):
+        for i, (labs, s) in enumerate(zip(labels, scores)):
+            qrels.append((str(t + 1), f"d{i}", int(max(labs) >= 1)))
+            run.append((str(t + 1), f"d{i}", float(s)))
+            sub.extend((str(t + 1), str(j + 1), f"d{i}", lab) for j, lab in enumerate(labs))
+    return qrels, run, pd.DataFrame(sub, columns=["qid", "subtopic", "docno", "rel"])
+
+
+TFR_DIV_ONE = tfr_subtopic_lists(([[0, 1], [1, 0], [1, 1]], [3, 1, 2]))
+TFR_DIV_RAGGED = tfr_subtopic_lists(([[0, 0], [1, 0]], [2, 1]), ([[1, 1], [0, 2], [1, 0]], [2, 5, 4]))
+
+
+def test_tf_ranking_precision_ia():
+    # documented: 0.6666667 = (1 + 2 + 1) pairs / (2 subtopics * 3); ragged 0.5833334 = mean of
+    # 1 / (1 * 2) (only subtopic 1 has a relevant document) and 4 / (2 * 3)
+    qrels, run, sub = TFR_DIV_ONE
+    s = summary(qrels, run, ["PrecisionIAMetric", "P_IA_ret.1,3,10"], subtopics=sub)
+    assert s["PrecisionIAMetric"] == s["P_IA_ret_3"] == s["P_IA_ret_10"] == pytest.approx(2 / 3)
+    assert s["P_IA_ret_1"] == pytest.approx(1 / 2)  # d0 covers subtopic 2: 1 / (2 * 1)
+    qrels, run, sub = TFR_DIV_RAGGED
+    s = summary(qrels, run, ["PrecisionIAMetric(topn=3)"], subtopics=sub)
+    assert s["PrecisionIAMetric(topn=3)"] == pytest.approx((1 / 2 + 4 / 6) / 2)
+    assert s["PrecisionIAMetric(topn=3)"] == pytest.approx(0.5833334, abs=1e-6)
+
+
+def test_tf_ranking_diversity_streamed_as_whole(tmp_path):
+    qrels, run, sub = TFR_DIV_RAGGED
+    q = tmp_path / "q"
+    q.write_text("".join(f"{a} 0 {b} {c}\n" for a, b, c in qrels))
+    r = tmp_path / "r"
+    r.write_text("".join(f"{a} Q0 {b} 0 {c} x\n" for a, b, c in run))
+    st = tmp_path / "s"
+    st.write_text("".join(f"{a} {b} {c} {d}\n" for a, b, c, d in sub.itertuples(index=False)))
+    specs = ["P_IA_ret.1,2", "alpha_dcg_label_cut.2,3", "AlphaDCGMetric"]
+    whole = evaluate(q, r, specs, subtopics=st, stream=False).per_query
+    streamed = evaluate(q, r, specs, subtopics=st, stream=True, chunk_bytes=20).per_query
+    assert whole.equals(streamed) and len(whole) == 10
+
+
+def test_tf_ranking_alpha_dcg():
+    # documented: 2.1963947 = 1 (d0: subtopic 2, new) + (1 + 0.5) / log2 3 (d2: subtopic 1 new,
+    # 2 seen once) + 0.5 / 2 (d1: subtopic 1 seen once); ragged 1.8184297 = mean of 1 / log2 3 and
+    # 2 + 1 / log2 3 + (0.5 + 0.25) / 2 (graded: d1's label 2 on subtopic 2 counts twice)
+    qrels, run, sub = TFR_DIV_ONE
+    s = summary(qrels, run, ["AlphaDCGMetric", "alpha_dcg_label_cut.1,2", "AlphaDCGMetric(alpha=0)@3"], subtopics=sub)
+    assert s["AlphaDCGMetric"] == pytest.approx(1 + 1.5 / L3 + 0.25)
+    assert s["AlphaDCGMetric"] == pytest.approx(2.1963947, abs=1e-6)
+    assert s["alpha_dcg_label_cut_1"] == 1.0 and s["alpha_dcg_label_cut_2"] == pytest.approx(1 + 1.5 / L3)
+    assert s["AlphaDCGMetric(alpha=0)@3"] == pytest.approx(1 + 2 / L3 + 1 / 2)  # no novelty discount
+    qrels, run, sub = TFR_DIV_RAGGED
+    s = summary(qrels, run, ["AlphaDCGMetric"], subtopics=sub)
+    assert s["AlphaDCGMetric"] == pytest.approx((1 / L3 + 2 + 1 / L3 + 0.75 / 2) / 2)
+    assert s["AlphaDCGMetric"] == pytest.approx(1.8184297, abs=1e-6)
+
+
+def test_tf_ranking_diversity_needs_subtopics():
+    qrels, run, _ = TFR_DIV_ONE
+    with pytest.raises(UsageError) as e:
+        summary(qrels, run, ["AlphaDCGMetric@5"])
+    assert str(e.value) == "measure 'AlphaDCGMetric@5' needs subtopic judgements: give --subtopics FILE"
