@@ -202,3 +202,21 @@ def test_ranx_with_ties(seed):
     for spec, res in theirs.items():
         for qid, v in zip(rr.get_query_ids(), np.asarray(res).ravel().tolist()):
             assert got[(qid, spec)] == pytest.approx(v, abs=1e-9), (qid, spec)
+
+
+def test_plot_data_takes_the_rule(cli, tmp_path):
+    from irevalcli.api import load_qrels, load_run
+    from irevalcli.plot import pr_curves, topic_diffs
+
+    q, r = write(tmp_path / "q", QRELS), write(tmp_path / "r", RUN)
+    base = write(tmp_path / "r2", RUN.replace("d1 1 1.0", "d1 1 0.5"))
+    q, r, base = load_qrels(q), load_run(r), load_run(base)
+    # topic 1 at recall 1: precision 1/3 (docno rule, d1 third) or 1 (input rule); topic 2: 1
+    for rule, p in (("docno", (1 / 3 + 1) / 2), ("input", 1.0)):
+        (_, levels, precisions), = pr_curves(q, [r], ties=rule)
+        assert levels[-1] == 1.0 and precisions[-1] == pytest.approx(p)
+        label, qids, diffs = topic_diffs(q, base, r, "P.1", ties=rule)
+        assert label == "P_1" and dict(zip(qids, diffs))["1"] == (1.0 if rule == "input" else 0.0)
+    res = cli(["plot", "pr", "--ties", "sideways", str(tmp_path / "q"), str(tmp_path / "r"), "-o",
+               str(tmp_path / "x.png")])
+    assert res.code == 2 and "'sideways' is not one of 'docno', 'input'" in res.err
