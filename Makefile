@@ -58,3 +58,7 @@ bench: $(STAMP) benchmarks/.venv-ref/.installed $(TREC_EVAL)
 
 clean:
 	rm -rf $(VENV) build *.egg-info
+
+.PHONY: docs
+docs: $(STAMP)  # docs/measures.md, the measures reference (tests/test_measures_doc.py checks it)
+	$(BIN)/ireval measures --format markdown > docs/measures.md.tmp && mv docs/measures.md.tmp docs/measures.md

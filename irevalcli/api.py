@@ -188,6 +188,7 @@ _API_NAMES = (
     (re.compile(r"^-M (-?[0-9]+):"), r"max_docs=\1:"),
     (re.compile(r"^-D: "), "only_query: "),
     (re.compile(r"^--compat ([^:]*):"), r"compat='\1':"),
+    (re.compile(r"^--ties ([^: ]*)"), r"ties='\1'"),
     (re.compile(r"\(--compat 9\.0\.8\)"), "(compat='9.0.8')"),
     (re.compile(r"use -m ([A-Za-z_]+)"), r"use measures=['\1']"),
     (re.compile(r"-R ([A-Za-z_]+)"), r"rel_format='\1'"),
@@ -251,6 +252,7 @@ def evaluate(
     rel_format: str = "qrels",
     compat: str = "10.0",
     zscores: str | os.PathLike[str] | None = None,
+    ties: str = "docno",
     stream: bool | None = None,
     chunk_bytes: int | None = None,
     stdin: BinaryIO | None = None,
@@ -267,6 +269,8 @@ def evaluate(
     column read as 301.0) become integers ("301"), other floats are refused.
     The keyword options are trec_eval's ``-c -l -M -J -N -D -R -Z``; ``compat="9.0.8"``
     reproduces trec_eval 9.0.8 (the version inside pytrec_eval) instead of 10.0.
+    ``ties``: how documents with equal scores are ordered, ``"docno"`` (descending; trec_eval's
+    rule, in both versions) or ``"input"`` (their order in the run; ranx's and TF-Ranking's).
     ``stream``: evaluate a run file topic block by topic block in bounded memory
     (default: automatically for files of 32 MiB or more); a file that is not
     grouped by topic is then read whole. The results are identical either way.
@@ -282,6 +286,12 @@ def evaluate(
         raise UsageError(f"-R {rel_format}: unknown judgement format (known: {', '.join(REL_FORMATS)})")
     if compat not in COMPAT_MODES:
         raise UsageError(f"--compat {compat}: unknown version (known: {', '.join(COMPAT_MODES)})")
+    from .core.table import TIE_RULES
+
+    if ties not in TIE_RULES:
+        raise UsageError(f"--ties {ties}: unknown tie rule (known: {', '.join(TIE_RULES)})")
+    if ties != "docno" and rel_format != "qrels":
+        raise UsageError(f"--ties {ties} applies to -R qrels judgements, not -R {rel_format}")
     requests = resolve(_measure_list(measures), rel_format=rel_format, compat=compat)
     need = [r.labels[0] for r in requests if r.measure.extra.get("needs_subtopics")]
     if need and subtopics is None:
@@ -304,7 +314,7 @@ def evaluate(
         from .engine.stream import CHUNK_BYTES, NotGrouped, evaluate_stream
 
         opts = EvalOptions(rel_level=rel_level, max_docs=max_docs, judged_only=judged_only, complete=complete,
-                           num_docs=num_docs, compat=compat)
+                           num_docs=num_docs, compat=compat, ties=ties)
         try:
             results, sha = evaluate_stream(
                 q, os.fspath(run), requests, opts, num_qrels_topics=nqrels_topics,
@@ -324,6 +334,7 @@ def evaluate(
         num_docs=num_docs,
         only_query=only_query,
         compat=compat,
+        ties=ties,
     )
     table = build_table(q, r, opts, doc_dict=sub is not None)
     table.subtopics = sub

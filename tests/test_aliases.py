@@ -118,7 +118,7 @@ def test_duplicates_are_dropped():
         ("nDCG(dcg=exp)@10", "nDCG(dcg=exp)@10: dcg='exp' is not one of 'log2', 'exp-log2'"),
         ("nDCG@0", "nDCG@0: cutoff '0' is not a positive integer"),
         ("alpha_nDCG", "alpha_nDCG: alpha_nDCG needs a cutoff, e.g. alpha_nDCG@10"),
-        ("GAUC(weight=magic)", "GAUC(weight=magic): weight='magic' is not one of 'judged', 'uniform'"),
+        ("GAUC(weight=magic)", "GAUC(weight=magic): weight='magic' is not one of 'judged', 'uniform', 'positives'"),
         ("nDCG(gains={1:2})@5", None),
     ],
 )

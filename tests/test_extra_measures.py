@@ -250,7 +250,7 @@ def test_diversity_needs_subtopics():
     q, r = frames(DIV_QRELS, DIV_RUN)
     with pytest.raises(UsageError) as e:
         evaluate(q, r, ["alpha_nDCG@10"])
-    assert str(e.value) == "measure 'alpha_nDCG@10' needs subtopic judgements: give --subtopics FILE"
+    assert str(e.value) == "measure 'alpha_nDCG@10' needs subtopic judgements: give subtopics=PATH or a DataFrame"
 
 
 def test_subtopics_file_on_the_command_line(cli, tmp_path):
@@ -380,3 +380,183 @@ def test_every_new_measure_is_tested_here():
     missing = [m for m in mine if f'"{m}' not in text and f"'{m}" not in text]
     assert not missing
     assert np.all([isinstance(m, str) for m in mine])
+
+
+# ---- TF-Ranking's, Elasticsearch's and RecBole's definitions (issue 16) --------------------
+# TF-Ranking's documented examples (tfr.keras.metrics docstrings): one list with labels
+# y_true = [0, 1, 1] and scores y_pred = [3, 1, 2]; and the "ragged" pair of lists
+# ([0, 1] scored [2, 1]) and ([1, 2, 0] scored [2, 5, 4]). Every example is labelled.
+
+def tfr_lists(*lists):
+    qrels, run = [], []
+    for t, (labels, scores) in enumerate(lists):
+        for i, (lab, s) in enumerate(zip(labels, scores)):
+            qrels.append((str(t + 1), f"d{i}", lab))
+            run.append((str(t + 1), f"d{i}", float(s)))
+    return qrels, run
+
+
+TFR_ONE = tfr_lists(([0, 1, 1], [3, 1, 2]))
+TFR_RAGGED = tfr_lists(([0, 1], [2, 1]), ([1, 2, 0], [2, 5, 4]))
+
+
+def test_tf_ranking_precision_divides_by_the_list_length_when_shorter():
+    # documented: PrecisionMetric(topn=2) -> 0.5 on both examples
+    assert summary(*TFR_ONE, ["PrecisionMetric(topn=2)"])["PrecisionMetric(topn=2)"] == 0.5
+    assert summary(*TFR_RAGGED, ["PrecisionMetric@2"])["PrecisionMetric@2"] == 0.5
+    # k = 5 over a list of 3: 2 relevant / min(5, 3) = 2/3, where P@5 = 2/5
+    s = summary(*TFR_ONE, ["PrecisionMetric@5", "P_ret.5", "P.5", "PrecisionMetric"])
+    assert s["PrecisionMetric@5"] == s["P_ret_5"] == pytest.approx(2 / 3) and s["P_5"] == pytest.approx(0.4)
+    assert s["PrecisionMetric"] == pytest.approx(2 / 3)  # no topn: the whole list
+
+
+def test_tf_ranking_arp_weights_topics_by_their_labels():
+    # documented: 2.5 (ranks 2 and 3 for the two label-1 documents) and 1.75 =
+    # (2 * 1 + (2*1 + 1*3)/3 * 3) / (1 + 3): the summary weights each list by its sum of labels
+    assert summary(*TFR_ONE, ["arp"])["arp"] == pytest.approx(2.5)
+    assert summary(*TFR_RAGGED, ["ARPMetric"])["ARPMetric"] == pytest.approx(1.75)
+    pq = per_query(*TFR_RAGGED, ["arp"])
+    assert pq[("1", "arp")] == 2.0 and pq[("2", "arp")] == pytest.approx(5 / 3)
+
+
+def test_tf_ranking_opa_counts_pairs_with_different_labels():
+    # documented: labels [0, 1, 2] scored [3, 1, 2] -> 1/3: of the pairs (1>0), (2>0), (2>1) only
+    # (2>1) is in order; ragged: list 1 has 0 of 1 pair, list 2 has 2 of 3 -> (0 + 2) / (1 + 3)
+    one = tfr_lists(([0, 1, 2], [3, 1, 2]))
+    assert summary(*one, ["OPAMetric"])["OPAMetric"] == pytest.approx(1 / 3)
+    assert summary(*one, ["OPAMetric"])["OPAMetric"] == pytest.approx(0.33333334, abs=1e-7)
+    assert summary(*TFR_RAGGED, ["opa"])["opa"] == pytest.approx(0.5)
+    pq = per_query(*TFR_RAGGED, ["opa"])
+    assert pq[("1", "opa")] == 0.0 and pq[("2", "opa")] == pytest.approx(2 / 3)
+    # a topic whose retrieved documents all share one label has no pair: no value, no weight
+    flat = tfr_lists(([1, 1], [2, 1]), ([0, 1], [1, 2]))
+    pq = per_query(*flat, ["opa"])
+    assert math.isnan(pq[("1", "opa")]) and summary(*flat, ["opa"])["opa"] == 1.0
+
+
+def test_bpref_divided_by_R():
+    # R = 2 relevant (a, c), N = 3 judged non-relevant (x, y, z); ranking x a y z c (b unjudged
+    # at rank 2 is skipped). bpref (trec): a: 1 - 1/min(2,3) = 1/2; c: 1 - min(3,2)/2 = 0 -> 1/4.
+    # bpref_R: the same here (min(R, N) = R) ...
+    qrels = [("1", "a", 1), ("1", "c", 1), ("1", "x", 0), ("1", "y", 0), ("1", "z", 0)]
+    run = [("1", d, float(10 - i)) for i, d in enumerate("xbayzc")]
+    s = summary(qrels, run, ["bpref", "bpref_R", "BPrefMetric", "BPrefMetric(use_trec_version=False)"])
+    assert s["bpref"] == s["bpref_R"] == s["BPrefMetric"] == pytest.approx(0.25)
+    # ... and differs when N < R: R = 3 (a, b, c), N = 1 (x), ranking x a b c:
+    # bpref: each relevant has 1 non-relevant above, 1 - 1/min(3,1) = 0 -> 0;
+    # bpref_R: 1 - 1/3 each -> (3 * 2/3) / 3 = 2/3
+    qrels = [("1", "a", 1), ("1", "b", 1), ("1", "c", 1), ("1", "x", 0)]
+    run = [("1", d, float(10 - i)) for i, d in enumerate("xabc")]
+    s = summary(qrels, run, ["bpref", "bpref_R", "BPrefMetric(use_trec_version=False)"])
+    assert s["bpref"] == 0.0 and s["bpref_R"] == s["BPrefMetric(use_trec_version=False)"] == pytest.approx(2 / 3)
+
+
+def test_elasticsearch_precision_counts_retrieved_and_optionally_rated_documents():
+    # top 4: a (rel 2), u (unrated), b (rel 0), c (rel 1); then d (rel 1)
+    qrels = [("1", "a", 2), ("1", "b", 0), ("1", "c", 1), ("1", "d", 1)]
+    run = [("1", d, float(10 - i)) for i, d in enumerate("aubcd")]
+    s = summary(qrels, run, ["PrecisionAtK@4", "PrecisionAtK(k=4,ignore_unlabeled=true)",
+                             "PrecisionAtK(relevant_rating_threshold=2)@4", "PrecisionAtK", "P_ret.4,10"])
+    assert s["PrecisionAtK@4"] == s["P_ret_4"] == pytest.approx(2 / 4)  # a, c relevant of 4 hits
+    assert s["PrecisionAtK(k=4,ignore_unlabeled=true)"] == pytest.approx(2 / 3)  # u left out
+    assert s["PrecisionAtK(relevant_rating_threshold=2)@4"] == pytest.approx(1 / 4)  # only a
+    assert s["PrecisionAtK"] == s["P_ret_10"] == pytest.approx(3 / 5)  # k = 10 over 5 hits
+    # a topic whose top k holds no rated document: 0 (Elasticsearch: 0 / 0 -> 0)
+    s = summary([("1", "a", 1)], [("1", "u", 2.0), ("1", "a", 1.0)], ["PrecisionAtK(ignore_unlabeled=true)@1"])
+    assert s["PrecisionAtK(ignore_unlabeled=true)@1"] == 0.0
+
+
+def test_gauc_weighted_by_positives_as_recbole():
+    # topic 1: R = 1, 2 judged non-relevant, auc 1/2 (a between x and y);
+    # topic 2: R = 3, 1 judged non-relevant, auc 1 (all relevant above it)
+    qrels = [("1", "x", 0), ("1", "a", 1), ("1", "y", 0), ("2", "b", 1), ("2", "c", 1), ("2", "d", 1), ("2", "z", 0)]
+    run = [("1", "x", 3.0), ("1", "a", 2.0), ("1", "y", 1.0),
+           ("2", "b", 4.0), ("2", "c", 3.0), ("2", "d", 2.0), ("2", "z", 1.0)]
+    s = summary(qrels, run, ["auc", "gauc", "gauc_pos", "GAUC(weight=positives)", "GAUC(weight=uniform)"])
+    assert s["gauc_pos"] == s["GAUC(weight=positives)"] == pytest.approx((1 * 0.5 + 3 * 1.0) / 4)
+    assert s["gauc"] == pytest.approx((3 * 0.5 + 4 * 1.0) / 7)  # judged documents 3 and 4
+    assert s["GAUC(weight=uniform)"] == s["auc"] == pytest.approx(0.75)
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("PrecisionMetric(topn=0)", "PrecisionMetric(topn=0): topn=0 is not a positive integer"),
+    ("PrecisionMetric(topn=3)@5", "PrecisionMetric(topn=3)@5: topn=3 and @5 disagree"),
+    ("PrecisionAtK(k=3)@5", "PrecisionAtK(k=3)@5: k=3 and @5 disagree"),
+    ("PrecisionAtK(ignore_unlabeled=yes)", "PrecisionAtK(ignore_unlabeled=yes): ignore_unlabeled='yes' is not true or false"),
+    ("BPrefMetric(use_trec_version=0)", "BPrefMetric(use_trec_version=0): use_trec_version=0 is not true or false"),
+    ("ARPMetric@5", "ARPMetric@5: ARPMetric takes no cutoff"),
+])
+def test_peer_spelling_errors(spec, message):
+    from irevalcli.measures.names import resolve
+
+    with pytest.raises(MeasureParamError) as e:
+        resolve([spec])
+    assert str(e.value) == message
+
+
+# TF-Ranking's diversity examples: one list, 3 documents x 2 subtopics, labels
+# [[0, 1], [1, 0], [1, 1]] scored [3, 1, 2]; ragged: ([[0, 0], [1, 0]] scored [2, 1]) and
+# ([[1, 1], [0, 2], [1, 0]] scored [2, 5, 4]). A subtopic label 0 is written as a judgement too.
+
+def tfr_subtopic_lists(*lists):
+    qrels, run, sub = [], [], []
+    for t, (labels, scores) in enumerate(lists):
+        for i, (labs, s) in enumerate(zip(labels, scores)):
+            qrels.append((str(t + 1), f"d{i}", int(max(labs) >= 1)))
+            run.append((str(t + 1), f"d{i}", float(s)))
+            sub.extend((str(t + 1), str(j + 1), f"d{i}", lab) for j, lab in enumerate(labs))
+    return qrels, run, pd.DataFrame(sub, columns=["qid", "subtopic", "docno", "rel"])
+
+
+TFR_DIV_ONE = tfr_subtopic_lists(([[0, 1], [1, 0], [1, 1]], [3, 1, 2]))
+TFR_DIV_RAGGED = tfr_subtopic_lists(([[0, 0], [1, 0]], [2, 1]), ([[1, 1], [0, 2], [1, 0]], [2, 5, 4]))
+
+
+def test_tf_ranking_precision_ia():
+    # documented: 0.6666667 = (1 + 2 + 1) pairs / (2 subtopics * 3); ragged 0.5833334 = mean of
+    # 1 / (1 * 2) (only subtopic 1 has a relevant document) and 4 / (2 * 3)
+    qrels, run, sub = TFR_DIV_ONE
+    s = summary(qrels, run, ["PrecisionIAMetric", "P_IA_ret.1,3,10"], subtopics=sub)
+    assert s["PrecisionIAMetric"] == s["P_IA_ret_3"] == s["P_IA_ret_10"] == pytest.approx(2 / 3)
+    assert s["P_IA_ret_1"] == pytest.approx(1 / 2)  # d0 covers subtopic 2: 1 / (2 * 1)
+    qrels, run, sub = TFR_DIV_RAGGED
+    s = summary(qrels, run, ["PrecisionIAMetric(topn=3)"], subtopics=sub)
+    assert s["PrecisionIAMetric(topn=3)"] == pytest.approx((1 / 2 + 4 / 6) / 2)
+    assert s["PrecisionIAMetric(topn=3)"] == pytest.approx(0.5833334, abs=1e-6)
+
+
+def test_tf_ranking_diversity_streamed_as_whole(tmp_path):
+    qrels, run, sub = TFR_DIV_RAGGED
+    q = tmp_path / "q"
+    q.write_text("".join(f"{a} 0 {b} {c}\n" for a, b, c in qrels))
+    r = tmp_path / "r"
+    r.write_text("".join(f"{a} Q0 {b} 0 {c} x\n" for a, b, c in run))
+    st = tmp_path / "s"
+    st.write_text("".join(f"{a} {b} {c} {d}\n" for a, b, c, d in sub.itertuples(index=False)))
+    specs = ["P_IA_ret.1,2", "alpha_dcg_label_cut.2,3", "AlphaDCGMetric"]
+    whole = evaluate(q, r, specs, subtopics=st, stream=False).per_query
+    streamed = evaluate(q, r, specs, subtopics=st, stream=True, chunk_bytes=20).per_query
+    assert whole.equals(streamed) and len(whole) == 10
+
+
+def test_tf_ranking_alpha_dcg():
+    # documented: 2.1963947 = 1 (d0: subtopic 2, new) + (1 + 0.5) / log2 3 (d2: subtopic 1 new,
+    # 2 seen once) + 0.5 / 2 (d1: subtopic 1 seen once); ragged 1.8184297 = mean of 1 / log2 3 and
+    # 2 + 1 / log2 3 + (0.5 + 0.25) / 2 (graded: d1's label 2 on subtopic 2 counts twice)
+    qrels, run, sub = TFR_DIV_ONE
+    s = summary(qrels, run, ["AlphaDCGMetric", "alpha_dcg_label_cut.1,2", "AlphaDCGMetric(alpha=0)@3"], subtopics=sub)
+    assert s["AlphaDCGMetric"] == pytest.approx(1 + 1.5 / L3 + 0.25)
+    assert s["AlphaDCGMetric"] == pytest.approx(2.1963947, abs=1e-6)
+    assert s["alpha_dcg_label_cut_1"] == 1.0 and s["alpha_dcg_label_cut_2"] == pytest.approx(1 + 1.5 / L3)
+    assert s["AlphaDCGMetric(alpha=0)@3"] == pytest.approx(1 + 2 / L3 + 1 / 2)  # no novelty discount
+    qrels, run, sub = TFR_DIV_RAGGED
+    s = summary(qrels, run, ["AlphaDCGMetric"], subtopics=sub)
+    assert s["AlphaDCGMetric"] == pytest.approx((1 / L3 + 2 + 1 / L3 + 0.75 / 2) / 2)
+    assert s["AlphaDCGMetric"] == pytest.approx(1.8184297, abs=1e-6)
+
+
+def test_tf_ranking_diversity_needs_subtopics():
+    qrels, run, _ = TFR_DIV_ONE
+    with pytest.raises(UsageError) as e:
+        summary(qrels, run, ["AlphaDCGMetric@5"])
+    assert str(e.value) == "measure 'AlphaDCGMetric@5' needs subtopic judgements: give subtopics=PATH or a DataFrame"

@@ -200,7 +200,7 @@ def test_malformed_input_gives_2_not_1(gate, data):
     [
         ("alpha = 0.05\n[min\n", "gate.toml: not valid TOML: "),
         ("tresholds = 1\n", ("gate.toml: unknown key 'tresholds' (known: qrels, run, baseline, measures, min, "
-                            "max_drop, max_drop_rel, alpha, test, seed, permutations, level_for_rel)")),
+                            "max_drop, max_drop_rel, alpha, test, seed, permutations, level_for_rel, ties)")),
         ("alpha = 2\n[min]\nmap = 0.1\n", "gate.toml: 'alpha' must be a number between 0 and 1, got 2"),
         ("test = 'z'\n", "gate.toml: 'test' must be one of t, wilcoxon, randomization, sign, got 'z'"),
         ("[min]\nmap = 'high'\n", "gate.toml [min] map: 'high' is not a number"),

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
-from .options import Integer
+from .options import Integer, ties_option
 from ..errors import InputError, UsageError
 
 if TYPE_CHECKING:
@@ -129,6 +129,7 @@ def score_run(
     labels: list[str],
     *,
     rel_level: int = 1,
+    ties: str = "docno",
 ) -> Scored:
     """Evaluate ``run`` on every judged topic (``-c``) and keep the per-topic scores of ``labels``."""
     import pyarrow.compute as pc
@@ -143,7 +144,7 @@ def score_run(
     aggs: dict[str, str] = {}
     qids: list[str] = []
     for batch in batches:
-        ev = evaluate(qrels, run, batch, complete=True, rel_level=rel_level)
+        ev = evaluate(qrels, run, batch, complete=True, rel_level=rel_level, ties=ties)
         qids = ev.results.qids
         for col in ev.results.columns:
             if col.label in labels and col.label not in values and col.per_query is not None and col.kind != "str":
@@ -336,6 +337,7 @@ def run_compare(
     settings: Settings,
     *,
     rel_level: int = 1,
+    ties: str = "docno",
 ) -> Report:
     """Read, evaluate and compare: the library side of ``ireval compare``."""
     from ..version import VERSION as __version__
@@ -358,7 +360,7 @@ def run_compare(
     labels = measure_batches(plain)[1] if plain else []
 
     qrels, loaded = load_inputs(qrels_path, [baseline_path, *run_paths])
-    scored = [score_run(qrels, run, batches, all_labels, rel_level=rel_level) for run in loaded]
+    scored = [score_run(qrels, run, batches, all_labels, rel_level=rel_level, ties=ties) for run in loaded]
     base, runs = scored[0], scored[1:]
     rows, risk_rows, correction = compare_scores(base, runs, labels, settings, risks=risks)
     meta = {
@@ -376,6 +378,7 @@ def run_compare(
             "seed": settings.seed,
             "alpha": settings.alpha,
             "rel_level": rel_level,
+            "ties": ties,
         },
         "inputs": {
             "qrels": {"path": qrels.name, "sha256": qrels.sha256},
@@ -822,13 +825,15 @@ Wang et al. SIGIR 2012) and trisk[.ALPHA]:MEASURE (TRisk, Dincer et al. SIGIR
               help="Also list the N topics each run lost most on.")
 @click.option("-l", "--level_for_rel", "rel_level", type=Integer(), default=1, metavar="N",
               help="Relevant means a judgement >= N (default 1).")
+@ties_option()
 @click.option("--format", "fmt", type=click.Choice(COMPARE_FORMATS), default="table", show_default=True,
               help="Output format (table: rich on a terminal, plain text otherwise).")
 @click.option("--output", metavar="PATH", help="Write the output to PATH atomically (default: stdout).")
 @click.option("--debug", is_flag=True, help="Show a traceback for errors.")
 def compare_command(qrels: str, baseline: str, runs: tuple[str, ...], measures: tuple[str, ...], test: str,
                     permutations: int, correction: str | None, bootstrap: int, confidence: float, seed: int,
-                    alpha: float, worst: int, rel_level: int, fmt: str, output: str | None, debug: bool) -> None:
+                    alpha: float, worst: int, rel_level: int, fmt: str, output: str | None, debug: bool,
+                    ties: str = "docno") -> None:
     """Compare RUNs with BASELINE on the topics judged in QRELS, with paired statistics.
 
     For each run and measure: the mean, the difference from the baseline,
@@ -840,6 +845,7 @@ def compare_command(qrels: str, baseline: str, runs: tuple[str, ...], measures: 
 
     settings = Settings(test=test, correction=correction, permutations=permutations, bootstrap=bootstrap, seed=seed,
                         confidence=confidence, alpha=alpha, worst=worst)
-    report = run_compare(qrels, baseline, runs, list(measures) or ["map"], settings, rel_level=rel_level)
+    report = run_compare(qrels, baseline, runs, list(measures) or ["map"], settings, rel_level=rel_level,
+                         ties=ties)
     terminal = output in (None, "-") and stdout_is_terminal()
     _write_output(format_compare(report, fmt, terminal=terminal), output, fmt)

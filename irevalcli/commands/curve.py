@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .options import complete_option, rel_level_option
+from .options import complete_option, rel_level_option, ties_option
 from .completion import complete_path
 from ..errors import UsageError
 
@@ -118,12 +118,14 @@ def all_points(t: EvalTable) -> AllPoints:
     )
 
 
-def build_curve_table(qrels: Any, run: Any, *, complete: bool = False, rel_level: int = 1) -> EvalTable:
+def build_curve_table(
+    qrels: Any, run: Any, *, complete: bool = False, rel_level: int = 1, ties: str = "docno"
+) -> EvalTable:
     """The ranked table of one run (paths, DataFrames or loaded Qrels/Run), as evaluate() builds it."""
     from ..api import load_qrels, load_run
     from ..core.table import EvalOptions, build_table
 
-    opts = EvalOptions(rel_level=rel_level, complete=complete)
+    opts = EvalOptions(rel_level=rel_level, complete=complete, ties=ties)
     return build_table(load_qrels(qrels), load_run(run), opts, doc_dict=False)
 
 
@@ -239,6 +241,7 @@ CSV columns: run, qid (all: the mean over topics), recall, precision; with
 @click.option("-q", "per_query", is_flag=True, help="Each topic's interpolated curve too (--points all is per topic).")
 @rel_level_option()
 @complete_option(help="Average over every judged topic; a topic with no results counts 0.")
+@ties_option()
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="csv", show_default=True, help="Output format.")
 @click.option(
     "--output",
@@ -260,6 +263,7 @@ def curve_command(
     fmt: str,
     output: str | None,
     debug: bool,
+    ties: str = "docno",
 ) -> None:
     """The precision-recall curve of each RUN as data: interpolated (trec_eval's iprec_at_recall,
     mean over topics) or every point."""
@@ -274,7 +278,7 @@ def curve_command(
     curves = []
     for path in paths:
         r = read_run_file(path)
-        t = build_curve_table(q, r, complete=complete, rel_level=rel_level)
+        t = build_curve_table(q, r, complete=complete, rel_level=rel_level, ties=ties)
         c = all_points(t) if points == "all" else interpolated_curve(t, levels)
         curves.append((path, r.runid, c))
     if fmt == "json":

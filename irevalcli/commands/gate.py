@@ -31,7 +31,7 @@ from typing import Any
 
 import click
 
-from .options import Integer
+from .options import Integer, ties_option
 from .compare import (
     Scored,
     comparable_labels,
@@ -56,7 +56,7 @@ GATE_FORMATS = ("table", "json", "markdown", "junit")
 KINDS = ("min", "max_drop", "max_drop_rel")
 OPTION_OF = {"min": "--min", "max_drop": "--max-drop", "max_drop_rel": "--max-drop-rel"}
 CONFIG_KEYS = ("qrels", "run", "baseline", "measures", "min", "max_drop", "max_drop_rel", "alpha", "test", "seed",
-               "permutations", "level_for_rel")
+               "permutations", "level_for_rel", "ties")
 TESTS = ("t", "wilcoxon", "randomization", "sign")
 # Absolute slack when comparing a value with a threshold, so that a drop of
 # exactly the tolerance (0.30 - 0.28 = 0.020000000000000018) is within it.
@@ -94,6 +94,7 @@ class GateSpec:
     seed: int = 0
     permutations: int = 10000
     rel_level: int = 1
+    ties: str = "docno"
     config: dict[str, str] | None = None  # path and sha256 of the config file
 
     def ordered_checks(self) -> list[Check]:
@@ -226,6 +227,11 @@ def apply_config(spec: GateSpec, path: str) -> None:
         if t not in TESTS:
             raise InputError(path, f"'test' must be one of {', '.join(TESTS)}, got '{t}'")
         spec.test = t
+    if "ties" in doc:
+        t = string("ties")
+        if t not in ("docno", "input"):
+            raise InputError(path, f"'ties' must be one of docno, input, got '{t}'")
+        spec.ties = t
     if "alpha" in doc:
         a = doc["alpha"]
         if isinstance(a, bool) or not isinstance(a, (int, float)) or not 0 < a < 1:
@@ -275,6 +281,7 @@ def build_spec(
     permutations: int | None,
     rel_level: int | None,
     config: str | None,
+    ties: str | None = None,
 ) -> GateSpec:
     """Config file first, then the command line on top (a check on the same measure replaces it)."""
     spec = GateSpec()
@@ -293,7 +300,7 @@ def build_spec(
     if baseline is not None:
         spec.baseline = baseline
     for v, attr in ((alpha, "alpha"), (test, "test"), (seed, "seed"), (permutations, "permutations"),
-                    (rel_level, "rel_level")):
+                    (rel_level, "rel_level"), (ties, "ties")):
         if v is not None:
             setattr(spec, attr, v)
     if measures:
@@ -423,7 +430,7 @@ def run_gate(spec: GateSpec) -> dict[str, Any]:
     batches, labels = measure_batches(specs)
     paths = [spec.run] + ([spec.baseline] if spec.baseline is not None else [])
     qrels, runs = load_inputs(spec.qrels, paths)  # type: ignore[arg-type]
-    scored = [score_run(qrels, r, batches, labels, rel_level=spec.rel_level) for r in runs]
+    scored = [score_run(qrels, r, batches, labels, rel_level=spec.rel_level, ties=spec.ties) for r in runs]
     cand = scored[0]
     base = scored[1] if len(scored) > 1 else None
     p_cache: dict[str, Any] = {}
@@ -450,6 +457,7 @@ def run_gate(spec: GateSpec) -> dict[str, Any]:
             "permutations": spec.permutations if spec.test == "randomization" else None,
             "seed": spec.seed,
             "rel_level": spec.rel_level,
+            "ties": spec.ties,
         },
         "inputs": {
             "qrels": {"path": qrels.name, "sha256": qrels.sha256},
@@ -645,6 +653,7 @@ or baseline sharing no topic with QRELS).
               help="Seed of the randomization test [default: 0].")
 @click.option("-l", "--level_for_rel", "rel_level", type=Integer(), default=None, metavar="N",
               help="Relevant means a judgement >= N, an integer [default: 1].")
+@ties_option(None, "; default docno, or 'ties' in --config")
 @click.option("--config", metavar="FILE",
               help="TOML file with qrels, run, baseline, measures, [min], [max_drop], [max_drop_rel], test, alpha; "
                    "command-line options override it.")
@@ -655,7 +664,7 @@ or baseline sharing no topic with QRELS).
 def gate_command(files: tuple[str, ...], baseline: str | None, floors: tuple[str, ...], max_drop: tuple[str, ...],
                  max_drop_rel: tuple[str, ...], measures: tuple[str, ...], alpha: float | None, test: str | None,
                  permutations: int | None, seed: int | None, rel_level: int | None, config: str | None, fmt: str,
-                 output: str | None, debug: bool) -> None:
+                 output: str | None, debug: bool, ties: str | None = None) -> None:
     """Check RUN against quality floors and a baseline; exit 1 if a check fails.
 
     Every judged topic of QRELS counts: a topic the run has no results for scores 0.
@@ -664,7 +673,7 @@ def gate_command(files: tuple[str, ...], baseline: str | None, floors: tuple[str
 
     spec = build_spec(files, baseline=baseline, floors=floors, max_drop=max_drop, max_drop_rel=max_drop_rel,
                       measures=measures, alpha=alpha, test=test, seed=seed, permutations=permutations,
-                      rel_level=rel_level, config=config)
+                      rel_level=rel_level, config=config, ties=ties)
     report = run_gate(spec)
     terminal = output in (None, "-") and stdout_is_terminal()
     _write_output(format_gate(report, fmt, terminal=terminal), output, fmt)

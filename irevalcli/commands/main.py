@@ -36,7 +36,7 @@ EXIT_USAGE = 2
 EXIT_INTERNAL = 3
 
 
-from .options import Choice, CLong, input_format_options
+from .options import Choice, CLong, input_format_options, ties_option
 
 
 def _complete_first(ctx: Any, param: Any, incomplete: str) -> list[Any]:
@@ -276,6 +276,7 @@ def _write_special(path: str, data: bytes | Iterable[bytes]) -> None:
               help="Subtopic judgements 'qid subtopic docno rel' (as ndeval reads them) for alpha_ndcg_cut, err_ia_cut.")
 @click.option("--compat", type=click.Choice(["10.0", "9.0.8"]), default="10.0", show_default=True,
               help="trec_eval version to reproduce; 9.0.8 is the one inside pytrec_eval and Anserini.")
+@ties_option()
 @click.option("-v", "--version", "show_version", is_flag=True, help="Print the version and exit.")
 @click.option("--stream/--no-stream", "stream", default=None,
               help="Evaluate the run topic by topic in bounded memory (default: for run files of 32 MiB or more; "
@@ -334,6 +335,7 @@ def run_eval(
     qrels_format: str = "auto",
     columns: tuple[str, ...] = (),
     progress: bool | None = None,
+    ties: str = "docno",
 ) -> None:
     from ..api import REL_FORMATS, evaluate
     from ..output.formatters import TABLE_FORMATS, RunResults, format_runs, format_trec_pieces
@@ -352,6 +354,8 @@ def run_eval(
         raise UsageError(f"--places applies to csv, markdown, latex and table output, not {fmt} "
                          "(trec prints trec_eval's 4 places; json and parquet keep full precision)")
     cmap = parse_column_map(columns)
+    if ties != "docno" and rel_format != "qrels":
+        raise UsageError(f"--ties {ties} applies to -R qrels judgements, not -R {rel_format}")
     if rel_format != "qrels" and (qrels_format != "auto" or set(cmap) & {"rel"}):
         raise UsageError(f"--qrels-format and --column rel apply to -R qrels judgements, not -R {rel_format}")
     run_paths = expand_runs([run, *more_runs])
@@ -394,6 +398,7 @@ def run_eval(
                     stream=stream,
                     subtopics=subtopics,
                     hash_inputs=fmt in ("json", "parquet"),
+                    ties=ties,
                 )
             if not evs:
                 evs.append(ev)
@@ -414,6 +419,7 @@ def run_eval(
         "rel_format": rel_format,
         "zscores": zscore_file,
         "subtopics": subtopics,
+        "ties": ties,
     }
     # recorded only when used, so the JSON of a plain run stays as it was
     options.update({k: v for k, v in (("run_format", run_format), ("qrels_format", qrels_format)) if v != "auto"})
@@ -471,32 +477,83 @@ def _printable(msg: str) -> str:
     return "".join(out)
 
 
-def _describe(meas: Any) -> str:
-    kinds = {
-        "none": "no parameters",
-        "long_cutoffs": "integer cutoffs",
-        "double_cutoffs": "real cutoffs",
-        "double_params": "real parameters",
-        "pairs": "key=value pairs (ndcg family: level=gain; rbp: p=; ireval's: as described above)",
-    }
-    params = kinds[meas.params]
+PARAM_KINDS = {
+    "none": "no parameters",
+    "long_cutoffs": "integer cutoffs",
+    "double_cutoffs": "real cutoffs",
+    "double_params": "real parameters",
+    "pairs": "key=value pairs (ndcg family: level=gain; rbp: p=; ireval's: as described above)",
+}
+SUMMARIES = {
+    "mean": "mean over topics",
+    "sum": "sum over topics",
+    "gmean": "geometric mean over topics",
+    "nanmean": "mean over the topics that have a value",
+    "wmean": "weighted mean over the topics that have a value",
+    "num_rel": "sum over topics",
+    "num_q": "count",
+    "runid": "text",
+    "none": "per topic only",
+}
+# libraries whose spellings ireval accepts, in the order the reference lists them
+LIBRARIES = ("trec_eval", "ir_measures", "ranx", "ireval", "tf-ranking", "elasticsearch")
+
+
+def _params_text(meas: Any) -> str:
+    params = PARAM_KINDS[meas.params]
     if meas.default:
         shown = ",".join(f"{v:g}" if isinstance(v, float) else str(v) for v in meas.default)
         params += f", default {shown}"
-    agg = {
-        "mean": "mean over topics",
-        "sum": "sum over topics",
-        "gmean": "geometric mean over topics",
-        "nanmean": "mean over the topics that have a value",
-        "wmean": "weighted mean over the topics that have a value",
-        "num_rel": "sum over topics",
-        "num_q": "count",
-        "runid": "text",
-        "none": "per topic only",
-    }[meas.agg]
+    return params
+
+
+def _trec_spellings(meas: Any) -> list[str]:
+    """How -m reaches the measure in trec_eval's syntax: NAME, NAME.PARAMS and the label form."""
+    if meas.params == "none":
+        return [meas.name]
+    many, one = {"long_cutoffs": ("k1,k2", "k"), "double_cutoffs": ("x1,x2", "x"), "double_params": ("a,b", "a,b"),
+                 "pairs": ("key=value,...", "key=value")}[meas.params]
+    return [meas.name, f"{meas.name}.{many}", f"{meas.name}_{one}"]
+
+
+def measure_spellings(meas: Any) -> dict[str, list[str]]:
+    """Every spelling -m accepts for the measure, by library (from the registry and alias tables)."""
+    from ..measures.aliases import FAMILIES
+
+    out: dict[str, list[str]] = {"trec_eval": _trec_spellings(meas)}
+    for fam in FAMILIES.values():
+        if meas.name in fam.roots:
+            out.setdefault(fam.style, []).append(_family_form(fam))
+    return {lib: out[lib] for lib in sorted(out, key=lambda s: LIBRARIES.index(s) if s in LIBRARIES else len(LIBRARIES))}
+
+
+def _family_form(fam: Any) -> str:
+    """A family's spelling with its argument and cutoff syntax: ``P(rel,judged_only)@k``."""
+    if fam.style == "ranx":
+        return f"{fam.name}@k-lN" if fam.name != "rbp" else "rbp.NN-lN"
+    args = f"({','.join(fam.args)})" if fam.args else ""
+    cut = {"optional": "[@k]", "required": "@k", "none": ""}[fam.cutoff]
+    return f"{fam.name}{args}{cut}"
+
+
+def measure_info(meas: Any) -> dict[str, Any]:
+    """One measure's reference entry (text, markdown and JSON are made from it)."""
+    return {
+        "name": meas.name,
+        "definition": meas.doc,
+        "parameters": _params_text(meas),
+        "summary": SUMMARIES[meas.agg],
+        "judgements": sorted(meas.rel_formats),
+        "citation": meas.citation,
+        "spellings": measure_spellings(meas),
+    }
+
+
+def _describe(meas: Any) -> str:
     from ..measures.aliases import aliases_of
 
-    lines = [f"{meas.name}: {meas.doc}", f"  parameters: {params}", f"  summary: {agg}"]
+    info = measure_info(meas)
+    lines = [f"{meas.name}: {meas.doc}", f"  parameters: {info['parameters']}", f"  summary: {info['summary']}"]
     if meas.citation:
         lines.append(f"  reference: {meas.citation}")
     also = aliases_of(meas.name)
@@ -507,15 +564,83 @@ def _describe(meas: Any) -> str:
     return "\n".join(lines)
 
 
+def measures_reference(fmt: str) -> str:
+    """Every measure, spelling family and nickname as markdown or JSON (docs/measures.md is the markdown)."""
+    import json
+
+    from ..measures.aliases import FAMILIES
+    from ..measures.registry import NICKNAMES
+    from ..measures.catalog import load
+
+    registry = load()
+    measures = [measure_info(m) for m in registry.values()]
+    families = [
+        {"spelling": _family_form(f), "name": f.name, "library": f.style, "also_spelled": list(f.synonyms),
+         "maps_to": list(f.roots), "arguments": list(f.args), "cutoff": f.cutoff if f.style != "ranx" else "optional",
+         "definition": f.definition}
+        for f in FAMILIES.values()
+    ]
+    if fmt == "json":
+        doc = {"measures": measures, "spellings": families, "nicknames": {k: list(v) for k, v in NICKNAMES.items()}}
+        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    def code(items: list[str]) -> str:
+        return ", ".join(f"`{x}`" for x in items)
+
+    out = [
+        "# Measures reference",
+        "",
+        "<!-- Generated by `ireval measures --format markdown` (make docs); do not edit by hand. -->",
+        "",
+        "Every measure ireval computes, with every spelling `-m` accepts for it, by library: trec_eval's",
+        "(`NAME`, `NAME.PARAMS`, the output label `NAME_PARAM`), ir_measures', ranx's, ireval's own, TF-Ranking's",
+        "and Elasticsearch's. The spelling decides the definition where the libraries differ (see",
+        "[Friendly spellings](#friendly-spellings)); `ireval measures NAME` explains one spelling.",
+        "",
+        "## Measures",
+        "",
+    ]
+    for info in measures:
+        out += [f"### {info['name']}", "", info["definition"], ""]
+        for lib, forms in info["spellings"].items():
+            out.append(f"- {lib}: {code(forms)}")
+        out.append(f"- parameters: {info['parameters']}")
+        out.append(f"- summary: {info['summary']}")
+        out.append(f"- judgements: {', '.join('-R ' + j for j in info['judgements'])}")
+        if info["citation"]:
+            out.append(f"- reference: {info['citation']}")
+        out.append("")
+    out += ["## Friendly spellings", "",
+            "ranx spellings take `@k` (optional) and `-lN` (relevance level N); `rbp.NN` is persistence 0.NN.", "",
+            "| Spelling | Library | Also spelled | Maps to | Definition |", "|---|---|---|---|---|"]
+    for f in families:
+        out.append(f"| `{cell(f['spelling'])}` | {f['library']} | {code(f['also_spelled'])} | "
+                   f"{code(f['maps_to'])} | {cell(f['definition'])} |")
+    out += ["", "## Nicknames", "", "| Nickname | Measures |", "|---|---|"]
+    for nick, members in NICKNAMES.items():
+        out.append(f"| `{nick}` | {' '.join(members)} |")
+    return "\n".join(out) + "\n"
+
+
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("name", required=False)
-def measures_command(name: str | None) -> None:
+@click.option("--format", "fmt", type=Choice(["text", "markdown", "json"]), default="text", show_default=True,
+              help="text: a listing (or NAME described); markdown, json: the full reference (docs/measures.md).")
+def measures_command(name: str | None, fmt: str = "text") -> None:
     """List every measure (or describe NAME): parameters, defaults, definition, reference."""
     from ..measures.aliases import FAMILIES, describe
     from ..measures.names import RANX_RBP, label_form, suggest
     from ..measures.catalog import load
     from ..measures.registry import NICKNAMES
 
+    if fmt != "text":
+        if name is not None:
+            raise UsageError(f"--format {fmt} writes the whole reference; give no NAME (or drop --format)")
+        click.echo(measures_reference(fmt), nl=False)
+        return
     registry = load()
     if name is None:
         for meas in registry.values():

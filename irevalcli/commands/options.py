@@ -107,3 +107,15 @@ def input_format_options(f: F) -> F:
     ):
         f = opt(f)
     return f
+
+
+TIES = ("docno", "input")
+
+
+def ties_option(default: str | None = "docno", extra: str = "") -> F:
+    """--ties: how documents with equal scores are ordered within a topic."""
+    return click.option(
+        "--ties", "ties", type=Choice(TIES), default=default, show_default=default is not None,
+        help="Order of documents with equal scores: docno (descending, trec_eval's rule) or input "
+             f"(their order in the run file, as ranx and TF-Ranking){extra}.",
+    )

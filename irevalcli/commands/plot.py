@@ -19,7 +19,7 @@ from typing import Any
 
 import click
 
-from .options import complete_option, input_format_options, rel_level_option
+from .options import complete_option, input_format_options, rel_level_option, ties_option
 from .completion import complete_measure, complete_path
 from ..errors import UsageError
 
@@ -145,13 +145,15 @@ def _load(
     return q, [read_run_file(p, fmt=run_format, columns=cmap) for p in paths]
 
 
-def pr_curves(qrels: Any, runs: Sequence[Any], *, complete: bool = False, rel_level: int = 1) -> list:
+def pr_curves(
+    qrels: Any, runs: Sequence[Any], *, complete: bool = False, rel_level: int = 1, ties: str = "docno"
+) -> list:
     """(runid or file name, recall levels, interpolated precision) for each run."""
     from ..api import evaluate
 
     curves = []
     for run in runs:
-        ev = evaluate(qrels, run, ["iprec_at_recall"], complete=complete, rel_level=rel_level)
+        ev = evaluate(qrels, run, ["iprec_at_recall"], complete=complete, rel_level=rel_level, ties=ties)
         points = [
             (float(c.label.rsplit("_", 1)[1]), float(c.summary))  # type: ignore[arg-type]
             for c in ev.results.columns
@@ -169,7 +171,8 @@ def _name(run: Any, runs: Sequence[Any]) -> str:
 
 
 def topic_diffs(
-    qrels: Any, run_a: Any, run_b: Any, measure: str, *, complete: bool = False, rel_level: int = 1
+    qrels: Any, run_a: Any, run_b: Any, measure: str, *, complete: bool = False, rel_level: int = 1,
+    ties: str = "docno",
 ) -> tuple[str, list[str], list[float]]:
     """(label, topics, b - a) sorted by difference descending (ties by topic)."""
     from ..api import evaluate
@@ -177,7 +180,7 @@ def topic_diffs(
     values = []
     label = ""
     for run in (run_a, run_b):
-        ev = evaluate(qrels, run, [measure], complete=complete, rel_level=rel_level)
+        ev = evaluate(qrels, run, [measure], complete=complete, rel_level=rel_level, ties=ties)
         cols = [c for c in ev.results.columns if c.per_query is not None and c.kind != "str"]
         if len(cols) != 1:
             names = ", ".join(c.label for c in cols) or "no per-topic value"
@@ -219,6 +222,7 @@ def _common(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--dpi", type=click.IntRange(30, 1200), default=150, show_default=True, help="PNG resolution."),
         complete_option(),
         rel_level_option(),
+        ties_option(),
         input_format_options,
         click.option("--debug", is_flag=True, help="Show a traceback for errors."),
     ]
@@ -271,6 +275,7 @@ def pr_command(
     qrels_format: str,
     columns: tuple[str, ...],
     debug: bool,
+    ties: str = "docno",
 ) -> None:
     """Interpolated precision-recall curves (11 recall levels, mean over topics) of each RUN."""
     from .main import write_atomic
@@ -279,7 +284,7 @@ def pr_command(
     dims = _size(size) if size else (7.0, 5.0)
     _matplotlib()
     q, loaded = _load(qrels, runs, run_format, qrels_format, columns)
-    fig = pr_figure(pr_curves(q, loaded, complete=complete, rel_level=rel_level), title=title, size=dims)
+    fig = pr_figure(pr_curves(q, loaded, complete=complete, rel_level=rel_level, ties=ties), title=title, size=dims)
     write_atomic(output, render(fig, fmt, dpi))
 
 
@@ -314,6 +319,7 @@ def diff_command(
     qrels_format: str,
     columns: tuple[str, ...],
     debug: bool,
+    ties: str = "docno",
 ) -> None:
     """MEASURE per topic of RUN_B minus RUN_A, as a bar chart sorted by the difference."""
     from .main import write_atomic
@@ -322,7 +328,7 @@ def diff_command(
     dims = _size(size) if size else (8.0, 4.5)
     _matplotlib()
     q, (a, b) = _load(qrels, [run_a, run_b], run_format, qrels_format, columns, expand=False)
-    label, qids, diffs = topic_diffs(q, a, b, measure, complete=complete, rel_level=rel_level)
+    label, qids, diffs = topic_diffs(q, a, b, measure, complete=complete, rel_level=rel_level, ties=ties)
     fig = diff_figure(
         qids, diffs, label=label, name_a=_name(a, [a, b]), name_b=_name(b, [a, b]), title=title, size=dims
     )

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .options import input_format_options
+from .options import input_format_options, ties_option
 from .completion import complete_path
 from ..errors import OutputError, UsageError
 
@@ -59,7 +59,7 @@ class Pool:
         return len(pc.unique(self.qid))
 
 
-def _top(run: Run, depth: int) -> tuple[pa.Array, pa.Array, int]:
+def _top(run: Run, depth: int, ties: str = "docno") -> tuple[pa.Array, pa.Array, int]:
     """The run's top ``depth`` (qid, docno) per topic, and how many topics it has."""
     import numpy as np
     import pyarrow as pa
@@ -68,7 +68,7 @@ def _top(run: Run, depth: int) -> tuple[pa.Array, pa.Array, int]:
 
     enc = run.qid.dictionary_encode()
     topic = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    order = rank_order(topic, run.score, run.docno)
+    order = rank_order(topic, run.score, run.docno, ties, run.lineno)
     t = topic[order]
     starts = np.concatenate(([0], np.flatnonzero(t[1:] != t[:-1]) + 1)) if len(t) else np.zeros(0, np.int64)
     block = np.repeat(starts, np.diff(np.concatenate((starts, [len(t)])))) if len(t) else np.zeros(0, np.int64)
@@ -100,7 +100,7 @@ def _check_run(run: Run) -> None:
         )
 
 
-def build_pool(runs: Sequence[Run], depth: int, qrels: Qrels | None = None) -> Pool:
+def build_pool(runs: Sequence[Run], depth: int, qrels: Qrels | None = None, ties: str = "docno") -> Pool:
     """The union of every run's top ``depth`` per topic, minus what ``qrels`` judges."""
     import numpy as np
     import pyarrow as pa
@@ -112,7 +112,7 @@ def build_pool(runs: Sequence[Run], depth: int, qrels: Qrels | None = None) -> P
     ntopics = []
     for i, run in enumerate(runs):
         _check_run(run)
-        q, d, nt = _top(run, depth)
+        q, d, nt = _top(run, depth, ties)
         ntopics.append(nt)
         parts.append(
             pa.table(
@@ -252,6 +252,7 @@ judged = its top documents left out because --qrels judges them.
 @click.option("--output", metavar="PATH", help="Write the pool to PATH atomically (default: stdout).")
 @click.option("--counts", "counts_path", metavar="PATH", help="Also write the per-run counts to PATH as CSV.")
 @input_format_options
+@ties_option()
 @click.option("--quiet", is_flag=True, help="Do not print the per-run counts on stderr.")
 @click.option("--debug", is_flag=True, help="Show a traceback for errors.")
 def pool_command(
@@ -266,6 +267,7 @@ def pool_command(
     columns: tuple[str, ...],
     quiet: bool,
     debug: bool,
+    ties: str = "docno",
 ) -> None:
     """Build a judgment pool: the union of each RUN's top N documents per topic."""
     from .main import _write_output, write_atomic
@@ -278,7 +280,7 @@ def pool_command(
     cmap = parse_column_map(columns)
     paths = expand_runs(runs)
     q = read_qrels_file(qrels, fmt=qrels_format, columns=cmap) if qrels else None
-    pool = build_pool([read_run_file(p, fmt=run_format, columns=cmap) for p in paths], depth, q)
+    pool = build_pool([read_run_file(p, fmt=run_format, columns=cmap) for p in paths], depth, q, ties)
     data = pool_bytes(pool, label)
     if counts_path:
         write_atomic(counts_path, counts_csv(pool))

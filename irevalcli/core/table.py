@@ -6,7 +6,8 @@ Built once per evaluation, with every topic id and docno factorised once:
   bytewise ``strcmp`` order (or, for streamed batches, which are put in order
   later, the order of the run); run topics that are not judged are ignored;
 * each topic's results are ranked by score descending, ties broken by docno
-  descending (bytewise); the rank column of the file is never read;
+  descending (bytewise; trec_eval's rule), or with ``ties="input"`` by their order in the
+  run file (ranx's and TF-Ranking's rule); the rank column of the file is never read;
 * ``-M`` keeps the top M, then each document is labelled with its qrels value,
   ``-1`` when it is not in the qrels and ``-2`` when its qrels value is negative;
   ``-J`` then drops the ``-1``/``-2`` documents and closes the gaps;
@@ -46,6 +47,7 @@ class EvalOptions:
     num_docs: int = 0  # -N
     only_query: str | None = None  # -D N.qid
     compat: str = "10.0"  # or "9.0.8" (pytrec_eval, Anserini): float32 scores, missing topics skipped
+    ties: str = "docno"  # score ties: "docno" (descending, trec_eval) or "input" (run file order, ranx)
 
 
 @dataclass
@@ -330,16 +332,22 @@ def check_qrels_duplicates(qrels: Qrels, key: np.ndarray | None = None) -> None:
         )
 
 
-def rank_order(topic: np.ndarray, score: np.ndarray, docno: pa.Array) -> np.ndarray:
-    """Row order by topic, then score descending, then docno descending (bytewise)."""
-    base, pos, src = rank_permutation(topic, score, docno)
+TIE_RULES = ("docno", "input")
+
+
+def rank_order(
+    topic: np.ndarray, score: np.ndarray, docno: pa.Array, ties: str = "docno", lineno: np.ndarray | None = None
+) -> np.ndarray:
+    """Row order by topic, then score descending, then docno descending (bytewise), or
+    with ``ties="input"`` the order of the rows in the run file (``lineno`` ascending)."""
+    base, pos, src = rank_permutation(topic, score, docno, ties, lineno)
     order = np.arange(len(topic), dtype=np.int64) if base is None else base
     order[pos] = src
     return order
 
 
 def rank_permutation(
-    topic: np.ndarray, score: np.ndarray, docno: pa.Array
+    topic: np.ndarray, score: np.ndarray, docno: pa.Array, ties: str = "docno", lineno: np.ndarray | None = None
 ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
     """:func:`rank_order` as ``(base, pos, src)``: the order is ``base`` (None: the rows
     as they are) with ``order[pos] = src``, the rows of tied (topic, score) groups
@@ -348,7 +356,9 @@ def rank_permutation(
     TREC runs are usually grouped by topic and sorted by score already; that is
     checked (not assumed) in one pass and then only the topic blocks are
     reordered, if they need it. Otherwise a two-key sort is done. Either way only
-    rows whose (topic, score) is tied are ordered by docno, with Arrow's bytewise sort.
+    rows whose (topic, score) is tied are ordered by docno, with Arrow's bytewise sort
+    (``ties="docno"``), or by ``lineno``, their line in the run file (``ties="input"``;
+    without ``lineno``, their position in the arrays).
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -388,6 +398,11 @@ def rank_permutation(
     tied_before[later] = tie[pos[later] - 1]
     gid = np.cumsum(~tied_before)
     rows = pos if base is None else base[pos]
+    if ties == "input":
+        line = rows if lineno is None else lineno[rows]
+        return base, pos, rows[np.lexsort((line, gid))]
+    if ties != "docno":
+        raise ValueError(f"unknown tie rule {ties!r}")  # pragma: no cover (the CLI offers TIE_RULES)
     tbl = pa.table({"g": from_numpy(gid), "d": docno.take(from_numpy(rows))})
     perm = to_numpy(pc.sort_indices(tbl, sort_keys=[("g", "ascending"), ("d", "descending")]))
     return base, pos, rows[perm]
@@ -578,7 +593,7 @@ def build_table(
     counts = np.bincount(rg, minlength=nq)
     starts = np.zeros(nq + 1, dtype=np.int64)
     np.cumsum(counts, out=starts[1:])
-    base, pos, src = rank_permutation(rg, rscore, run_docno)
+    base, pos, src = rank_permutation(rg, rscore, run_docno, opts.ties, rline)
     rg_ranked = rg[base] if base is not None else rg  # (ties stay within their topic)
     if opts.max_docs is not None:
         rg = rg_ranked

@@ -7,8 +7,12 @@ A spec that is not a trec_eval name, nickname or output label is parsed here:
   ``nDCG(dcg=exp-log2)@10``, ``alpha_nDCG@20``;
 * ranx: ``name[@k][-lN]`` -- ``ndcg@10``, ``map@100``, ``mrr@10``, ``ndcg_burges@10``,
   ``map@100-l2``, ``rbp.95``;
-* ireval: ``pFound[(p_break=..,gmax=..)][@k]``, ``AUC``, ``GAUC[(weight=uniform)]``,
-  ``CG@k``, ``R_cap@k``, ``F[(beta=b)]@k``.
+* ireval: ``pFound[(p_break=..,gmax=..)][@k]``, ``AUC``, ``GAUC[(weight=uniform|positives)]``,
+  ``CG@k``, ``R_cap@k``, ``F[(beta=b)]@k``;
+* TF-Ranking (its ``tfr.keras.metrics`` class names): ``PrecisionMetric(topn=k)`` or
+  ``PrecisionMetric@k``, ``BPrefMetric(use_trec_version=False)``, ``ARPMetric``, ``OPAMetric``,
+  ``PrecisionIAMetric@k``, ``AlphaDCGMetric(alpha=0.5)@k``;
+* Elasticsearch (``_rank_eval``'s PrecisionAtK): ``PrecisionAtK(k=10,ignore_unlabeled=true)``.
 
 Each spelling maps to one canonical (registered) measure plus parameters; where the
 library defines the measure differently from trec_eval, the spelling decides: an
@@ -202,9 +206,12 @@ def _ir_pfound(args: dict[str, Any], at: str | None, spec: str) -> Target:
 
 def _ir_gauc(args: dict[str, Any], at: str | None, spec: str) -> Target:
     weight = args.get("weight", "judged")
-    if weight not in ("judged", "uniform"):
-        raise MeasureParamError(f"{spec}: weight={weight!r} is not one of 'judged', 'uniform'")
-    return Target("gauc", (), (("weight", weight),), **_rel_view({k: v for k, v in args.items() if k == "rel"}, spec))
+    if weight not in ("judged", "uniform", "positives"):
+        raise MeasureParamError(f"{spec}: weight={weight!r} is not one of 'judged', 'uniform', 'positives'")
+    view = _rel_view({k: v for k, v in args.items() if k == "rel"}, spec)
+    if weight == "positives":  # RecBole's GAUC
+        return Target("gauc_pos", (), **view)
+    return Target("gauc", (), (("weight", weight),), **view)
 
 
 def _ir_f(args: dict[str, Any], at: str | None, spec: str) -> Target:
@@ -212,6 +219,57 @@ def _ir_f(args: dict[str, Any], at: str | None, spec: str) -> Target:
     beta = float(args.get("beta", 1.0))
     view = _rel_view({k2: v for k2, v in args.items() if k2 == "rel"}, spec)
     return Target("F", (k,), (("beta", beta),), **view)
+
+
+# ---- TF-Ranking and Elasticsearch -------------------------------------------------
+
+
+def _bool_arg(args: dict[str, Any], key: str, default: bool, spec: str) -> bool:
+    v = args.get(key, default)
+    if not isinstance(v, bool):
+        raise MeasureParamError(f"{spec}: {key}={v!r} is not true or false")
+    return v
+
+
+def _positive_arg(args: dict[str, Any], key: str, spec: str) -> int | None:
+    v = args.get(key)
+    if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v <= 0):
+        raise MeasureParamError(f"{spec}: {key}={v!r} is not a positive integer")
+    return v
+
+
+def _tfr_cut(root: str) -> Callable:
+    """TF-Ranking's topn, given as topn=k or @k; none: the whole list."""
+
+    def build(args: dict[str, Any], at: str | None, spec: str) -> Target:
+        k = _int_cutoff(at, spec)
+        topn = _positive_arg(args, "topn", spec)
+        if k is not None and topn is not None and k != topn:
+            raise MeasureParamError(f"{spec}: topn={topn} and @{k} disagree")
+        opts: tuple[tuple[str, Any], ...] = ()
+        if "alpha" in args:
+            a = args["alpha"]
+            if isinstance(a, bool) or not isinstance(a, (int, float)) or not 0 <= a <= 1:
+                raise MeasureParamError(f"{spec}: alpha={a!r} is not a number between 0 and 1")
+            opts = (("alpha", float(a)),)
+        return Target(root, (k or topn or BIG,), opts)
+
+    return build
+
+
+def _tfr_bpref(args: dict[str, Any], at: str | None, spec: str) -> Target:
+    return Target("bpref" if _bool_arg(args, "use_trec_version", True, spec) else "bpref_R")
+
+
+def _es_precision(args: dict[str, Any], at: str | None, spec: str) -> Target:
+    k = _int_cutoff(at, spec)
+    kk = _positive_arg(args, "k", spec)
+    if k is not None and kk is not None and k != kk:
+        raise MeasureParamError(f"{spec}: k={kk} and @{k} disagree")
+    opts = (("ignore_unlabeled", True),) if _bool_arg(args, "ignore_unlabeled", False, spec) else ()
+    level = args.get("relevant_rating_threshold")
+    view = _rel_view({"rel": level}, spec) if level is not None else {}
+    return Target("P_ret", (k or kk or 10,), opts, **view)
 
 
 # ---- ranx -------------------------------------------------------------------------
@@ -316,8 +374,9 @@ _add("pFound", style="ireval", build=_ir_pfound, roots=("pfound", "pfound_cut"),
      definition="pFound (Yandex): p_break 0.15, pRel = (2^label - 1) / 2^g_max, g_max the highest label in the qrels")
 _add("AUC", style="ireval", build=_simple("auc"), roots=("auc",), args=("rel",), cutoff="none",
      definition="ranking AUC over (relevant, judged non-relevant) pairs, unretrieved judged documents tied last")
-_add("GAUC", style="ireval", build=_ir_gauc, roots=("gauc",), args=("weight", "rel"), cutoff="none",
-     definition="AUC averaged over topics weighted by judged documents (weight=uniform: plain mean)")
+_add("GAUC", style="ireval", build=_ir_gauc, roots=("gauc", "gauc_pos"), args=("weight", "rel"), cutoff="none",
+     definition="AUC averaged over topics weighted by judged documents (weight=uniform: plain mean; "
+                "weight=positives: by relevant documents, RecBole's GAUC)")
 _add("CG", style="ireval", build=_simple("cg_cut", cut_root="cg_cut", rel=False), roots=("cg_cut",),
      cutoff="required", definition="cumulative gain at k: the sum of the labels of the top k")
 _add("R_cap", style="ireval", build=_simple("relative_P", cut_root="relative_P"), roots=("relative_P",),
@@ -353,6 +412,26 @@ _add("ndcg_burges", style="ranx", build=_ranx("ndcg_exp", "ndcg_exp_cut"), roots
 _add("bpref", style="ranx", build=_ranx("bpref", None), roots=("bpref",), definition="trec_eval's bpref")
 _add("rbp", style="ranx", build=_ranx_rbp, roots=("rbp_label",),
      definition="RBP with persistence 0.NN from rbp.NN and the raw label as gain (no rescaling)")
+# TF-Ranking (tfr.keras.metrics class names) and Elasticsearch (_rank_eval's PrecisionAtK)
+_add("PrecisionMetric", style="tf-ranking", build=_tfr_cut("P_ret"), roots=("P_ret",), args=("topn",),
+     definition="TF-Ranking's P@k: relevant in the top k over min(k, list length); without topn, over the whole list")
+_add("BPrefMetric", style="tf-ranking", build=_tfr_bpref, roots=("bpref", "bpref_R"), args=("use_trec_version",),
+     cutoff="none", definition="bpref; use_trec_version=False divides the penalty by R instead of min(R, N) (bpref_R)")
+_add("ARPMetric", style="tf-ranking", build=_simple("arp", rel=False), roots=("arp",), cutoff="none",
+     definition="TF-Ranking's average relevance position: sum label*rank / sum label, weighted summary")
+_add("OPAMetric", style="tf-ranking", build=_simple("opa", rel=False), roots=("opa",), cutoff="none",
+     definition="TF-Ranking's ordered pair accuracy over pairs of retrieved documents with different labels")
+_add("PrecisionIAMetric", style="tf-ranking", build=_tfr_cut("P_IA_ret"), roots=("P_IA_ret",), args=("topn",),
+     definition="TF-Ranking's intent-aware precision: relevant (document, subtopic) pairs in the top k over "
+                "S * min(k, list length); needs --subtopics")
+_add("AlphaDCGMetric", style="tf-ranking", build=_tfr_cut("alpha_dcg_label_cut"), roots=("alpha_dcg_label_cut",),
+     args=("topn", "alpha"),
+     definition="TF-Ranking's alpha-DCG: not normalised, graded subtopic labels as gains, alpha = 0.5; "
+                "needs --subtopics")
+_add("PrecisionAtK", style="elasticsearch", build=_es_precision, roots=("P_ret",),
+     args=("k", "ignore_unlabeled", "relevant_rating_threshold"),
+     definition="Elasticsearch's rank-evaluation precision: relevant over retrieved in the top k (k = 10 by "
+                "default); ignore_unlabeled=true leaves unjudged documents out of the count")
 
 _IM_RE = re.compile(r"^(?P<name>[A-Za-zα_][A-Za-z0-9_α]*)(?:\((?P<args>[^()]*)\))?(?:@(?P<at>[^@()]+))?$")
 _RANX_RE = re.compile(r"^(?P<name>[a-z][a-z0-9_\-]*?)(?:[@.](?P<at>[0-9]+))?(?:-l(?P<level>-?[0-9]+))?$")
@@ -477,7 +556,8 @@ def describe(spec: str) -> str | None:
                 str(v) if v != BIG else "all" for v in f.target.values
             )
             base += f".{shown}"
-    style = {"ir_measures": "ir_measures' syntax", "ranx": "ranx's syntax", "ireval": "ireval's friendly syntax"}
+    style = {"ir_measures": "ir_measures' syntax", "ranx": "ranx's syntax", "ireval": "ireval's friendly syntax",
+             "tf-ranking": "TF-Ranking's spelling", "elasticsearch": "Elasticsearch's spelling"}
     lines = [f"{base}: {style[fam.style]}", f"  definition: {fam.definition}"]
     lines.append(f"  maps to: {', '.join(fam.roots)}")
     if fam.args:
@@ -494,6 +574,5 @@ def aliases_of(root: str) -> list[str]:
     out = []
     for name, fam in FAMILIES.items():
         if root in fam.roots:
-            tag = {"ir_measures": "ir_measures", "ranx": "ranx", "ireval": "ireval"}[fam.style]
-            out.append(f"{name} ({tag})")
+            out.append(f"{name} ({fam.style})")
     return out

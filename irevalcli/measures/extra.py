@@ -11,7 +11,7 @@ import numpy as np
 from ..errors import MeasureParamError
 from .registry import Params, measure
 from ..core.table import EvalTable
-from ._util import opt
+from ._util import OptParams, opt
 from .precision import CUTOFFS, _safe_div
 
 
@@ -126,11 +126,22 @@ def gauc(t: EvalTable, p: Params) -> np.ndarray:
     """Group AUC: per topic the auc; the summary averages it over the topics that have one,
     weighted by each topic's number of judged documents (GAUC(weight=uniform): plain mean)."""
     a = _auc(t, p)
-    if opt(p, "weight", "judged") == "uniform":
+    weight = opt(p, "weight", "judged")
+    if weight == "uniform":
         w = np.ones(t.nq)
+    elif weight == "positives":
+        w = t.R.astype(np.float64)
     else:
         w = (t.R + t.NR).astype(np.float64)
     return np.stack([a, w])
+
+
+@measure("gauc_pos", agg="wmean", citation="RecBole's GAUC (Zhao et al., CIKM 2021); Zhou et al., KDD 2018")
+def gauc_pos(t: EvalTable, p: Params) -> np.ndarray:
+    """Group AUC as RecBole computes it: per topic the auc, averaged over the topics that have
+    one weighted by each topic's number of relevant documents R (sum_u auc_u * R_u / sum_u R_u);
+    RecBole leaves out users with no positive or no negative item, as the auc has no value for them."""
+    return gauc(t, OptParams(p.values, p.printable, (("weight", "positives"),)))
 
 
 # ---- confusion matrix of the retrieved set ---------------------------------------

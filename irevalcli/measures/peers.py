@@ -1,0 +1,164 @@
+"""Measures as other evaluators define them: TF-Ranking's and Elasticsearch's.
+
+TF-Ranking (``tfr.keras.metrics``) scores a list of labelled examples: its list is the
+run's retrieved documents here, an unjudged document counting as label 0 (give -J to
+drop unjudged documents, as TF-Ranking's mask drops labels below 0). Elasticsearch's
+``_rank_eval`` scores the top k hits of a search: the run's top k here.
+Relevant means a judged label >= -l (default 1), as in trec_eval.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .registry import Params, measure
+from ..core.table import EvalTable
+from ._util import opt
+from .ap import _judged_nonrel_rows
+from .precision import CUTOFFS, _safe_div
+
+
+@measure("P_ret", params="long_cutoffs", default=CUTOFFS,
+         citation="TF-Ranking's PrecisionMetric (Pasumarthi et al., KDD 2019); Elasticsearch's rank evaluation "
+                  "precision (PrecisionAtK)")
+def P_ret(t: EvalTable, p: Params) -> np.ndarray:
+    """Precision at k over the documents retrieved within k: rel_k / min(k, num_ret) (P.k divides by
+    k). With ignore_unlabeled (Elasticsearch's PrecisionAtK(ignore_unlabeled=true)) the
+    unjudged documents in the top k count in neither part: rel_k / judged_k; 0 when that is 0."""
+    if opt(p, "ignore_unlabeled", False):
+        cum = t.seg_cumsum((t.label != -1).astype(np.int64))  # rated: any qrels line (ES ratings)
+        return np.stack([_safe_div(t.rel_at(k), t.at_depth(cum, k)) for k in p.values])
+    return np.stack([_safe_div(t.rel_at(k), np.minimum(k, t.n)) for k in p.values])
+
+
+@measure("bpref_R", citation="TF-Ranking's BPrefMetric(use_trec_version=False); Buckley & Voorhees, SIGIR 2004")
+def bpref_R(t: EvalTable, p: Params) -> np.ndarray:
+    """bpref with R as the denominator of the penalty: (1/R) * sum over relevant retrieved r of
+    (1 - min(n_r, R) / R), n_r the judged non-relevant documents ranked above r (bpref divides
+    n_r by min(R, N)). R and N come from the qrels, as in bpref; TF-Ranking counts them over its
+    list, which is the same when every judged document is retrieved."""
+    rows = t.rel_rows
+    if t.level < 0:
+        rows = rows[t.label[rows] >= 0]
+    gi = t.g[rows]
+    nr = t.count_upto(_judged_nonrel_rows(t), rows)
+    R = t.R[gi].astype(np.float64)
+    terms = 1.0 - np.minimum(nr, R) / R  # R >= 1 wherever a relevant row exists
+    return _safe_div(np.bincount(gi, weights=terms, minlength=t.nq), t.R)
+
+
+@measure("arp", agg="wmean", citation="TF-Ranking's ARPMetric (Pasumarthi et al., KDD 2019)")
+def arp(t: EvalTable, p: Params) -> np.ndarray:
+    """Average relevance position: sum_i label_i * rank_i / sum_i label_i over the retrieved
+    documents (graded labels; unjudged and negative count 0; lower is better); 0 when no label is
+    positive. The summary is the mean weighted by each topic's sum of labels, as TF-Ranking's."""
+    lab = np.maximum(t.label, 0).astype(np.float64)
+    w = t.seg_sum(lab)
+    return np.stack([_safe_div(t.seg_sum(lab * t.rank), w), w])
+
+
+@measure("opa", agg="wmean", citation="TF-Ranking's OPAMetric (Pasumarthi et al., KDD 2019)")
+def opa(t: EvalTable, p: Params) -> np.ndarray:
+    """Ordered pair accuracy: among pairs of retrieved documents with different labels (graded;
+    unjudged and negative count 0), the fraction whose higher-labelled document ranks higher; no
+    value (-nan) for a topic without such a pair. The summary is the mean weighted by each topic's
+    number of pairs, as TF-Ranking's. TF-Ranking compares scores and counts a score tie as wrong;
+    ireval compares ranks, so a tie counts for the document --ties puts first."""
+    lab = np.maximum(t.label, 0)
+    correct = np.zeros(t.nq)
+    pairs = np.zeros(t.nq)
+    for v in np.unique(lab[lab > 0]).tolist():  # a few label levels, not documents
+        lower = (lab < v).astype(np.int64)
+        above = t.seg_cumsum(lower)  # lower-labelled documents at or above each row
+        total_lower = t.seg_sum(lower.astype(np.float64))
+        here = lab == v
+        correct += t.seg_sum(total_lower[t.g] - above, where=here)
+        pairs += t.seg_count(here) * total_lower
+    out = np.full(t.nq, np.nan)
+    np.divide(correct, pairs, out=out, where=pairs > 0)
+    return np.stack([out, pairs])
+
+
+# ---- TF-Ranking's diversity measures (subtopic judgements: --subtopics FILE) ----------------
+
+
+def _subtopic_entries(t: EvalTable) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The subtopic judgements of retrieved documents as (ranked row, subtopic id, label)
+    arrays, ordered by subtopic then rank, and per topic the number of subtopics with a relevant
+    (label >= -l) document in the judgements (retrieved or not)."""
+    key = ("peer_subtopics", t.level)
+    if key in t._cache:
+        return t._cache[key]
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..errors import UsageError
+
+    sub = t.subtopics
+    if sub is None:
+        raise UsageError("PrecisionIAMetric and AlphaDCGMetric need subtopic judgements: give --subtopics FILE")
+    qset = pa.array([q.encode("utf-8", "surrogateescape") for q in t.qids], pa.large_binary())
+    topic = pc.index_in(sub.qid.cast(pa.large_binary()), value_set=qset)
+    keep = np.asarray(topic.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+    topic = np.asarray(topic.fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64)[keep]
+    label = sub.rel[keep]
+    # subtopic ids per (topic, subtopic)
+    scode = np.asarray(sub.subtopic.cast(pa.large_binary()).filter(pa.array(keep)).dictionary_encode().indices
+                       .to_numpy(zero_copy_only=False), dtype=np.int64)
+    width = int(scode.max(initial=0)) + 1
+    sid = topic * width + scode
+    rel = label >= t.level
+    S = np.bincount(np.unique(sid[rel]) // width, minlength=t.nq).astype(np.float64) if rel.any() else np.zeros(t.nq)
+    # the ranked row of each judged document (-1: not retrieved)
+    row = np.full(len(topic), -1, dtype=np.int64)
+    if t.doc is not None and t.doc_dict is not None and len(topic) and len(t.g):
+        code = pc.index_in(sub.docno.cast(pa.large_binary()).filter(pa.array(keep)),
+                           value_set=t.doc_dict.cast(pa.large_binary()))
+        has = np.asarray(code.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+        code = np.asarray(code.fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64)
+        dwidth = int(max(code.max(initial=0), t.doc.max(initial=0))) + 1
+        row_key = t.g * dwidth + t.doc
+        order = np.argsort(row_key, kind="stable")
+        want = topic * dwidth + code
+        pos = np.minimum(np.searchsorted(row_key[order], want), len(order) - 1)
+        hit = has & (row_key[order][pos] == want)
+        row = np.where(hit, order[pos], -1)
+    ok = row >= 0
+    row, sid, label = row[ok], sid[ok], label[ok]
+    o = np.lexsort((row, sid))
+    out = (row[o], sid[o], label[o].astype(np.float64), S)
+    t._cache[key] = out
+    return out
+
+
+@measure("P_IA_ret", params="long_cutoffs", default=(5, 10, 20), needs_subtopics=True,
+         citation="TF-Ranking's PrecisionIAMetric; Agrawal et al., WSDM 2009; Clarke et al., TREC 2009 Web track")
+def P_IA_ret(t: EvalTable, p: Params) -> np.ndarray:
+    """Intent-aware precision at k as TF-Ranking computes it: the (document, subtopic) pairs in the
+    top k with a subtopic label >= -l, divided by S * min(k, num_ret), S the subtopics with a
+    relevant document; 0 when S = 0 (needs --subtopics). TF-Ranking counts S over its list, the
+    same when every judged document is retrieved."""
+    row, _, label, S = _subtopic_entries(t)
+    hits = np.zeros(len(t.g))
+    np.add.at(hits, row[label >= t.level], 1.0)
+    cum = t.seg_cumsum_exact(hits)
+    return np.stack([_safe_div(t.at_depth(cum, k), S * np.minimum(k, t.n)) for k in p.values])
+
+
+@measure("alpha_dcg_label_cut", params="long_cutoffs", default=(5, 10, 20), needs_subtopics=True,
+         citation="TF-Ranking's AlphaDCGMetric; Clarke et al., SIGIR 2008")
+def alpha_dcg_label_cut(t: EvalTable, p: Params) -> np.ndarray:
+    """alpha-DCG at k as TF-Ranking computes it, not normalised and with graded subtopic labels:
+    sum over the top k of sum_t y_(i,t) * (1 - alpha)^(sum of y_(j,t) ranked above i) / log2(i + 1),
+    alpha = 0.5 (AlphaDCGMetric(alpha=a) sets it; negative labels count 0; needs --subtopics). With
+    binary labels it is the numerator of alpha_ndcg_cut."""
+    alpha = float(opt(p, "alpha", 0.5))
+    row, sid, label, _ = _subtopic_entries(t)
+    y = np.maximum(label, 0.0)
+    # labels of the same subtopic ranked above: exclusive running sum within each subtopic
+    first = np.concatenate(([True], sid[1:] != sid[:-1])) if len(sid) else np.zeros(0, bool)
+    run = np.cumsum(y) - y
+    above = run - np.maximum.accumulate(np.where(first, run, 0.0)) if len(sid) else run
+    gain = np.bincount(row, weights=y * (1.0 - alpha) ** above, minlength=len(t.g))
+    prefix = t.seg_cumsum_exact(gain / np.log2(t.rank.astype(np.float64) + 1.0))
+    return np.stack([t.at_depth(prefix, k) for k in p.values])
