@@ -23,7 +23,7 @@ def png_size(data: bytes) -> tuple[int, int]:
 
 def test_pr_png(cli, tmp_path):
     out = tmp_path / "pr.png"
-    res = cli(["plot", "pr", "qrels.txt", "bm25.txt", "dense_v2.txt", "-o", out, "--dpi", "50"], cwd=GOLDEN)
+    res = cli(["plot", "pr", "qrels.txt", "bm25.txt", "dense_v2.txt", "--output", out, "--dpi", "50"], cwd=GOLDEN)
     assert (res.code, res.out, res.err) == (0, b"", "")
     w, h = png_size(out.read_bytes())
     assert 200 < w < 500 and 150 < h < 400
@@ -32,7 +32,7 @@ def test_pr_png(cli, tmp_path):
 def test_diff_svg_is_valid_and_reproducible(cli, tmp_path):
     one, two = tmp_path / "d1.svg", tmp_path / "d2.svg"
     for out in (one, two):
-        res = cli(["plot", "diff", "qrels.txt", "bm25.txt", "dense_v2.txt", "-m", "ndcg_cut.10", "-o", out], cwd=GOLDEN)
+        res = cli(["plot", "diff", "qrels.txt", "bm25.txt", "dense_v2.txt", "-m", "ndcg_cut.10", "--output", out], cwd=GOLDEN)
         assert res.code == 0, res.err
     root = ET.fromstring(one.read_bytes())
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
@@ -57,9 +57,9 @@ def test_data_behind_the_figures():
 
 def test_format_from_option_and_errors(cli, tmp_path):
     out = tmp_path / "figure"
-    res = cli(["plot", "pr", "qrels.txt", "bm25.txt", "-o", out, "--format", "svg"], cwd=GOLDEN)
+    res = cli(["plot", "pr", "qrels.txt", "bm25.txt", "--output", out, "--format", "svg"], cwd=GOLDEN)
     assert res.code == 0 and out.read_bytes().lstrip().startswith(b"<?xml")
-    res = cli(["plot", "pr", "qrels.txt", "bm25.txt", "-o", tmp_path / "x.gif"], cwd=GOLDEN)
+    res = cli(["plot", "pr", "qrels.txt", "bm25.txt", "--output", tmp_path / "x.gif"], cwd=GOLDEN)
     assert (res.code, res.err) == (
         2,
         (
@@ -68,7 +68,7 @@ def test_format_from_option_and_errors(cli, tmp_path):
         ),
     )
     res = cli(
-        ["plot", "diff", "qrels.txt", "bm25.txt", "dense_v2.txt", "-m", "P", "-o", tmp_path / "d.png"], cwd=GOLDEN
+        ["plot", "diff", "qrels.txt", "bm25.txt", "dense_v2.txt", "-m", "P", "--output", tmp_path / "d.png"], cwd=GOLDEN
     )
     assert res.code == 2 and res.err.startswith(
         "ireval: -m P: plot diff needs one value per topic, and this gives P_5, P_10,"
@@ -80,5 +80,5 @@ def test_format_from_option_and_errors(cli, tmp_path):
 
 def test_missing_matplotlib_is_a_clear_error(cli, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import fails
-    res = cli(["plot", "pr", "qrels.txt", "bm25.txt", "-o", tmp_path / "p.png"], cwd=GOLDEN)
+    res = cli(["plot", "pr", "qrels.txt", "bm25.txt", "--output", tmp_path / "p.png"], cwd=GOLDEN)
     assert (res.code, res.err) == (2, "ireval: ireval plot needs matplotlib: pip install 'ireval[plot]'\n")
