@@ -501,8 +501,67 @@ def _say(line: str) -> None:
     try:
         sys.stderr.write(line + "\n")
         sys.stderr.flush()
-    except (OSError, ValueError):
+    except (OSError, ValueError, AttributeError):
         pass
+
+
+class _ClosedStream:
+    """Standard input or output that was closed when ireval started (``>&-``, ``<&-``): every
+    use is the error a closed descriptor gives, so the command reports it and exits 2."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    @property
+    def buffer(self) -> _ClosedStream:
+        return self
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        raise ValueError(f"standard {self.name} is closed")
+
+    def flush(self) -> None:
+        pass  # nothing was written (writing raised), and the interpreter flushes at exit
+
+    def write(self, data: Any) -> int:
+        raise OSError(errno.EBADF, "it is closed")
+
+    def __getattr__(self, attr: str) -> Any:
+        if self.name == "input":
+            from .errors import InputError
+
+            raise InputError("<stdin>", "cannot read standard input: it is closed (give the run as a file or pipe it in)")
+        raise OSError(errno.EBADF, "it is closed")
+
+
+def _guard_standard_streams() -> None:
+    """Give closed standard descriptors (0, 1, 2) a meaning that cannot change an exit code.
+
+    Each closed one is pointed at /dev/null first, so no file ireval opens later (an
+    output's temporary file) can take its number and receive what was meant for it.
+    Then: a closed stdin or stdout is an error when used ('cannot read standard input',
+    'cannot write to standard output': exit 2), a closed stderr silently takes the
+    messages (there is no one to tell; the exit code still says what happened)."""
+    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
+        try:
+            os.fstat(fd)
+            continue
+        except OSError:
+            pass
+        try:
+            devnull = os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY)
+            if devnull != fd:
+                os.dup2(devnull, fd)
+                os.close(devnull)
+        except OSError:
+            continue
+        if getattr(sys, name) is None:
+            if fd == 2:
+                sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115  lives as long as the process
+            else:
+                setattr(sys, name, _ClosedStream("input" if fd == 0 else "output"))
 
 
 def _invoke(cmd: click.Command, args: list[str], prog_name: str) -> None:
@@ -521,9 +580,7 @@ def main(argv: list[str] | None = None) -> int:
 
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
-    if _wants_version(args):
-        click.echo(f"ireval {__version__} (trec_eval 10.0 semantics)")
-        return EXIT_OK
+    _guard_standard_streams()
     _SIGNALLED.clear()
     saved = _install_signal_handlers()
     try:
@@ -625,7 +682,9 @@ def _check_o_slip(args: list[str]) -> None:
 
 def _main(args: list[str], debug: bool) -> int:
     try:
-        if args and args[0] in SUBCOMMANDS:
+        if _wants_version(args):
+            click.echo(f"ireval {__version__} (trec_eval 10.0 semantics)")
+        elif args and args[0] in SUBCOMMANDS:
             _invoke(_subcommand(args[0]), args[1:], f"ireval {args[0]}")
         else:
             _check_o_slip(args)
@@ -672,6 +731,9 @@ def _main(args: list[str], debug: bool) -> int:
         if exc.errno in _WRITE_ERRNOS:  # click.echo to a full stdout (--help, 'ireval measures')
             _silence_broken_pipe()
             _say(f"ireval: cannot write to standard output: {exc.strerror}")
+            return EXIT_USAGE
+        if exc.errno == errno.EBADF and isinstance(sys.stdout, _ClosedStream):  # click.echo, stdout closed
+            _say("ireval: cannot write to standard output: it is closed")
             return EXIT_USAGE
         return _internal(exc, debug)
     except Exception as exc:  # noqa: BLE001  a bug: one line, traceback only with --debug
