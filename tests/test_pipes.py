@@ -563,3 +563,17 @@ def test_closed_stderr_keeps_exit_codes(small, args, code, out):
 def test_everything_closed_with_output_file(small):
     assert _closed(small, ["-m", "map", "--output", "s.txt", "q", "r"], [0, 1, 2]) == (0, b"", b"")
     assert (small / "s.txt").read_bytes() == MAP and no_temp_files(small)
+
+
+def test_relative_output_in_a_deleted_working_directory(small, tmp_path):
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    script = (
+        "import os, sys\n"
+        f"os.chdir({str(gone)!r}); os.rmdir({str(gone)!r})\n"
+        "os.execv(sys.argv[1], sys.argv[1:])\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script, *ireval_cmd(), "-m", "map", "--output", "scores.txt",
+                           str(small / "q"), str(small / "r")], capture_output=True, timeout=120, check=False)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (
+        2, b"", b"ireval: --output scores.txt: the working directory no longer exists; give an absolute path\n")

@@ -82,3 +82,62 @@ def test_missing_matplotlib_is_a_clear_error(cli, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import fails
     res = cli(["plot", "pr", "qrels.txt", "bm25.txt", "--output", tmp_path / "p.png"], cwd=GOLDEN)
     assert (res.code, res.err) == (2, "ireval: ireval plot needs matplotlib: pip install 'ireval[plot]'\n")
+
+
+def _plot_subprocess(args, cwd, home):
+    import os
+    import subprocess
+    from pathlib import Path
+
+    exe = Path(sys.executable).parent / "ireval"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MPL", "MATPLOTLIB", "XDG_"))}
+    env["HOME"] = str(home)
+    return subprocess.run([str(exe), *map(str, args)], cwd=cwd, env=env, capture_output=True, timeout=300, check=False)
+
+
+def test_matplotlib_configuration_is_isolated(tmp_path):
+    """A matplotlibrc in the working directory or in ~/.config changes no byte, and plotting
+    writes nothing under HOME (no ~/.cache/matplotlib) and leaves no temporary directory."""
+    import shutil
+    import tempfile
+
+    for name in ("qrels.txt", "bm25.txt", "dense_v2.txt"):
+        shutil.copy(GOLDEN / name, tmp_path / name)
+    home = tmp_path / "home"
+    home.mkdir()
+    before = {p.name for p in __import__("pathlib").Path(tempfile.gettempdir()).iterdir()
+              if p.name.startswith("ireval-matplotlib-")}
+    args = ["plot", "pr", "qrels.txt", "bm25.txt", "dense_v2.txt", "--output"]
+    plain = _plot_subprocess([*args, "plain.svg"], tmp_path, home)
+    assert (plain.returncode, plain.stderr) == (0, b"")
+    assert list(home.iterdir()) == []
+    (tmp_path / "matplotlibrc").write_text("font.size: 30\nlines.linewidth: 9\naxes.facecolor: red\n")
+    (home / ".config" / "matplotlib").mkdir(parents=True)
+    (home / ".config" / "matplotlib" / "matplotlibrc").write_text("lines.linewidth: 7\n")
+    styled = _plot_subprocess([*args, "styled.svg"], tmp_path, home)
+    assert (styled.returncode, styled.stderr) == (0, b"")
+    assert (tmp_path / "plain.svg").read_bytes() == (tmp_path / "styled.svg").read_bytes()
+    assert [p.relative_to(home).as_posix() for p in home.rglob("*")] == [
+        ".config", ".config/matplotlib", ".config/matplotlib/matplotlibrc"]
+    after = {p.name for p in __import__("pathlib").Path(tempfile.gettempdir()).iterdir()
+             if p.name.startswith("ireval-matplotlib-")}
+    assert after <= before
+
+
+def test_ids_that_are_not_utf8_or_look_like_markup(cli, tmp_path):
+    (tmp_path / "q").write_bytes(b"q\xff 0 a 1\nq\xff 0 b 0\n$\\frac$ 0 a 1\n")
+    (tmp_path / "a").write_bytes(b"q\xff Q0 a 1 3 r\xfe\nq\xff Q0 b 2 1 r\xfe\n$\\frac$ Q0 a 1 1 r\xfe\n")
+    (tmp_path / "b").write_bytes(b"q\xff Q0 a 1 1 _s\nq\xff Q0 b 2 3 _s\n$\\frac$ Q0 a 1 1 _s\n")
+    for kind, extra in (("pr", []), ("diff", ["-m", "P.1"])):
+        for fmt in ("svg", "png"):
+            res = cli(["plot", kind, "q", "a", "b", *extra, "--output", tmp_path / f"{kind}.{fmt}"], cwd=tmp_path)
+            assert (res.code, res.err) == (0, ""), (kind, fmt)
+
+
+def test_output_dash_is_standard_output(cli):
+    res = cli(["plot", "pr", "qrels.txt", "bm25.txt", "--format", "svg", "--output", "-"], cwd=GOLDEN)
+    assert res.code == 0 and res.err == "" and ET.fromstring(res.out).tag == "{http://www.w3.org/2000/svg}svg"
+    assert not (GOLDEN / "-").exists()
+    res = cli(["plot", "pr", "qrels.txt", "bm25.txt", "--format", "svg", "--output", "x.png"], cwd=GOLDEN)
+    assert (res.code, res.err) == (2, "ireval: --format svg contradicts --output x.png, whose name says png; "
+                                      "drop --format or give a name that matches it\n")
