@@ -568,9 +568,16 @@ def _invoke(cmd: click.Command, args: list[str], prog_name: str) -> None:
     # Not cmd.main(): click's own handler turns a broken pipe into exit 1 (the
     # failed-gate code) and prints a blank line on Ctrl-C. Everything else it does
     # before invoking is kept: shell completion requests (_IREVAL_COMPLETE) first.
+    from .output_file import COMMAND_INPUTS, command_inputs
+
     cmd._main_shell_completion({}, prog_name)
     with cmd.make_context(prog_name, args) as ctx:
-        cmd.invoke(ctx)
+        # every write refuses these as outputs (plot, a group, passes its inputs itself)
+        token = COMMAND_INPUTS.set(command_inputs(ctx.params))
+        try:
+            cmd.invoke(ctx)
+        finally:
+            COMMAND_INPUTS.reset(token)
 
 
 def main(argv: list[str] | None = None) -> int:

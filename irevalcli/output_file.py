@@ -26,6 +26,7 @@ import stat
 import sys
 import tempfile
 from collections.abc import Iterable, Sequence
+from contextvars import ContextVar
 from typing import Any
 
 from .errors import OutputError, UsageError
@@ -82,6 +83,30 @@ def one_line_cell(text: str) -> str:
     named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
     return "".join(named.get(ch) or (f"\\x{ord(ch):02x}" if ord(ch) < 0x20 or ord(ch) == 0x7F else ch)
                    for ch in text)
+
+
+# The parameters of ireval's commands that name input files. The command line records their
+# values (:func:`command_inputs`) before a command runs, and every write refuses them as
+# outputs, so a command is protected even where it does not pass its inputs itself.
+INPUT_PARAMS = frozenset({"qrels", "run", "more_runs", "runs", "run_a", "run_b", "baseline", "files", "config",
+                          "zscore_file", "subtopics"})
+COMMAND_INPUTS: ContextVar[tuple[str, ...]] = ContextVar("COMMAND_INPUTS", default=())
+
+
+def command_inputs(params: dict[str, Any]) -> tuple[str, ...]:
+    """The input files named by a command's parsed parameters (quoted globs expanded)."""
+    import glob
+
+    found: list[str] = []
+    for name in INPUT_PARAMS & params.keys():
+        value = params[name]
+        for v in value if isinstance(value, (tuple, list)) else [value]:
+            if not isinstance(v, str) or v in ("", "-"):
+                continue
+            found.append(v)
+            if glob.has_magic(v) and not os.path.exists(v):
+                found += glob.glob(v)
+    return tuple(found)
 
 
 def is_stdout(output: str | None) -> bool:
@@ -296,7 +321,7 @@ def write_files(files: Sequence[tuple[str, bytes | Iterable[bytes], str]], *,
     input, no two outputs are the same file), then every regular file to a temporary
     file beside it, then the renames, then devices and FIFOs. A failure before the
     renames leaves every file as it was."""
-    inputs = list(inputs)
+    inputs = [*inputs, *COMMAND_INPUTS.get()]
     targets = []
     seen: dict[tuple[int, int] | str, str] = {}
     for path, data, option in files:

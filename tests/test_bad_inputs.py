@@ -593,3 +593,20 @@ def test_output_catalogue(cli, tmp_path, case):
     for name, content in case.created.items():
         if content is not None:
             assert (tmp_path / name).read_bytes() == content
+
+
+@pytest.mark.parametrize("args,out,inp", [
+    (["compare", Q, R, "run2.txt", "--output", "run2.txt"], "run2.txt", "run2.txt"),
+    (["compare", Q, R, "run2.txt", "--format", "json", "--output", "link"], "link", Q),
+    (["gate", Q, R, "--min", "map=0.1", "--output", R], R, R),
+    (["gate", Q, R, "--baseline", "run2.txt", "--max-drop", "map=0.1", "--output", "run2.txt"], "run2.txt", "run2.txt"),
+])
+def test_compare_and_gate_never_write_over_an_input(cli, tmp_path, args, out, inp):
+    """compare and gate write through the shared writer, which knows every command's inputs."""
+    for name, content in ((Q, Q0), (R, R0), ("run2.txt", R0)):
+        (tmp_path / name).write_bytes(content)
+    (tmp_path / "link").symlink_to(Q)
+    res = cli(args, cwd=tmp_path)
+    assert (res.code, res.out, res.err) == (2, b"", _same_file("--output", out, inp))
+    for name, content in ((Q, Q0), (R, R0), ("run2.txt", R0)):
+        assert (tmp_path / name).read_bytes() == content
