@@ -268,7 +268,7 @@ def _umask() -> int:
 def write_stdout(data: bytes | Iterable[bytes], fmt: str = "") -> None:
     """Write ``data`` to standard output. A reader that goes away (``| head``) is not an
     error; a closed or full standard output is (exit 2)."""
-    binary = fmt in ("parquet", "png", "svg")
+    binary = fmt in ("parquet", "png")
     if binary and _isatty(sys.stdout):
         raise UsageError(f"--format {fmt} writes binary data: give --output PATH or redirect stdout")
     out = getattr(sys.stdout, "buffer", None)
@@ -319,8 +319,8 @@ def write_files(files: Sequence[tuple[str, bytes | Iterable[bytes], str]], *,
                 inputs: Iterable[str | None] = ()) -> None:
     """Write each (path, data, option) of ``files``: every check first (no output is an
     input, no two outputs are the same file), then every regular file to a temporary
-    file beside it, then the renames, then devices and FIFOs. A failure before the
-    renames leaves every file as it was."""
+    file beside it, then devices and FIFOs, then the renames. A failure before the
+    renames leaves every regular file as it was."""
     inputs = [*inputs, *COMMAND_INPUTS.get()]
     targets = []
     seen: dict[tuple[int, int] | str, str] = {}
@@ -337,6 +337,9 @@ def write_files(files: Sequence[tuple[str, bytes | Iterable[bytes], str]], *,
         for path, data, option, target, st, in_place in targets:
             if not in_place:
                 temps.append(_write_temp(path, data, option, target, st))
+        for path, data, option, _target_path, _st, in_place in targets:
+            if in_place:  # a device or FIFO cannot be rolled back: after every temporary file, before any rename
+                write_special(path, data, option=option)
         while temps:
             tmp, target, path, option = temps[0]
             try:
@@ -352,9 +355,6 @@ def write_files(files: Sequence[tuple[str, bytes | Iterable[bytes], str]], *,
                 os.unlink(tmp)
             except OSError:
                 pass
-    for path, data, option, _target_path, _st, in_place in targets:
-        if in_place:
-            write_special(path, data, option=option)
 
 
 def _write_temp(path: str, data: bytes | Iterable[bytes], option: str, target: str,
