@@ -185,7 +185,11 @@ def pool_bytes(pool: Pool, label: str = "-1") -> bytes:
 def counts_text(pool: Pool, depth: int) -> str:
     """The per-run contribution report (stderr), as aligned plain text."""
     head = ("run", "runid", "topics", "pooled", "unique", "judged")
-    rows = [(c.path, c.runid, str(c.topics), str(c.pooled), str(c.unique), str(c.judged)) for c in pool.runs]
+    from .output_file import one_line_cell
+
+    # names are data: a control character in a path or runid is spelt out, never sent to the terminal
+    rows = [(one_line_cell(c.path), one_line_cell(c.runid), str(c.topics), str(c.pooled), str(c.unique),
+             str(c.judged)) for c in pool.runs]
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
 
     def line(r: Sequence[str]) -> str:

@@ -173,3 +173,9 @@ def test_counts_csv_neutralises_formula_cells(cli, tmp_path):
     assert (tmp_path / "c.csv").read_text() == f"run,runid,topics,pooled,unique,judged\n{run},'@SUM(A1),1,1,1,0\n"
     res = cli(["pool", "=cmd.txt", "--counts", "c2.csv", "--quiet"], cwd=tmp_path)
     assert (tmp_path / "c2.csv").read_text().splitlines()[1] == "'=cmd.txt,'@SUM(A1),1,1,1,0"
+
+
+def test_counts_report_spells_out_control_characters(cli, tmp_path):
+    run = write(tmp_path / "a.txt", "1 Q0 d1 1 1.0 r\x1b[2J\n")
+    res = cli(["pool", run])
+    assert res.code == 0 and "\x1b" not in res.err and "r\\x1b[2J" in res.err
