@@ -532,7 +532,8 @@ class _ClosedStream:
         if self.name == "input":
             from .errors import InputError
 
-            raise InputError("<stdin>", "cannot read standard input: it is closed (give the run as a file or pipe it in)")
+            raise InputError("<stdin>",
+                             "cannot read standard input: it is closed (give the run as a file or pipe it in)")
         raise OSError(errno.EBADF, "it is closed")
 
 

@@ -249,7 +249,7 @@ CSV columns: run, qid (all: the mean over topics), recall, precision; with
     metavar="PATH",
     default=None,
     shell_complete=complete_path,
-    help="Write to PATH (atomically) instead of standard output.",
+    help="Write to PATH (atomically) instead of standard output; never over an input.",
 )
 @no_short_output_option("ireval curve")
 @click.option("--debug", is_flag=True, help="Show a traceback for errors.")

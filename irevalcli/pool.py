@@ -257,7 +257,8 @@ judged = its top documents left out because --qrels judges them.
     metavar="TEXT",
     help="What the fourth column holds until an assessor fills it in.",
 )
-@click.option("--output", metavar="PATH", help="Write the pool to PATH atomically (default: stdout).")
+@click.option("--output", metavar="PATH",
+              help="Write the pool to PATH atomically (default: stdout); never over an input.")
 @click.option("--counts", "counts_path", metavar="PATH",
               help="Also write the per-run counts to PATH as CSV (written with the pool, only if all succeeds).")
 @input_format_options

@@ -497,7 +497,8 @@ class OutCase:
 
 
 def _same_file(opt: str, out: str, inp: str) -> str:
-    return f"ireval: {opt} {out}: is the input file {inp}; writing it would destroy the input (give another output file)\n"
+    return (f"ireval: {opt} {out}: is the input file {inp}; writing it would destroy the input "
+            "(give another output file)\n")
 
 
 def _no_o(cmd: str, value: str) -> str:

@@ -360,7 +360,8 @@ def test_markdown_and_latex_cells_stay_on_one_line(cli, tmp_path):
         "| run\\nwith\\|pipe.txt | r\\x1b | all | 1.0000 |",
     ]
     res = cli(["-m", "map", "--format", "latex", "qrels.txt", name], cwd=tmp_path)
-    assert res.code == 0 and "run\\textbackslash{}nwith|pipe.txt & r\\textbackslash{}x1b & 1.0000 \\\\\n" in res.out.decode()
+    assert res.code == 0
+    assert "run\\textbackslash{}nwith|pipe.txt & r\\textbackslash{}x1b & 1.0000 \\\\\n" in res.out.decode()
 
 
 def test_one_column_order_for_every_results_table(cli):

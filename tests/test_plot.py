@@ -32,7 +32,8 @@ def test_pr_png(cli, tmp_path):
 def test_diff_svg_is_valid_and_reproducible(cli, tmp_path):
     one, two = tmp_path / "d1.svg", tmp_path / "d2.svg"
     for out in (one, two):
-        res = cli(["plot", "diff", "qrels.txt", "bm25.txt", "dense_v2.txt", "-m", "ndcg_cut.10", "--output", out], cwd=GOLDEN)
+        res = cli(["plot", "diff", "qrels.txt", "bm25.txt", "dense_v2.txt", "-m", "ndcg_cut.10", "--output", out],
+                  cwd=GOLDEN)
         assert res.code == 0, res.err
     root = ET.fromstring(one.read_bytes())
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
