@@ -660,3 +660,138 @@ def test_completion_variable_does_not_hijack_a_gate(cli, tmp_path, monkeypatch):
         assert res.out.startswith(b"ireval gate: FAILED")
         res = _sub_run(cli, tmp_path, SubCase("x", 0, "", ["-m", "map", Q, R]))
         assert (res.code, res.out) == (0, MAP_1)
+
+
+# ---- outputs: where a command may write ------------------------------------------------------------------
+#
+# Every row runs in a directory holding qrels.txt, run.txt and old.txt ("previous\n"); after it,
+# those files are byte-for-byte as they were, no temporary file is left, and the only new files
+# are the row's ``created``. Outputs that are inputs are refused for every command that writes.
+
+
+@dataclass
+class OutCase:
+    id: str
+    args: list[str]
+    code: int
+    err: str
+    out: bytes | None = b""
+    setup: list[tuple[str, str]] = field(default_factory=list)  # (symlink name, its target)
+    created: dict[str, bytes | None] = field(default_factory=dict)  # new file -> exact bytes (None: not checked)
+
+
+def _same_file(opt: str, out: str, inp: str) -> str:
+    return (f"ireval: {opt} {out}: is the input file {inp}; writing it would destroy the input "
+            "(give another output file)\n")
+
+
+def _no_o(cmd: str, value: str) -> str:
+    return (f"ireval: -o is not an option of ireval {cmd}: write --output {value} "
+            "(-o is trec_eval's ignored flag, so no ireval command takes it for --output)\n")
+
+
+OUT_CATALOGUE = [
+    # ---- an output that is an input ---------------------------------------------------------------------
+    OutCase("eval-output-is-the-run", ["-m", "map", "--output", R, Q, R], 2, _same_file("--output", R, R)),
+    OutCase("eval-output-is-the-qrels-via-symlink", ["-m", "map", "--output", "link", Q, R], 2,
+            _same_file("--output", "link", Q), setup=[("link", Q)]),
+    OutCase("eval-output-is-a-run-of-a-glob", ["-m", "map", "--output", R, Q, "r*.txt"], 2,
+            _same_file("--output", R, R)),
+    OutCase("eval-output-is-the-zscore-file", ["-m", "map", "-Z", "old.txt", "--output", "old.txt", Q, R], 2,
+            _same_file("--output", "old.txt", "old.txt")),
+    OutCase("eval-output-is-the-subtopics-file", ["-m", "map", "--subtopics", "old.txt", "--output", "old.txt", Q, R],
+            2, _same_file("--output", "old.txt", "old.txt")),
+    OutCase("pool-output-is-its-qrels", ["pool", R, "--qrels", Q, "--output", Q], 2, _same_file("--output", Q, Q)),
+    OutCase("pool-counts-is-a-run", ["pool", R, "--counts", R], 2, _same_file("--counts", R, R)),
+    OutCase("pool-output-and-counts-one-file", ["pool", R, "--output", "p.txt", "--counts", "p.txt"], 2,
+            "ireval: --counts p.txt: is the same file as --output p.txt; give each output its own file\n"),
+    OutCase("curve-output-is-the-qrels", ["curve", Q, R, "--output", Q], 2, _same_file("--output", Q, Q)),
+    OutCase("plot-output-is-the-run", ["plot", "pr", Q, R, "--format", "svg", "--output", R], 2,
+            _same_file("--output", R, R)),
+    # ---- pool writes both files or neither ----------------------------------------------------------------
+    OutCase("pool-counts-not-written-when-the-pool-cannot-be", ["pool", R, "--counts", "c.csv", "--output", "no/p.txt"],
+            2, "ireval: --output no/p.txt: the directory {cwd}/no does not exist\n"),
+    OutCase("pool-counts-not-written-when-the-run-is-bad", ["pool", Q, "--counts", "c.csv", "--output", "p.txt"],
+            2, f"ireval: {Q}:1: expected at least 6 fields (qid iter docno rank score runid), got 4\n"),
+    # ---- names that cannot be a file ----------------------------------------------------------------------
+    OutCase("output-trailing-slash", ["-m", "map", "--output", "newdir/", Q, R], 2,
+            "ireval: --output newdir/: ends in '/', so it names a directory, not a file; give a file name\n"),
+    OutCase("output-dangling-symlink-to-a-missing-directory", ["-m", "map", "--output", "dangling", Q, R], 2,
+            "ireval: --output dangling: is a symlink to nowhere/x.txt, whose directory {cwd}/nowhere does not exist\n",
+            setup=[("dangling", "nowhere/x.txt")]),
+    OutCase("output-dangling-symlink-is-written-through", ["-m", "map", "--output", "dangling", Q, R], 0, "",
+            setup=[("dangling", "target.txt")], created={"target.txt": MAP_1}),
+    OutCase("plot-output-dash-needs-a-format", ["plot", "pr", Q, R, "--output", "-"], 2,
+            "ireval: --output -: standard output has no name to tell the image format from; give --format png|svg\n"),
+    # ---- formats from the --output name -------------------------------------------------------------------
+    OutCase("format-contradicts-the-extension", ["-m", "map", "--format", "json", "--output", "x.parquet", Q, R], 2,
+            "ireval: --format json contradicts --output x.parquet, whose name says parquet; drop --format or give "
+            "a name that matches it\n"),
+    OutCase("extension-names-a-format-eval-does-not-write", ["-m", "map", "--output", "x.png", Q, R], 2,
+            "ireval: --output x.png: the name says png, which ireval does not write (formats: trec, json, parquet, "
+            "csv, markdown, latex, table); give a name that matches the format\n"),
+    OutCase("curve-extension-names-parquet", ["curve", Q, R, "--output", "c.parquet"], 2,
+            "ireval: --output c.parquet: the name says parquet, which ireval curve does not write (formats: csv, "
+            "json); give a name that matches the format\n"),
+    OutCase("format-from-the-extension-csv", ["-m", "map", "--output", "s.csv", Q, R], 0, "",
+            created={"s.csv": b"run,runid,qid,map\nrun.txt,r1,all,1.0\n"}),
+    OutCase("txt-extension-stays-trec", ["-m", "map", "--output", "s.txt", Q, R], 0, "", created={"s.txt": MAP_1}),
+    # ---- -o is trec_eval's ignored flag, never --output -----------------------------------------------------
+    OutCase("eval-o-with-a-file-name", ["-m", "map", Q, R, "-o", "out.txt"], 2,
+            "ireval: -o out.txt: -o is trec_eval's ignored flag (old output format) and takes no value, so out.txt "
+            "would be read as an input; to write the output to a file use --output out.txt\n"),
+    OutCase("eval-o-with-an-output-name", ["-m", "map", "-o", "scores.json", Q, R], 2,
+            "ireval: -o scores.json: -o is trec_eval's ignored flag (old output format) and takes no value, so "
+            "scores.json would be read as an input; to write the output to a file use --output scores.json\n"),
+    OutCase("eval-o-as-trec_eval-takes-it", ["-o", "-m", "map", Q, R], 0, "", out=MAP_1),
+    OutCase("eval-o-before-the-inputs", ["-m", "map", "-o", Q, R], 0, "", out=MAP_1),
+    OutCase("eval-o-bundled", ["-qo", "-m", "map", Q, R], 0, "", out=None),
+    OutCase("curve-o", ["curve", Q, R, "-o", "c.csv"], 2, _no_o("curve", "c.csv")),
+    OutCase("plot-o", ["plot", "pr", Q, R, "-o", "p.png"], 2, _no_o("plot", "p.png")),
+    OutCase("pool-o", ["pool", R, "-o", "p.txt"], 2, _no_o("pool", "p.txt")),
+    # ---- repeated cutoffs: trec_eval's bytes, and a note ------------------------------------------------------
+    OutCase("repeated-cutoffs-note", ["-m", "P.5", "-m", "P.10", Q, R], 0,
+            "ireval: note: -m P.10 ignored: trec_eval keeps the first parameters given for a measure (-m P.5); "
+            "write -m P.5,10\n", out=b"P_5                   \tall\t0.2000\n"),
+    OutCase("repeated-cutoffs-all-computed-in-csv", ["-m", "P.5", "-m", "P_10", "--format", "csv", Q, R], 0, "",
+            out=b"run,runid,qid,P_5,P_10\nrun.txt,r1,all,0.2,0.1\n"),
+    OutCase("repeated-same-cutoff-no-note", ["-m", "P.5", "-m", "P.5", Q, R], 0, "",
+            out=b"P_5                   \tall\t0.2000\n"),
+]
+
+
+@pytest.mark.parametrize("case", OUT_CATALOGUE, ids=[c.id for c in OUT_CATALOGUE])
+def test_output_catalogue(cli, tmp_path, case):
+    files = {Q: Q0, R: R0, "old.txt": b"previous\n"}
+    for name, content in files.items():
+        (tmp_path / name).write_bytes(content)
+    for name, target in case.setup:
+        (tmp_path / name).symlink_to(target)
+    before = set(os.listdir(tmp_path))
+    res = cli(case.args, cwd=tmp_path)
+    assert (res.code, res.err) == (case.code, case.err.format(cwd=tmp_path))
+    if case.out is not None:
+        assert res.out == case.out
+    for name, content in files.items():
+        assert (tmp_path / name).read_bytes() == content, name
+    assert set(os.listdir(tmp_path)) - before == set(case.created)
+    for name, content in case.created.items():
+        if content is not None:
+            assert (tmp_path / name).read_bytes() == content
+
+
+@pytest.mark.parametrize("args,out,inp", [
+    (["compare", Q, R, "run2.txt", "--output", "run2.txt"], "run2.txt", "run2.txt"),
+    (["compare", Q, R, "run2.txt", "--format", "json", "--output", "link"], "link", Q),
+    (["gate", Q, R, "--min", "map=0.1", "--output", R], R, R),
+    (["gate", Q, R, "--baseline", "run2.txt", "--max-drop", "map=0.1", "--output", "run2.txt"], "run2.txt", "run2.txt"),
+])
+def test_compare_and_gate_never_write_over_an_input(cli, tmp_path, args, out, inp):
+    """compare and gate write through the shared writer, which knows every command's inputs."""
+    for name, content in ((Q, Q0), (R, R0), ("run2.txt", R0)):
+        (tmp_path / name).write_bytes(content)
+    (tmp_path / "link").symlink_to(Q)
+    res = cli(args, cwd=tmp_path)
+    assert (res.code, res.out, res.err) == (2, b"", _same_file("--output", out, inp))
+    for name, content in ((Q, Q0), (R, R0), ("run2.txt", R0)):
+        assert (tmp_path / name).read_bytes() == content

@@ -218,3 +218,34 @@ def test_golden_inputs_match_iprec_at_recall(complete):
     c = interpolated_curve(build_curve_table(q, r, complete=complete))
     cols = [x for x in evaluate(q, r, ["iprec_at_recall"], complete=complete).results.columns]
     assert c.mean.tolist() == [x.summary for x in cols if x.root == "iprec_at_recall"]
+
+
+def test_format_from_the_output_name_and_clashes(cli, files, tmp_path):
+    q, r = files
+    res = cli(["curve", q, r, "--output", tmp_path / "c.json"])
+    assert res.code == 0 and json.loads((tmp_path / "c.json").read_text())["runs"][0]["run"] == str(r)
+    res = cli(["curve", q, r, "--format", "csv", "--output", tmp_path / "c2.json"])
+    assert (res.code, res.out) == (2, b"")
+    assert res.err == (f"ireval: --format csv contradicts --output {tmp_path / 'c2.json'}, whose name says json; "
+                       "drop --format or give a name that matches it\n")
+    assert not (tmp_path / "c2.json").exists()
+
+
+def test_output_that_is_an_input_is_refused(cli, files):
+    q, r = files
+    before = r.read_bytes()
+    res = cli(["curve", q, r, "--output", r])
+    assert (res.code, res.out) == (2, b"")
+    assert res.err == (f"ireval: --output {r}: is the input file {r}; writing it would destroy the input "
+                       "(give another output file)\n")
+    assert r.read_bytes() == before
+
+
+def test_csv_text_cells_cannot_be_formulas(cli, tmp_path):
+    q = write(tmp_path / "qrels.txt", "=1+1 0 a 1\n-7 0 a 1\n")
+    r = write(tmp_path / "-r.txt", "=1+1 Q0 a 1 1 r\n-7 Q0 a 1 1 r\n")
+    res = cli(["curve", "-q", "--recall-levels", "1", "--", "qrels.txt", "-r.txt"], cwd=tmp_path)
+    assert res.code == 0, res.err
+    assert _csv(res.out) == [["run", "qid", "recall", "precision"], ["'-r.txt", "-7", "1.0", "1.0"],
+                             ["'-r.txt", "'=1+1", "1.0", "1.0"], ["'-r.txt", "all", "1.0", "1.0"]]
+    assert r.exists()

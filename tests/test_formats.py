@@ -305,3 +305,114 @@ def test_per_query_values_print_as_printf_would():
     cols = [ints, Column("s", "s", "str", ["a", "b", "c", "d"], None), Column("f", "f", "float", values[:4], None)]
     want = [x for i in range(4) for x in (f"{ints.per_query[i]}\n", f"'{'abcd'[i]}'\n", f"{_fmt_float(values[i])}\n")]
     assert _block_values(cols, 0, 4, False).to_pylist() == [w.encode() for w in want]
+
+
+# ---- ids are data in every format ----------------------------------------------------------------------
+
+
+def _hostile(tmp_path: Path, qid: bytes, runid: bytes, run_name: str = "run.txt") -> Path:
+    (tmp_path / "qrels.txt").write_bytes(qid + b" 0 a 1\n" + qid + b" 0 b 0\n")
+    (tmp_path / run_name).write_bytes(qid + b" Q0 a 1 3 " + runid + b"\n" + qid + b" Q0 b 2 1 " + runid + b"\n")
+    return tmp_path / run_name
+
+
+@pytest.mark.parametrize("runid,qid", [(b"[/x]", b"[red]q[/red]"), (b"[bold]r", b"q\\"), (b"r\\", b"[/]")])
+def test_table_shows_markup_as_written(cli, tmp_path, runid, qid):
+    _hostile(tmp_path, qid, runid)
+    for terminal in (False, True):
+        from irevalcli.output.formatters import RunResults, format_table
+        from irevalcli import evaluate
+
+        ev = evaluate(str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt"), ["map"])
+        text = format_table([RunResults("run.txt", ev.results.runid, "", ev.results)], per_query=True,
+                            terminal=terminal).decode()
+        assert runid.decode() in text and qid.decode() in text
+    res = cli(["-q", "-m", "map", "--format", "table", "qrels.txt", "run.txt"], cwd=tmp_path)
+    assert res.code == 0 and res.err == ""
+    assert runid in res.out and qid in res.out
+
+
+def test_csv_neutralises_formula_cells_but_not_numbers(cli, tmp_path):
+    _hostile(tmp_path, b"-3", b'=HYPERLINK("http://x","y")', run_name="@run.txt")
+    res = cli(["-q", "-m", "map", "-m", "relstring", "--format", "csv", "qrels.txt", "@run.txt"], cwd=tmp_path)
+    assert res.code == 0
+    assert res.out == (b"run,runid,qid,map,relstring\n"
+                       b"'@run.txt,\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\",-3,1.0,10\n"
+                       b"'@run.txt,\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\",all,1.0,\n")
+
+
+def test_csv_text_cell_rules():
+    from irevalcli.output.files import csv_text_cell
+
+    assert [csv_text_cell(x) for x in ("=1+1", "+x", "-x", "@SUM(A1)", "\tx", "\rx", "-0.5", "+3", "-1e5", "a=b")] == [
+        "'=1+1", "'+x", "'-x", "'@SUM(A1)", "'\tx", "'\rx", "-0.5", "+3", "-1e5", "a=b"]
+
+
+def test_markdown_and_latex_cells_stay_on_one_line(cli, tmp_path):
+    name = "run\nwith|pipe.txt"
+    _hostile(tmp_path, b"q|1", b"r\x1b", run_name=name)
+    res = cli(["-q", "-m", "map", "--format", "markdown", "qrels.txt", name], cwd=tmp_path)
+    assert res.code == 0
+    assert res.out.decode().splitlines() == [
+        "| run | runid | qid | map |",
+        "| --- | --- | --- | ---: |",
+        "| run\\nwith\\|pipe.txt | r\\x1b | q\\|1 | 1.0000 |",
+        "| run\\nwith\\|pipe.txt | r\\x1b | all | 1.0000 |",
+    ]
+    res = cli(["-m", "map", "--format", "latex", "qrels.txt", name], cwd=tmp_path)
+    assert res.code == 0
+    assert "run\\textbackslash{}nwith|pipe.txt & r\\textbackslash{}x1b & 1.0000 \\\\\n" in res.out.decode()
+
+
+def test_one_column_order_for_every_results_table(cli):
+    heads = {}
+    for fmt in ("csv", "markdown", "latex", "table"):
+        res = cli(["-q", "-m", "map", "--format", fmt, "qrels.txt", *RUNS], cwd=GOLDEN)
+        first = res.out.decode().splitlines()[2 if fmt == "latex" else 0]
+        heads[fmt] = [w for w in first.replace("|", " ").replace("&", " ").replace(",", " ").split()
+                      if w in ("run", "runid", "qid")]
+    assert set(map(tuple, heads.values())) == {("run", "runid", "qid")}, heads
+
+
+def test_parquet_and_json_with_ids_that_are_not_utf8(cli, tmp_path):
+    """Parquet string columns hold UTF-8: a byte that is not is written as its \\xNN escape,
+    as messages spell it. (JSON, trec and csv print the bytes back as read.)"""
+    _hostile(tmp_path, b"q\xff", b"r\xfe")
+    for extra in ([], ["run.txt"]):  # one run, and several (run and runid columns)
+        res = cli(["-q", "-m", "map", "-m", "runid", "--format", "parquet", "--output", "o.parquet", "qrels.txt",
+                   "run.txt", *extra],
+                  cwd=tmp_path)
+        assert (res.code, res.err) == (0, "")
+        t = pq.read_table(tmp_path / "o.parquet").to_pylist()
+        assert {r["qid"] for r in t} == {"q\\xff", "all"}
+        assert {r["text"] for r in t if r["measure"] == "runid"} == {"r\\xfe"}
+        if extra:
+            assert {r["runid"] for r in t} == {"r\\xfe"}
+    res = cli(["-q", "-m", "map", "qrels.txt", "run.txt"], cwd=tmp_path)
+    assert res.out == b"map                   \tq\xff\t1.0000\nmap                   \tall\t1.0000\n"
+
+
+def test_format_is_taken_from_the_output_name(cli, tmp_path):
+    for name, check in (("s.json", lambda b: json.loads(b)["summary"]["map"] > 0),
+                        ("s.parquet", lambda b: b.startswith(b"PAR1")),
+                        ("s.md", lambda b: b.startswith(b"| run | runid |")),
+                        ("s.tex", lambda b: b.startswith(b"\\begin{tabular}")),
+                        ("s.csv", lambda b: b.startswith(b"run,runid,qid,map\n"))):
+        res = cli(["-m", "map", "--output", tmp_path / name, "qrels.txt", "bm25.txt"], cwd=GOLDEN)
+        assert (res.code, res.err) == (0, "") and check((tmp_path / name).read_bytes()), name
+    res = cli(["-m", "map", "--format", "csv", "--output", tmp_path / "t.CSV", "qrels.txt", "bm25.txt"], cwd=GOLDEN)
+    assert res.code == 0  # the same format in another case is no clash
+
+
+def test_repeated_cutoffs_computed_in_every_non_trec_format(cli, tmp_path):
+    args = ["-m", "P.5", "-m", "P.10", "qrels.txt", "bm25.txt"]
+    for fmt in ("json", "csv", "markdown", "latex", "table"):
+        res = cli([*args, "--format", fmt], cwd=GOLDEN)
+        p10 = b"P\\_10" if fmt == "latex" else b"P_10"
+        assert res.code == 0 and res.err == "" and p10 in res.out, fmt
+    res = cli([*args, "--format", "parquet", "--output", tmp_path / "p.parquet"], cwd=GOLDEN)
+    assert {r["measure"] for r in pq.read_table(tmp_path / "p.parquet").to_pylist()} == {"P_5", "P_10"}
+    res = cli(args, cwd=GOLDEN)
+    assert res.out.decode().split("\t")[0].strip() == "P_5" and b"P_10" not in res.out
+    assert res.err == ("ireval: note: -m P.10 ignored: trec_eval keeps the first parameters given for a measure "
+                       "(-m P.5); write -m P.5,10\n")

@@ -4,14 +4,19 @@
   stderr, and the exit code is what the command's outcome was (0 for an evaluation,
   1 for a failed gate: a closed pipe never turns a failed gate into a pass, nor an
   evaluation into "gate failed").
-* SIGINT (Ctrl-C) or SIGTERM (a CI timeout) at any point after start-up leaves no
-  partial ``--output`` file and no temporary file: the existing file is untouched,
-  ireval prints one line (``ireval: interrupted`` / ``ireval: terminated``) and
-  exits 130 / 143.
+* SIGINT (Ctrl-C), SIGTERM (a CI timeout) or SIGHUP (the terminal or runner went
+  away) at any point after start-up leaves no partial ``--output`` file and no
+  temporary file: the existing file is untouched, ireval prints one line
+  (``ireval: interrupted`` / ``ireval: terminated`` / ``ireval: hung up (SIGHUP)``)
+  and exits 130 / 143 / 129.
+* Closed standard streams (``>&-``, ``<&-``, ``2>&-``) change no exit code's meaning:
+  a command that must write to a closed stdout or read a closed stdin fails with
+  exit 2; a closed stderr only loses the message.
 * ``--output`` to a full device, a read-only place or a full disk fails with one
   clear line and exit 2, leaving any existing file untouched. ``--output`` keeps an
-  existing file's permissions, writes through a symlink, and writes into a device or
-  named pipe instead of renaming over it.
+  existing file's permissions, writes through a symlink, and writes into a character
+  device or named pipe instead of renaming over it; a regular file is replaced
+  atomically wherever it is (``/dev/shm`` too). An output that is an input is refused.
 """
 
 from __future__ import annotations
@@ -156,11 +161,12 @@ def _start_blocked(d: Path, out: Path, extra: list[str] | None = None) -> subpro
     return proc
 
 
-SIGNALS = {signal.SIGINT: (130, b"ireval: interrupted\n"), signal.SIGTERM: (143, b"ireval: terminated\n")}
+SIGNALS = {signal.SIGINT: (130, b"ireval: interrupted\n"), signal.SIGTERM: (143, b"ireval: terminated\n"),
+           signal.SIGHUP: (129, b"ireval: hung up (SIGHUP)\n")}
 
 
 def test_signal_while_reading_input(big, tmp_path):
-    """SIGINT and SIGTERM (two processes at once) while ireval waits for the rest of its input."""
+    """SIGINT, SIGTERM and SIGHUP (three processes at once) while ireval waits for the rest of its input."""
     runs = {}
     for sig in SIGNALS:
         d = tmp_path / signal.Signals(sig).name
@@ -207,7 +213,7 @@ def _signal_during_run(d: Path, tmps: list[Path], sigs: list[int], delays: list[
         assert stdout == b""
         # 0: finished before the signal; killed by it (-2, -15): the signal came after main()
         # returned, while the interpreter shut down. Either way the whole new file is there.
-        if proc.returncode in (0, -signal.SIGINT, -signal.SIGTERM):
+        if proc.returncode in (0, -signal.SIGINT, -signal.SIGTERM, -signal.SIGHUP):
             assert stderr == b""
             assert out.read_bytes().startswith(b"num_ret") and out.read_bytes().endswith(b"\n")
         else:
@@ -217,10 +223,10 @@ def _signal_during_run(d: Path, tmps: list[Path], sigs: list[int], delays: list[
 
 
 def test_signal_during_evaluation(big, tmp_path):
-    tmps = [tmp_path / "int", tmp_path / "term"]
+    tmps = [tmp_path / "int", tmp_path / "term", tmp_path / "hup"]
     for t in tmps:
         t.mkdir()
-    _signal_during_run(big, tmps, [signal.SIGINT, signal.SIGTERM], [0.2, 0.35])
+    _signal_during_run(big, tmps, [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], [0.2, 0.35, 0.3])
 
 
 @pytest.mark.slow
@@ -429,6 +435,7 @@ def test_failed_evaluation_never_touches_output(cli, small, tmp_path):
 @pytest.mark.parametrize("sig,code,line", [
     (signal.SIGINT, 130, "ireval: interrupted\n"),
     (signal.SIGTERM, 143, "ireval: terminated\n"),
+    (signal.SIGHUP, 129, "ireval: hung up (SIGHUP)\n"),
 ])
 def test_signal_while_the_temporary_file_is_created(cli, small, tmp_path, monkeypatch, sig, code, line):
     """The signal lands just after mkstemp has created the file, before its name is known to
@@ -450,3 +457,123 @@ def test_signal_while_the_temporary_file_is_created(cli, small, tmp_path, monkey
     res = cli(["-m", "map", "--output", out, "q", "r"], cwd=small)
     assert (res.code, res.out, res.err) == (code, b"", line)
     assert out.read_bytes() == b"previous\n" and no_temp_files(tmp_path)
+
+
+# ---- what --output is decided by stat, not by name ------------------------------------------------------
+
+
+def test_regular_file_under_dev_shm_is_replaced_atomically(cli, small, monkeypatch):
+    """/dev/shm is a tmpfs of regular files: a file there is replaced by a rename like any
+    other, so an interruption leaves the old file, never a truncated one."""
+    if not os.path.isdir("/dev/shm") or not os.access("/dev/shm", os.W_OK):
+        pytest.skip("no writable /dev/shm")
+    import tempfile
+
+    fd, name = tempfile.mkstemp(dir="/dev/shm", prefix="ireval-test-")
+    os.write(fd, b"previous\n")
+    os.close(fd)
+    before = os.stat(name).st_ino
+    try:
+        renamed = []
+        real = os.replace
+        monkeypatch.setattr(os, "replace", lambda a, b: (renamed.append(b), real(a, b)))
+        res = cli(["-m", "map", "--output", name, "q", "r"], cwd=small)
+        monkeypatch.undo()
+        assert (res.code, res.out, res.err) == (0, b"", "")
+        assert renamed == [name] and Path(name).read_bytes() == MAP and os.stat(name).st_ino != before
+    finally:
+        os.unlink(name)
+
+
+def test_output_through_a_file_descriptor_path_writes_in_place(small, tmp_path):
+    """/dev/stderr (a descriptor, here a file) is written to, not renamed over."""
+    err = tmp_path / "err.txt"
+    with open(err, "wb") as fh:
+        proc = subprocess.run([*ireval_cmd(), "-m", "map", "--output", "/dev/stderr", "q", "r"], cwd=small,
+                              stdout=subprocess.PIPE, stderr=fh, timeout=120, check=False)
+    assert (proc.returncode, proc.stdout, err.read_bytes()) == (0, b"", MAP)
+
+
+def test_output_to_dev_null_is_written_not_replaced(cli, small):
+    res = cli(["-m", "map", "--output", "/dev/null", "q", "r"], cwd=small)
+    assert (res.code, res.out, res.err) == (0, b"", "")
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+# ---- closed standard streams --------------------------------------------------------------------------
+
+
+def _closed(small: Path, args: list[str], close: list[int], stdin: bytes | None = None) -> tuple[int, bytes, bytes]:
+    """Run ireval with the descriptors in ``close`` closed (as ``>&-`` does); stdout and
+    stderr, where open, are captured through files."""
+    out, err = small / "stdout.bin", small / "stderr.bin"
+    script = (
+        "import os, sys\n"
+        f"for fd in {close!r}: os.close(fd)\n"
+        "os.execv(sys.argv[1], sys.argv[1:])\n"
+    )
+    exe = ireval_cmd()
+    with open(out, "wb") as o, open(err, "wb") as e:
+        proc = subprocess.run([sys.executable, "-c", script, *exe, *args], cwd=small, input=stdin,
+                              stdin=None if stdin is not None else subprocess.DEVNULL, stdout=o, stderr=e,
+                              timeout=120, check=False)
+    return proc.returncode, out.read_bytes(), err.read_bytes()
+
+
+CLOSED_STDOUT = b"ireval: cannot write to standard output: it is closed\n"
+
+
+@pytest.mark.parametrize("args,code,err", [
+    (["-m", "map", "q", "r"], 2, CLOSED_STDOUT),
+    (["gate", "q", "r", "--min", "map=0.5"], 2, CLOSED_STDOUT),
+    (["gate", "q", "r", "--min", "map=2"], 2, CLOSED_STDOUT),
+    (["--help"], 2, CLOSED_STDOUT),
+    (["--version"], 2, CLOSED_STDOUT),
+    (["measures"], 2, CLOSED_STDOUT),
+    (["pool", "r", "--depth", "1"], 2, CLOSED_STDOUT),
+    (["-m", "map", "--output", "scores.txt", "q", "r"], 0, b""),  # stdout not needed
+    (["-m", "map", "q", "missing"], 2, b"ireval: missing: cannot read run file: no such file\n"),
+])
+def test_closed_stdout(small, args, code, err):
+    assert _closed(small, args, [1])[0::2] == (code, err)
+
+
+def test_closed_stdin_with_run_dash(small):
+    got = _closed(small, ["-m", "map", "q", "-"], [0])
+    assert got == (2, MAP[:0], b"ireval: <stdin>: cannot read standard input: it is closed "
+                               b"(give the run as a file or pipe it in)\n")
+    assert _closed(small, ["-m", "map", "q", "r"], [0]) == (0, MAP, b"")  # stdin not needed
+
+
+@pytest.mark.parametrize("args,code,out", [
+    (["-m", "map", "q", "r"], 0, MAP),
+    (["-m", "map", "q", "missing"], 2, b""),
+    (["--bogus", "q", "r"], 2, b""),
+    (["gate", "q", "r", "--min", "map=2"], 1, None),
+    (["gate", "q", "r", "--min", "map=0.5"], 0, None),
+    (["--help"], 0, None),
+])
+def test_closed_stderr_keeps_exit_codes(small, args, code, out):
+    got = _closed(small, args, [2])
+    assert got[0] == code and got[2] == b""
+    if out is not None:
+        assert got[1] == out
+
+
+def test_everything_closed_with_output_file(small):
+    assert _closed(small, ["-m", "map", "--output", "s.txt", "q", "r"], [0, 1, 2]) == (0, b"", b"")
+    assert (small / "s.txt").read_bytes() == MAP and no_temp_files(small)
+
+
+def test_relative_output_in_a_deleted_working_directory(small, tmp_path):
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    script = (
+        "import os, sys\n"
+        f"os.chdir({str(gone)!r}); os.rmdir({str(gone)!r})\n"
+        "os.execv(sys.argv[1], sys.argv[1:])\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script, *ireval_cmd(), "-m", "map", "--output", "scores.txt",
+                           str(small / "q"), str(small / "r")], capture_output=True, timeout=120, check=False)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (
+        2, b"", b"ireval: --output scores.txt: the working directory no longer exists; give an absolute path\n")

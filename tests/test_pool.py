@@ -127,3 +127,55 @@ def test_errors(cli, runs, tmp_path):
     )
     res = cli(["pool"])
     assert res.code == 2 and "Missing argument 'RUN...'" in res.err
+
+
+def test_no_file_is_written_unless_every_file_can_be(cli, runs, tmp_path, monkeypatch):
+    """--output and --counts: the second file failing (a full disk when its temporary file is
+    made) leaves neither; an old file of either name is left as it was."""
+    import tempfile
+
+    a, b, _ = runs
+    out, counts = tmp_path / "pool.qrels", tmp_path / "counts.csv"
+    out.write_bytes(b"old pool\n")
+    real, made = tempfile.mkstemp, []
+
+    def second_fails(*args, **kw):
+        if made:
+            raise OSError(28, "No space left on device")
+        made.append(1)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(tempfile, "mkstemp", second_fails)
+    res = cli(["pool", a, b, "--output", out, "--counts", counts, "--quiet"])
+    monkeypatch.undo()
+    assert (res.code, res.out) == (2, b"")
+    assert res.err in (f"ireval: --output {out}: cannot write (No space left on device)\n",
+                       f"ireval: --counts {counts}: cannot write (No space left on device)\n")
+    assert out.read_bytes() == b"old pool\n" and not counts.exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".ireval-")]
+
+
+def test_counts_to_stdout_when_the_pool_goes_to_a_file(cli, runs, tmp_path):
+    a, b, _ = runs
+    res = cli(["pool", a, b, "-k", "2", "--output", tmp_path / "p.qrels", "--counts", "-", "--quiet"])
+    assert res.code == 0 and res.out.decode().startswith("run,runid,topics,pooled,unique,judged\n")
+    assert (tmp_path / "p.qrels").read_text() == POOL_2
+    res = cli(["pool", a, b, "--counts", "-"])
+    assert (res.code, res.out) == (2, b"")
+    assert res.err == ("ireval: --counts -: standard output carries the pool; give --output PATH for it "
+                       "or a file name for --counts\n")
+
+
+def test_counts_csv_neutralises_formula_cells(cli, tmp_path):
+    run = write(tmp_path / "=cmd.txt", "1 Q0 d1 1 1.0 @SUM(A1)\n")
+    res = cli(["pool", run, "--counts", tmp_path / "c.csv", "--quiet"])
+    assert res.code == 0
+    assert (tmp_path / "c.csv").read_text() == f"run,runid,topics,pooled,unique,judged\n{run},'@SUM(A1),1,1,1,0\n"
+    res = cli(["pool", "=cmd.txt", "--counts", "c2.csv", "--quiet"], cwd=tmp_path)
+    assert (tmp_path / "c2.csv").read_text().splitlines()[1] == "'=cmd.txt,'@SUM(A1),1,1,1,0"
+
+
+def test_counts_report_spells_out_control_characters(cli, tmp_path):
+    run = write(tmp_path / "a.txt", "1 Q0 d1 1 1.0 r\x1b[2J\n")
+    res = cli(["pool", run])
+    assert res.code == 0 and "\x1b" not in res.err and "r\\x1b[2J" in res.err

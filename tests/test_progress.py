@@ -120,3 +120,19 @@ def test_wanted_rules(monkeypatch, tmp_path):
     assert not progress.wanted(None, [str(big)])
     monkeypatch.setattr(progress, "stderr_is_terminal", lambda: False)
     assert not progress.wanted(True, [str(big)])
+
+
+def test_file_names_are_not_markup(tmp_path):
+    """A path with rich markup in it is shown as written, and '[/x]' cannot break the display."""
+    import io
+
+    from rich.console import Console
+
+    from irevalcli.output.progress import Progress
+
+    console = Console(file=io.StringIO(), width=200, force_terminal=False, color_system=None)
+    p = Progress(True)
+    with p:
+        with p.step("reading [/x] [red]run[/red]"):
+            console.print(p._live.make_tasks_table(p._live.tasks))  # type: ignore[union-attr]
+    assert "reading [/x] [red]run[/red]" in console.file.getvalue()

@@ -841,11 +841,11 @@ def compare_command(qrels: str, baseline: str, runs: tuple[str, ...], measures: 
     difference, a p-value (corrected for several comparisons) and an effect size.
     A topic a run has no results for scores 0, as with trec_eval -c, and is reported.
     """
-    from .main import _write_output
+    from ..output.files import write_output
 
     settings = Settings(test=test, correction=correction, permutations=permutations, bootstrap=bootstrap, seed=seed,
                         confidence=confidence, alpha=alpha, worst=worst)
     report = run_compare(qrels, baseline, runs, list(measures) or ["map"], settings, rel_level=rel_level,
                          ties=ties)
     terminal = output in (None, "-") and stdout_is_terminal()
-    _write_output(format_compare(report, fmt, terminal=terminal), output, fmt)
+    write_output(format_compare(report, fmt, terminal=terminal), output, fmt)

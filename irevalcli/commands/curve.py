@@ -10,7 +10,8 @@
 
 Rows come in run order (as given), then topic id (bytewise, the summary ``all``
 after the topics), then recall level or rank ascending. Values are full doubles
-(Python's float repr); nothing is rounded.
+(Python's float repr); nothing is rounded. Text cells a spreadsheet would run as a
+formula get a leading ``'``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import click
 from .options import complete_option, rel_level_option, ties_option
 from .completion import complete_path
 from ..errors import UsageError
+from ..output.files import csv_text_cell, format_for, no_short_output_option
 
 if TYPE_CHECKING:
     import numpy as np
@@ -152,14 +154,15 @@ def to_csv(curves: Sequence[tuple[str, Any]], *, per_query: bool) -> bytes:
     is_all = bool(curves) and isinstance(curves[0][1], AllPoints)
     w.writerow(["run", "qid", "rank", "recall", "precision"] if is_all else ["run", "qid", "recall", "precision"])
     for name, c in curves:
+        name = csv_text_cell(name)
         if isinstance(c, AllPoints):
-            qid = np.asarray(c.qids, dtype=object)[c.topic].tolist()
+            qid = [csv_text_cell(q) for q in np.asarray(c.qids, dtype=object)[c.topic].tolist()]
             w.writerows(zip([name] * len(qid), qid, map(str, c.rank.tolist()), _floats(c.recall), _floats(c.precision)))
             continue
         levels = [repr(x) for x in c.levels]
         if per_query and c.qids:
             nq, nl = len(c.qids), len(levels)
-            qid = np.repeat(np.asarray(c.qids, dtype=object), nl).tolist()
+            qid = np.repeat(np.asarray([csv_text_cell(q) for q in c.qids], dtype=object), nl).tolist()
             w.writerows(zip([name] * (nq * nl), qid, levels * nq, _floats(c.per_topic.T.ravel())))
         w.writerows(zip([name] * len(levels), [SUMMARY_QID] * len(levels), levels, _floats(c.mean)))
     return buf.getvalue().encode("utf-8", "surrogateescape")
@@ -208,7 +211,7 @@ CURVE_EPILOG = """\b
 Examples:
   ireval curve qrels.txt bm25.txt dense.txt                 # 11-point curves, CSV
   ireval curve qrels.txt run.txt -q --recall-levels 0,.25,.5,.75,1
-  ireval curve qrels.txt run.txt --points all --format json -o pr.json
+  ireval curve qrels.txt run.txt --points all --output pr.json   # json, from the name
 
 \b
 CSV columns: run, qid (all: the mean over topics), recall, precision; with
@@ -242,15 +245,16 @@ CSV columns: run, qid (all: the mean over topics), recall, precision; with
 @rel_level_option()
 @complete_option(help="Average over every judged topic; a topic with no results counts 0.")
 @ties_option()
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="csv", show_default=True, help="Output format.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
+              help="Output format: csv (default) or json; taken from the --output name when not given.")
 @click.option(
     "--output",
-    "-o",
     metavar="PATH",
     default=None,
     shell_complete=complete_path,
-    help="Write to PATH (atomically) instead of standard output.",
+    help="Write to PATH (atomically) instead of standard output; never over an input.",
 )
+@no_short_output_option("ireval curve")
 @click.option("--debug", is_flag=True, help="Show a traceback for errors.")
 def curve_command(
     qrels: str,
@@ -260,20 +264,25 @@ def curve_command(
     per_query: bool,
     rel_level: int,
     complete: bool,
-    fmt: str,
+    fmt: str | None,
     output: str | None,
     debug: bool,
     ties: str = "docno",
 ) -> None:
     """The precision-recall curve of each RUN as data: interpolated (trec_eval's iprec_at_recall,
     mean over topics) or every point."""
-    from .main import _write_output
     from ..io.tabular import expand_runs, read_qrels_file, read_run_file
+    from ..output.files import check_not_input, check_output_path, is_stdout, write_output
 
+    fmt = format_for(output, fmt, FORMATS, "csv", command="ireval curve")
     if levels_text is not None and points != "interpolated":
         raise UsageError("--recall-levels applies to --points interpolated only")
     levels = parse_levels(levels_text) if levels_text is not None else DEFAULT_LEVELS
     paths = expand_runs(runs)
+    inputs = [qrels, *paths]
+    if not is_stdout(output):
+        check_output_path(output)  # type: ignore[arg-type]
+        check_not_input(output, inputs)
     q = read_qrels_file(qrels)
     curves = []
     for path in paths:
@@ -285,4 +294,4 @@ def curve_command(
         data = to_json(curves, per_query=per_query)
     else:
         data = to_csv([(p, c) for p, _, c in curves], per_query=per_query)
-    _write_output(data, output, fmt)
+    write_output(data, output, fmt, inputs=inputs)

@@ -669,14 +669,14 @@ def gate_command(files: tuple[str, ...], baseline: str | None, floors: tuple[str
 
     Every judged topic of QRELS counts: a topic the run has no results for scores 0.
     """
-    from .main import _write_output
+    from ..output.files import write_output
 
     spec = build_spec(files, baseline=baseline, floors=floors, max_drop=max_drop, max_drop_rel=max_drop_rel,
                       measures=measures, alpha=alpha, test=test, seed=seed, permutations=permutations,
                       rel_level=rel_level, config=config, ties=ties)
     report = run_gate(spec)
     terminal = output in (None, "-") and stdout_is_terminal()
-    _write_output(format_gate(report, fmt, terminal=terminal), output, fmt)
+    write_output(format_gate(report, fmt, terminal=terminal), output, fmt)
     if report["checks_failed"]:
         names = ", ".join(c["name"] for c in report["checks"] if c["verdict"] == "fail")
         n = report["checks_total"]

@@ -9,8 +9,8 @@ Exit codes (stable, documented in the README):
   2  usage, input or output error: bad option, unknown measure, malformed or missing
      file, --output that cannot be written
   3  internal error (a bug in ireval: please report it)
-  130, 143  interrupted by SIGINT (Ctrl-C) or terminated by SIGTERM; no output file is
-     left half-written
+  129, 130, 143  hung up (SIGHUP), interrupted by SIGINT (Ctrl-C) or terminated by
+     SIGTERM; no output file is left half-written, no temporary file is left behind
 A reader that goes away (``| head``) is not an error: the output stops quietly and the
 exit code is the command's own (a failed gate is still 1).
 """
@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import errno
 import os
-import stat
 import sys
-import tempfile
 from collections.abc import Iterable
 from typing import Any
 
@@ -91,154 +89,7 @@ file and line); 1 is reserved for a failed quality gate; 3 internal error.
 """
 
 
-# --output names that mean this process's standard output: write there, not over a file.
-STDOUT_NAMES = frozenset({"-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"})
-
-
-def _pieces(data: bytes | Iterable[bytes]) -> Iterable[bytes]:
-    return [data] if isinstance(data, (bytes, bytearray)) else data
-
-
-def _write_output(data: bytes | Iterable[bytes], output: str | None, fmt: str) -> None:
-    """Write the output: bytes, or pieces made as they are written (trec ``-q``). With
-    ``--output`` the file appears only once all of it is written."""
-    if output is None or output in STDOUT_NAMES:
-        if fmt == "parquet" and sys.stdout.isatty():
-            raise UsageError("--format parquet writes binary data: give --output PATH or redirect stdout")
-        try:
-            for piece in _pieces(data):
-                sys.stdout.buffer.write(piece)
-            sys.stdout.buffer.flush()
-        except BrokenPipeError:
-            # The reader went away (``| head``) and wants no more. Carry on, so the exit
-            # code still tells the truth (a failed gate stays 1).
-            _silence_broken_pipe()
-        except OSError as exc:
-            _silence_broken_pipe()
-            raise OutputError(f"cannot write to standard output: {exc.strerror or exc}") from None
-        return
-    write_atomic(output, data)
-
-
-def _umask() -> int:
-    try:
-        with open("/proc/self/status", "rb") as fh:
-            for line in fh:
-                if line.startswith(b"Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def write_atomic(path: str, data: bytes | Iterable[bytes]) -> None:
-    """Write ``data`` to ``path`` all or nothing: a temporary file beside it, then a rename.
-
-    An existing file keeps its permissions (a new one gets the umask's), and a symlink
-    is written through, not replaced. A path that is not a regular file (``/dev/null``,
-    ``/dev/stdout``, a named pipe) cannot be replaced atomically: it is written to.
-    """
-    if os.path.isdir(path):
-        raise OutputError(f"--output {path}: is a directory")
-    target = os.path.realpath(path)
-    if any(p.startswith(("/dev/", "/proc/")) for p in (os.path.abspath(path), target)):
-        _write_special(path, data)  # never rename over /dev/null, /dev/fd/N and the like
-        return
-    try:
-        st: os.stat_result | None = os.stat(target)
-    except FileNotFoundError:
-        st = None
-    except OSError as exc:
-        raise OutputError(f"--output {path}: cannot write ({exc.strerror or exc})") from None
-    if st is not None and not stat.S_ISREG(st.st_mode):
-        _write_special(path, data)
-        return
-    directory = os.path.dirname(target)
-    if not os.path.isdir(directory):
-        shown = os.path.dirname(os.path.abspath(path))
-        raise OutputError(f"--output {path}: the directory {shown} does not exist")
-    mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_umask()
-    tmp = None
-    fh = None
-    try:
-        with _signals_deferred():  # Ctrl-C cannot land between creating the file and knowing its name
-            fd, tmp = tempfile.mkstemp(prefix=".ireval-", suffix=".tmp", dir=directory)
-            fh = os.fdopen(fd, "wb")
-        with fh:
-            for piece in _pieces(data):
-                fh.write(piece)
-            fh.flush()
-            os.fchmod(fh.fileno(), mode)
-            if st is not None:
-                try:  # keep the owner when root rewrites someone else's file
-                    os.fchown(fh.fileno(), st.st_uid, st.st_gid)
-                except OSError:
-                    pass
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-        tmp = None
-    except PermissionError:
-        raise OutputError(f"--output {path}: permission denied") from None
-    except OSError as exc:
-        raise OutputError(f"--output {path}: cannot write ({exc.strerror or exc})") from None
-    finally:
-        if fh is not None:
-            try:
-                fh.close()
-            except OSError:
-                pass
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-
-
-class _signals_deferred:
-    """Hold SIGINT and SIGTERM for the duration, then act on them as the handlers in place
-    would. (Python runs signal handlers in the main thread whichever thread the OS picks,
-    so masking signals in one thread is not enough: the Python-level handler is swapped.)"""
-
-    def __enter__(self) -> None:
-        import signal
-        import threading
-
-        self.pending: list[int] = []
-        self.saved: list[tuple[int, Any]] = []
-        if threading.current_thread() is threading.main_thread():
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                try:
-                    self.saved.append((sig, signal.signal(sig, lambda signum, frame: self.pending.append(signum))))
-                except (ValueError, OSError):
-                    pass
-
-    def __exit__(self, *exc: object) -> None:
-        import signal
-
-        for sig, handler in self.saved:
-            signal.signal(sig, handler)
-        for sig in self.pending:
-            handler = dict(self.saved).get(sig)
-            if callable(handler):
-                handler(sig, None)  # raises KeyboardInterrupt or _Terminated
-            elif handler == signal.SIG_DFL:
-                signal.raise_signal(sig)
-
-
-def _write_special(path: str, data: bytes | Iterable[bytes]) -> None:
-    """``--output`` names a device, FIFO or socket: write straight to it."""
-    try:
-        with open(path, "wb") as fh:
-            for piece in _pieces(data):
-                fh.write(piece)
-    except BrokenPipeError:
-        pass  # its reader went away: like ``| head`` on stdout
-    except PermissionError:
-        raise OutputError(f"--output {path}: permission denied") from None
-    except OSError as exc:
-        raise OutputError(f"--output {path}: cannot write ({exc.strerror or exc})") from None
+from ..output.files import TERMINATING_SIGNALS, silence_broken_pipe, write_output  # noqa: E402
 
 
 @click.command(
@@ -282,15 +133,17 @@ def _write_special(path: str, data: bytes | Iterable[bytes]) -> None:
               help="Evaluate the run topic by topic in bounded memory (default: for run files of 32 MiB or more; "
                    "a run not grouped by topic is then read whole).")
 @click.option("--format", "fmt", type=Choice(["trec", "json", "parquet", "csv", "markdown", "latex", "table"]),
-              default="trec", show_default=True,
-              help="Output format: trec_eval's text, json, parquet, or a results table (runs as rows, measures as "
-                   "columns): csv, markdown, latex (best value in bold), table (for people).")
+              default=None,
+              help="Output format: trec_eval's text (default), json, parquet, or a results table (runs as rows, "
+                   "measures as columns): csv, markdown, latex (best value in bold), table (for people). "
+                   "Without --format, the --output name's extension decides (.json .parquet .csv .md .tex).")
 @click.option("--places", type=click.IntRange(0, 17), default=None, metavar="N",
               help="Decimal places in csv, markdown, latex and table output (default: 4; csv: full precision).")
 @input_format_options
 @click.option("--progress/--no-progress", "progress", default=None,
               help="Progress display on stderr (only ever on a terminal; default: for inputs of 64 MiB or more).")
-@click.option("--output", metavar="PATH", help="Write the output to PATH atomically (default: stdout).")
+@click.option("--output", metavar="PATH",
+              help="Write the output to PATH atomically (default: stdout); never over an input file.")
 @click.option("--debug", is_flag=True, help="Show a traceback for errors.")
 def eval_command(**kw: Any) -> None:
     """Evaluate TREC runs against relevance judgements, as trec_eval 10.0 does.
@@ -325,7 +178,7 @@ def run_eval(
     compat: str,
     stream: bool | None,
     show_version: bool,
-    fmt: str,
+    fmt: str | None,
     output: str | None,
     debug: bool,
     subtopics: str | None = None,
@@ -338,11 +191,14 @@ def run_eval(
     ties: str = "docno",
 ) -> None:
     from ..api import REL_FORMATS, evaluate
-    from ..output.formatters import TABLE_FORMATS, RunResults, format_runs, format_trec_pieces
+    from ..output.formatters import OUTPUT_FORMATS, TABLE_FORMATS, RunResults, format_runs, format_trec_pieces
+    from ..output.files import check_not_input, check_output_path, format_for, is_stdout
     from ..io.tabular import expand_runs, parse_column_map, read_qrels_file, read_run_file, streamable
     from ..output.progress import Progress, wanted
     from ..engine.stream import should_stream
 
+    fmt = format_for(output, fmt, OUTPUT_FORMATS, "trec")
+    assert fmt is not None
     if results_format != "trec_results":
         raise UsageError(f"-T {results_format}: unknown run format (known: trec_results)")
     only_query = None
@@ -359,6 +215,20 @@ def run_eval(
     if rel_format != "qrels" and (qrels_format != "auto" or set(cmap) & {"rel"}):
         raise UsageError(f"--qrels-format and --column rel apply to -R qrels judgements, not -R {rel_format}")
     run_paths = expand_runs([run, *more_runs])
+    inputs = [qrels, *run_paths, zscore_file, subtopics]
+    if not is_stdout(output):  # refused before the inputs are read, not after
+        check_output_path(output)  # type: ignore[arg-type]
+        check_not_input(output, inputs)
+    if measures:
+        from ..measures.names import merge_repeated_cutoffs
+
+        merged, repeated = merge_repeated_cutoffs(measures)
+        if fmt == "trec":  # trec_eval's bytes: the first parameters only, and a note
+            for kept, ignored, spec in repeated:
+                _say(f"ireval: note: -m {ignored} ignored: trec_eval keeps the first parameters given "
+                     f"for a measure (-m {kept}); write -m {spec}")
+        else:
+            measures = tuple(merged)
 
     results: list[RunResults] = []
     evs: list[Any] = []
@@ -442,7 +312,7 @@ def run_eval(
     else:
         data = format_runs(fmt, results, per_query=bool(per_query), summary=not nosummary, meta=meta,
                            places=places, terminal=terminal)
-    _write_output(data, output, fmt)
+    write_output(data, output, fmt, inputs=inputs)
 
 
 def _one_line(msg: str) -> str:
@@ -690,7 +560,7 @@ def _subcommand(name: str) -> click.Command:
 
 
 class _Terminated(BaseException):
-    """SIGTERM, raised so that ``finally`` blocks (temporary files) run."""
+    """SIGTERM or SIGHUP, raised so that ``finally`` blocks (temporary files) run."""
 
 
 # Signals received during this main() call. An exception raised on the way out of an
@@ -717,19 +587,24 @@ def _signal_outcome() -> int | None:
     if _SIGNALLED[0] == signal.SIGINT:
         _say(("\n" if _isatty(sys.stderr) else "") + "ireval: interrupted")
         return 130
+    if _SIGNALLED[0] == getattr(signal, "SIGHUP", None):
+        _say("ireval: hung up (SIGHUP)")
+        return 129
     _say("ireval: terminated")
     return 143
 
 
 def _install_signal_handlers() -> list[tuple[int, Any]]:
-    """Our SIGINT/SIGTERM handlers, where Python's defaults are in place (main thread only)."""
+    """Our SIGINT/SIGTERM/SIGHUP handlers, where Python's defaults are in place (main thread only);
+    a signal the caller ignores (``nohup``) stays ignored."""
     import signal
     import threading
 
     if threading.current_thread() is not threading.main_thread():
         return []
     saved: list[tuple[int, Any]] = []
-    for sig, default in ((signal.SIGINT, signal.default_int_handler), (signal.SIGTERM, signal.SIG_DFL)):
+    for sig in TERMINATING_SIGNALS():
+        default = signal.default_int_handler if sig == signal.SIGINT else signal.SIG_DFL
         try:
             if signal.getsignal(sig) is default:
                 saved.append((sig, signal.signal(sig, _on_signal)))
@@ -743,8 +618,68 @@ def _say(line: str) -> None:
     try:
         sys.stderr.write(line + "\n")
         sys.stderr.flush()
-    except (OSError, ValueError):
+    except (OSError, ValueError, AttributeError):
         pass
+
+
+class _ClosedStream:
+    """Standard input or output that was closed when ireval started (``>&-``, ``<&-``): every
+    use is the error a closed descriptor gives, so the command reports it and exits 2."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    @property
+    def buffer(self) -> _ClosedStream:
+        return self
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        raise ValueError(f"standard {self.name} is closed")
+
+    def flush(self) -> None:
+        pass  # nothing was written (writing raised), and the interpreter flushes at exit
+
+    def write(self, data: Any) -> int:
+        raise OSError(errno.EBADF, "it is closed")
+
+    def __getattr__(self, attr: str) -> Any:
+        if self.name == "input":
+            from ..errors import InputError
+
+            raise InputError("<stdin>",
+                             "cannot read standard input: it is closed (give the run as a file or pipe it in)")
+        raise OSError(errno.EBADF, "it is closed")
+
+
+def _guard_standard_streams() -> None:
+    """Give closed standard descriptors (0, 1, 2) a meaning that cannot change an exit code.
+
+    Each closed one is pointed at /dev/null first, so no file ireval opens later (an
+    output's temporary file) can take its number and receive what was meant for it.
+    Then: a closed stdin or stdout is an error when used ('cannot read standard input',
+    'cannot write to standard output': exit 2), a closed stderr silently takes the
+    messages (there is no one to tell; the exit code still says what happened)."""
+    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
+        try:
+            os.fstat(fd)
+            continue
+        except OSError:
+            pass
+        try:
+            devnull = os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY)
+            if devnull != fd:
+                os.dup2(devnull, fd)
+                os.close(devnull)
+        except OSError:
+            continue
+        if getattr(sys, name) is None:
+            if fd == 2:
+                sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115  lives as long as the process
+            else:
+                setattr(sys, name, _ClosedStream("input" if fd == 0 else "output"))
 
 
 def _invoke(cmd: click.Command, args: list[str], prog_name: str) -> None:
@@ -752,6 +687,7 @@ def _invoke(cmd: click.Command, args: list[str], prog_name: str) -> None:
     # failed-gate code) and prints a blank line on Ctrl-C. Shell completion is
     # answered in entry(), only when a shell asks (completion.requested).
     from ..errors import IN_CLI
+    from ..output.files import COMMAND_INPUTS, command_inputs
 
     token = IN_CLI.set(True)  # errors name the command line's options, not the API's
     try:
@@ -759,7 +695,12 @@ def _invoke(cmd: click.Command, args: list[str], prog_name: str) -> None:
             if _reads_stdin(cmd, ctx) and _isatty(sys.stdin):
                 # otherwise a forgotten pipe looks like a hang
                 _say("ireval: reading the run from standard input (end with Ctrl-D)")
-            cmd.invoke(ctx)
+            # every write refuses these as outputs (plot, a group, passes its inputs itself)
+            inputs = COMMAND_INPUTS.set(command_inputs(ctx.params))
+            try:
+                cmd.invoke(ctx)
+            finally:
+                COMMAND_INPUTS.reset(inputs)
     finally:
         IN_CLI.reset(token)
 
@@ -802,9 +743,7 @@ def main(argv: list[str] | None = None) -> int:
 
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
-    if _wants_version(args):
-        click.echo(f"ireval {__version__} (trec_eval 10.0 semantics)")
-        return EXIT_OK
+    _guard_standard_streams()
     _SIGNALLED.clear()
     saved = _install_signal_handlers()
     try:
@@ -853,14 +792,68 @@ def _wants_version(args: list[str]) -> bool:
     return False
 
 
+# Extensions that name an output, not a run: after -o they mean the user wanted --output.
+_OUTPUT_LIKE = (".json", ".parquet", ".pq", ".csv", ".md", ".markdown", ".tex", ".png", ".svg", ".out", ".html")
+
+
+def _check_o_slip(args: list[str]) -> None:
+    """``ireval qrels run -o out.txt``: trec_eval's ``-o`` takes no value, so ``out.txt``
+    would be read as a run (or the qrels). Refuse that when the word after ``-o`` cannot
+    be meant as an input: it does not exist and is an extra file, or it is named like an
+    output. ``-o`` before existing inputs (trec_eval's own usage) is left alone."""
+    takes_value = {
+        name
+        for p in eval_command.params
+        if isinstance(p, click.Option) and not p.is_flag and not p.count
+        for name in p.opts
+    }
+    positional: list[str] = []
+    after_o: list[tuple[str, int]] = []  # (word, its index among the positionals)
+    previous_o = False
+    i = 0
+    while i < len(args):
+        a = args[i]
+        i += 1
+        if a == "--":
+            positional += args[i:]
+            break
+        if a.startswith("--") or (a.startswith("-") and len(a) > 1):
+            previous_o = False
+            if a.startswith("--"):
+                if "=" not in a and a in takes_value:
+                    i += 1
+                continue
+            for j, ch in enumerate(a[1:], start=1):
+                if f"-{ch}" in takes_value:
+                    if j == len(a) - 1:
+                        i += 1
+                    break
+                if ch == "o" and j == len(a) - 1:
+                    previous_o = True
+            continue
+        if previous_o:
+            after_o.append((a, len(positional)))
+        previous_o = False
+        positional.append(a)
+    for word, index in after_o:
+        named_like_output = os.path.splitext(word)[1].lower() in _OUTPUT_LIKE
+        missing = word != "-" and not os.path.lexists(word)
+        if (missing and (len(positional) >= 3 or named_like_output)) or (named_like_output and index >= 2):
+            raise UsageError(f"-o {word}: -o is trec_eval's ignored flag (old output format) and takes no value, "
+                             f"so {word} would be read as an input; to write the output to a file use --output {word}")
+
+
 def _main(args: list[str], debug: bool) -> int:
     try:
-        if args and args[0] in SUBCOMMANDS:
+        if _wants_version(args):
+            click.echo(f"ireval {__version__} (trec_eval 10.0 semantics)")
+        elif args and args[0] in SUBCOMMANDS:
             _invoke(_subcommand(args[0]), args[1:], f"ireval {args[0]}")
         else:
             slip = _command_suggestion(args)
             if slip is not None:
                 raise click.UsageError(slip)
+            _check_o_slip(args)
             _invoke(eval_command, args, "ireval")
         _flush_stdout()
         return EXIT_OK
@@ -894,7 +887,7 @@ def _main(args: list[str], debug: bool) -> int:
         _say(f"ireval: {_printable(str(exc))}")
         return exc.exit_code
     except BrokenPipeError:
-        _silence_broken_pipe()
+        silence_broken_pipe()
         return _signal_outcome() or EXIT_OK
     except MemoryError:
         _say("ireval: out of memory")
@@ -903,8 +896,11 @@ def _main(args: list[str], debug: bool) -> int:
         if _SIGNALLED:
             return _signal_outcome() or EXIT_INTERNAL
         if exc.errno in _WRITE_ERRNOS:  # click.echo to a full stdout (--help, 'ireval measures')
-            _silence_broken_pipe()
+            silence_broken_pipe()
             _say(f"ireval: cannot write to standard output: {exc.strerror}")
+            return EXIT_USAGE
+        if exc.errno == errno.EBADF and isinstance(sys.stdout, _ClosedStream):  # click.echo, stdout closed
+            _say("ireval: cannot write to standard output: it is closed")
             return EXIT_USAGE
         return _internal(exc, debug)
     except Exception as exc:  # noqa: BLE001  a bug: one line, traceback only with --debug
@@ -937,25 +933,12 @@ def _flush_stdout() -> None:
     try:
         sys.stdout.flush()
     except BrokenPipeError:
-        _silence_broken_pipe()
+        silence_broken_pipe()
     except OSError as exc:
-        _silence_broken_pipe()
+        silence_broken_pipe()
         raise OutputError(f"cannot write to standard output: {exc.strerror or exc}") from None
 
 
-def _silence_broken_pipe() -> None:
-    """stdout cannot take more (its reader went away, or the disk is full): point the
-    descriptor at /dev/null so nothing, the interpreter's final flush included, fails again."""
-    try:
-        fd = sys.stdout.fileno()
-    except (AttributeError, ValueError, OSError):
-        return  # not a real file (an in-process caller's buffer)
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, fd)
-        os.close(devnull)
-    except OSError:
-        pass
 
 
 def entry() -> None:

@@ -22,24 +22,67 @@ import click
 from .options import complete_option, input_format_options, rel_level_option, ties_option
 from .completion import complete_measure, complete_path
 from ..errors import UsageError
+from ..output.files import no_short_output_option, undecodable_escaped
 
 PLOT_FORMATS = ("png", "svg")
 
 
 def _matplotlib() -> Any:
+    """matplotlib, imported without reading anyone's configuration and without writing to
+    ``~/.cache`` or ``~/.config``: its configuration and cache directory (``MPLCONFIGDIR``)
+    is a private temporary directory, removed once imported, and the import runs in that
+    directory so a ``matplotlibrc`` in the working directory is not read. Figures are then
+    drawn with matplotlib's own defaults (:func:`_defaults`), so the same inputs give the
+    same bytes wherever ireval runs."""
+    import sys
+
+    if sys.modules.get("matplotlib") is not None:
+        return sys.modules["matplotlib"]
+    import shutil
+    import tempfile
+
+    private = tempfile.mkdtemp(prefix="ireval-matplotlib-")
+    saved = os.environ.get("MPLCONFIGDIR")
+    here = None
     try:
+        here = os.open(".", os.O_RDONLY)
+    except OSError:
+        pass
+    try:
+        os.environ["MPLCONFIGDIR"] = private
+        os.chdir(private)
         import matplotlib
+        import matplotlib.font_manager  # noqa: F401  builds its font list now, in the private directory
     except ImportError:
         raise UsageError("ireval plot needs matplotlib: pip install 'irevalcli[plot]'") from None
+    finally:
+        if here is not None:
+            os.fchdir(here)
+            os.close(here)
+        if saved is None:
+            os.environ.pop("MPLCONFIGDIR", None)
+        else:
+            os.environ["MPLCONFIGDIR"] = saved
+        shutil.rmtree(private, ignore_errors=True)
     return matplotlib
 
 
+def _defaults() -> Any:
+    """A context with matplotlib's built-in settings (no matplotlibrc, no style in effect)."""
+    matplotlib = _matplotlib()
+    rc = {k: v for k, v in matplotlib.rcParamsDefault.items() if k not in ("backend", "backend_fallback")}
+    return matplotlib.rc_context(rc)
+
+
 def _plot_format(output: str, fmt: str | None) -> str:
-    if fmt:
-        return fmt
-    ext = os.path.splitext(output)[1].lower().lstrip(".")
-    if ext in PLOT_FORMATS:
-        return ext
+    from ..output.files import format_for, is_stdout
+
+    chosen = format_for(output, fmt, PLOT_FORMATS, None, command="ireval plot")
+    if chosen:
+        return chosen
+    if is_stdout(output):
+        raise UsageError(f"--output {output}: standard output has no name to tell the image format from; "
+                         "give --format png|svg")
     raise UsageError(
         f"--output {output}: cannot tell the image format from the name; end it in .png or .svg "
         "or give --format png|svg"
@@ -62,7 +105,7 @@ def render(fig: Any, fmt: str, dpi: int) -> bytes:
 
     matplotlib = _matplotlib()
     buf = io.BytesIO()
-    with matplotlib.rc_context({"svg.hashsalt": "ireval", "svg.fonttype": "path"}):
+    with _defaults(), matplotlib.rc_context({"svg.hashsalt": "ireval", "svg.fonttype": "path"}):
         metadata = {"Date": None} if fmt == "svg" else {"Software": None}
         fig.savefig(buf, format=fmt, dpi=dpi, metadata=metadata, bbox_inches="tight")
     return buf.getvalue()
@@ -90,7 +133,7 @@ def pr_figure(
     ax.set_ylabel("Interpolated precision")
     ax.grid(True, linewidth=0.5, alpha=0.5)
     ax.legend(loc="upper right", fontsize="small")
-    ax.set_title(title or "Interpolated precision-recall")
+    ax.set_title(undecodable_escaped(title) if title else "Interpolated precision-recall")
     return fig
 
 
@@ -113,7 +156,7 @@ def diff_figure(
     ax.axhline(0, color="black", linewidth=0.8)
     if len(qids) <= 60:
         ax.set_xticks(x)
-        ax.set_xticklabels(qids, rotation=90, fontsize="x-small")
+        ax.set_xticklabels([_label(q) for q in qids], rotation=90, fontsize="x-small")
     else:
         ax.set_xticks([])
     ax.set_xlabel(f"Topics ({len(qids)}), sorted by difference")
@@ -121,7 +164,7 @@ def diff_figure(
     better = sum(d > 0 for d in diffs)
     worse = sum(d < 0 for d in diffs)
     ax.set_title(
-        title
+        undecodable_escaped(title or "")
         or f"{label} per topic: {name_b} vs {name_a} ({better} better, {worse} worse, "
         f"{len(diffs) - better - worse} tied)"
     )
@@ -167,7 +210,14 @@ def pr_curves(
 def _name(run: Any, runs: Sequence[Any]) -> str:
     """The runid, or the file name when runids do not tell the runs apart."""
     ids = [r.runid for r in runs]
-    return run.runid if run.runid and ids.count(run.runid) == 1 else run.name
+    return _label(run.runid if run.runid and ids.count(run.runid) == 1 else run.name)
+
+
+def _label(text: str) -> str:
+    """An id drawn as written: bytes that are not UTF-8 as ``\\xNN``, ``$`` not taken for
+    mathtext, and a leading ``_`` (which hides a legend entry) kept visible."""
+    text = undecodable_escaped(text).replace("$", "\\$")
+    return " " + text if text.startswith("_") else text
 
 
 def topic_diffs(
@@ -204,12 +254,12 @@ def _common(f: Callable[..., Any]) -> Callable[..., Any]:
     opts = [
         click.option(
             "--output",
-            "-o",
             required=True,
             metavar="PATH",
             shell_complete=complete_path,
-            help="Image file to write (atomically); .png or .svg.",
+            help="Image file to write (atomically); .png or .svg, or - for standard output (with --format).",
         ),
+        no_short_output_option("ireval plot"),
         click.option(
             "--format",
             "fmt",
@@ -233,8 +283,9 @@ def _common(f: Callable[..., Any]) -> Callable[..., Any]:
 
 PLOT_EPILOG = """\b
 Examples:
-  ireval plot pr qrels.txt bm25.txt dense.txt -o pr.png
-  ireval plot diff qrels.txt bm25.txt dense.txt -m ndcg_cut.10 -o diff.svg
+  ireval plot pr qrels.txt bm25.txt dense.txt --output pr.png
+  ireval plot diff qrels.txt bm25.txt dense.txt -m ndcg_cut.10 --output diff.svg
+  ireval plot pr qrels.txt run.txt --format svg --output - > pr.svg
 
 \b
 Needs matplotlib: pip install 'irevalcli[plot]'.
@@ -278,14 +329,19 @@ def pr_command(
     ties: str = "docno",
 ) -> None:
     """Interpolated precision-recall curves (11 recall levels, mean over topics) of each RUN."""
-    from .main import write_atomic
+    from ..io.tabular import expand_runs
+    from ..output.files import write_output
 
     fmt = _plot_format(output, fmt)
     dims = _size(size) if size else (7.0, 5.0)
+    inputs = [qrels, *expand_runs(runs)]
+    _check_output(output, inputs)
     _matplotlib()
     q, loaded = _load(qrels, runs, run_format, qrels_format, columns)
-    fig = pr_figure(pr_curves(q, loaded, complete=complete, rel_level=rel_level, ties=ties), title=title, size=dims)
-    write_atomic(output, render(fig, fmt, dpi))
+    with _defaults():
+        fig = pr_figure(pr_curves(q, loaded, complete=complete, rel_level=rel_level, ties=ties), title=title, size=dims)
+        image = render(fig, fmt, dpi)
+    write_output(image, output, fmt, inputs=inputs)
 
 
 @plot_command.command("diff", context_settings={"help_option_names": ["-h", "--help"]})
@@ -322,14 +378,27 @@ def diff_command(
     ties: str = "docno",
 ) -> None:
     """MEASURE per topic of RUN_B minus RUN_A, as a bar chart sorted by the difference."""
-    from .main import write_atomic
+    from ..output.files import write_output
 
     fmt = _plot_format(output, fmt)
     dims = _size(size) if size else (8.0, 4.5)
+    inputs = [qrels, run_a, run_b]
+    _check_output(output, inputs)
     _matplotlib()
     q, (a, b) = _load(qrels, [run_a, run_b], run_format, qrels_format, columns, expand=False)
     label, qids, diffs = topic_diffs(q, a, b, measure, complete=complete, rel_level=rel_level, ties=ties)
-    fig = diff_figure(
-        qids, diffs, label=label, name_a=_name(a, [a, b]), name_b=_name(b, [a, b]), title=title, size=dims
-    )
-    write_atomic(output, render(fig, fmt, dpi))
+    with _defaults():
+        fig = diff_figure(
+            qids, diffs, label=label, name_a=_name(a, [a, b]), name_b=_name(b, [a, b]), title=title, size=dims
+        )
+        image = render(fig, fmt, dpi)
+    write_output(image, output, fmt, inputs=inputs)
+
+
+def _check_output(output: str, inputs: Sequence[str]) -> None:
+    """Refuse an output that can never be written, or that is an input, before any work."""
+    from ..output.files import check_not_input, check_output_path, is_stdout
+
+    if not is_stdout(output):
+        check_output_path(output)
+        check_not_input(output, inputs)

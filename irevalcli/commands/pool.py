@@ -23,6 +23,7 @@ import click
 from .options import input_format_options, ties_option
 from .completion import complete_path
 from ..errors import OutputError, UsageError
+from ..output.files import no_short_output_option
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -184,7 +185,11 @@ def pool_bytes(pool: Pool, label: str = "-1") -> bytes:
 def counts_text(pool: Pool, depth: int) -> str:
     """The per-run contribution report (stderr), as aligned plain text."""
     head = ("run", "runid", "topics", "pooled", "unique", "judged")
-    rows = [(c.path, c.runid, str(c.topics), str(c.pooled), str(c.unique), str(c.judged)) for c in pool.runs]
+    from ..output.files import one_line_cell
+
+    # names are data: a control character in a path or runid is spelt out, never sent to the terminal
+    rows = [(one_line_cell(c.path), one_line_cell(c.runid), str(c.topics), str(c.pooled), str(c.unique),
+             str(c.judged)) for c in pool.runs]
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
 
     def line(r: Sequence[str]) -> str:
@@ -200,14 +205,17 @@ def counts_text(pool: Pool, depth: int) -> str:
 
 
 def counts_csv(pool: Pool) -> bytes:
+    """The per-run counts as CSV; text cells a spreadsheet would run as a formula get a leading ``'``."""
     import csv
     import io
+
+    from ..output.files import csv_text_cell
 
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["run", "runid", "topics", "pooled", "unique", "judged"])
     for c in pool.runs:
-        w.writerow([c.path, c.runid, c.topics, c.pooled, c.unique, c.judged])
+        w.writerow([csv_text_cell(c.path), csv_text_cell(c.runid), c.topics, c.pooled, c.unique, c.judged])
     return buf.getvalue().encode("utf-8", "surrogateescape")
 
 
@@ -249,11 +257,14 @@ judged = its top documents left out because --qrels judges them.
     metavar="TEXT",
     help="What the fourth column holds until an assessor fills it in.",
 )
-@click.option("--output", metavar="PATH", help="Write the pool to PATH atomically (default: stdout).")
-@click.option("--counts", "counts_path", metavar="PATH", help="Also write the per-run counts to PATH as CSV.")
+@click.option("--output", metavar="PATH",
+              help="Write the pool to PATH atomically (default: stdout); never over an input.")
+@click.option("--counts", "counts_path", metavar="PATH",
+              help="Also write the per-run counts to PATH as CSV (written with the pool, only if all succeeds).")
 @input_format_options
 @ties_option()
 @click.option("--quiet", is_flag=True, help="Do not print the per-run counts on stderr.")
+@no_short_output_option("ireval pool")
 @click.option("--debug", is_flag=True, help="Show a traceback for errors.")
 def pool_command(
     runs: tuple[str, ...],
@@ -270,20 +281,34 @@ def pool_command(
     ties: str = "docno",
 ) -> None:
     """Build a judgment pool: the union of each RUN's top N documents per topic."""
-    from .main import _write_output, write_atomic
     from ..io.tabular import expand_runs, parse_column_map, read_qrels_file, read_run_file
+    from ..output.files import check_not_input, check_output_path, is_stdout, write_files, write_stdout
 
     if depth < 1:
         raise UsageError(f"--depth {depth}: must be at least 1")
     if not label or any(ch.isspace() for ch in label):
         raise UsageError(f"--label '{label}': must be one word")
+    if counts_path is not None and is_stdout(counts_path) and is_stdout(output):
+        raise UsageError(f"--counts {counts_path}: standard output carries the pool; give --output PATH for it "
+                         "or a file name for --counts")
     cmap = parse_column_map(columns)
     paths = expand_runs(runs)
+    inputs = [*paths, qrels]
+    for path, option in ((output, "--output"), (counts_path, "--counts")):
+        if not is_stdout(path):  # refused before the runs are read, not after
+            check_output_path(path, option=option)  # type: ignore[arg-type]
+            check_not_input(path, inputs, option=option)
     q = read_qrels_file(qrels, fmt=qrels_format, columns=cmap) if qrels else None
     pool = build_pool([read_run_file(p, fmt=run_format, columns=cmap) for p in paths], depth, q, ties)
     data = pool_bytes(pool, label)
-    if counts_path:
-        write_atomic(counts_path, counts_csv(pool))
-    _write_output(data, output, "trec")
+    # every file only once everything is made (a failure above writes nothing), each atomically
+    files = [(path, content, option) for path, content, option in
+             ((output, data, "--output"), (counts_path, counts_csv(pool) if counts_path else b"", "--counts"))
+             if path is not None and not is_stdout(path)]
+    write_files(files, inputs=inputs)
+    if is_stdout(output):
+        write_stdout(data)
+    elif counts_path is not None and is_stdout(counts_path):
+        write_stdout(counts_csv(pool))
     if not quiet:
         sys.stderr.write(counts_text(pool, depth))

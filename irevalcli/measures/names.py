@@ -354,3 +354,49 @@ def _with_friendly(
         keyed.append(((order[root], 1, n), Request(wrap(meas, f.target), params, label)))
     keyed.sort(key=lambda kr: kr[0])
     return [r for _, r in keyed]
+
+
+def merge_repeated_cutoffs(specs: Sequence[str]) -> tuple[list[str], list[tuple[str, str, str]]]:
+    """``-m P.5 -m P.10``: trec_eval keeps the first parameters given for a measure and
+    ignores the later ones. Returns (``specs`` with each cutoff measure's later parameters
+    merged into its first spec, e.g. ``["P.5,10"]``; and for each measure whose later
+    parameters add cutoffs, (the first spec, the specs ignored, the merged spec)), for the
+    output formats free to compute them all and for the note that says so."""
+    registry = load()
+    out: list[str] = []
+    first: dict[str, int] = {}  # root -> index in out
+    values: dict[str, list[float]] = {}
+    ignored: dict[str, list[str]] = {}
+    for spec in specs:
+        name, dot, text = spec.partition(".")
+        meas = registry.get(name)
+        if meas is None:
+            label = label_form(spec, registry)
+            if label is not None:
+                meas, text = label
+        if (meas is None or not text or RANX_RBP.match(spec)
+                or meas.params not in ("long_cutoffs", "double_cutoffs")):
+            out.append(spec)
+            continue
+        try:
+            cuts = list(parse_params(meas, text, spec).values)
+        except MeasureParamError:
+            out.append(spec)  # resolve() reports it
+            continue
+        root = meas.name
+        if root not in first:
+            first[root] = len(out)
+            values[root] = cuts
+            out.append(spec)
+            continue
+        new = [c for c in cuts if c not in values[root]]
+        values[root] += new
+        if new:
+            ignored.setdefault(root, []).append(spec)
+    notes = []
+    for root, later in ignored.items():
+        shown = ",".join(f"{v:g}" if isinstance(v, float) else str(v) for v in sorted(values[root]))
+        merged = f"{root}.{shown}"
+        notes.append((out[first[root]], " ".join(later), merged))
+        out[first[root]] = merged
+    return out, notes

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..engine.evaluate import Results
+from .files import csv_text_cell, one_line_cell, undecodable_escaped
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -214,10 +215,10 @@ def format_parquet(results: Results, *, per_query: bool = True, summary: bool = 
     qid, meas, val, txt = _tidy(results, per_query=per_query, summary=summary)
     table = pa.table(
         {
-            "qid": pa.array(qid, pa.string()),
-            "measure": pa.array(meas, pa.string()),
+            "qid": _string_array(qid),
+            "measure": _string_array(meas),
             "value": pa.array(val, pa.float64()),
-            "text": pa.array(txt, pa.string()),
+            "text": _string_array(txt),
         }
     )
     if meta:
@@ -225,6 +226,17 @@ def format_parquet(results: Results, *, per_query: bool = True, summary: bool = 
     buf = io.BytesIO()
     pq.write_table(table, buf)
     return buf.getvalue()
+
+
+def _string_array(values: list) -> pa.Array:
+    """A Parquet string column. Ids are bytes, and a string column holds UTF-8: a byte that
+    is not UTF-8 is written as its ``\\xNN`` escape (as messages print it)."""
+    import pyarrow as pa
+
+    try:
+        return pa.array(values, pa.string())
+    except (UnicodeEncodeError, pa.ArrowException):
+        return pa.array([None if v is None else undecodable_escaped(v) for v in values], pa.string())
 
 
 def _tidy(results: Results, *, per_query: bool, summary: bool) -> tuple[list, list, list, list]:
@@ -337,8 +349,7 @@ def format_parquet_runs(runs: Sequence[RunResults], *, per_query: bool = True, s
         cols["measure"] += meas
         cols["value"] += val
         cols["text"] += txt
-    types = {"value": pa.float64()}
-    table = pa.table({k: pa.array(v, types.get(k, pa.string())) for k, v in cols.items()})
+    table = pa.table({k: pa.array(v, pa.float64()) if k == "value" else _string_array(v) for k, v in cols.items()})
     if meta:
         table = table.replace_schema_metadata({"ireval": json.dumps(meta)})
     buf = io.BytesIO()
@@ -426,7 +437,8 @@ def format_csv(runs: Sequence[RunResults], *, per_query: bool = False, summary: 
                places: int | None = None, **_: Any) -> bytes:
     """``run,runid,qid,<measure>...``: one row per run (qid ``all``), with -q one per run and topic
     too (topics in bytewise order, the runs of each topic together, summaries last). Full precision
-    unless ``places``."""
+    unless ``places``. Text cells a spreadsheet would run as a formula get a leading ``'``
+    (:func:`irevalcli.output.files.csv_text_cell`)."""
     import csv
     import io
 
@@ -435,18 +447,21 @@ def format_csv(runs: Sequence[RunResults], *, per_query: bool = False, summary: 
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["run", "runid", "qid", *grid.labels])
+    strs = [k == "str" for k in grid.kinds]
     for (qid, ri, _values), cells in zip(grid.rows, text):
-        w.writerow([runs[ri].path, runs[ri].runid, qid, *cells])
+        ids = [csv_text_cell(x) for x in (runs[ri].path, runs[ri].runid, qid)]
+        w.writerow([*ids, *(csv_text_cell(c) if s else c for c, s in zip(cells, strs))])
     return buf.getvalue().encode("utf-8", "surrogateescape")
 
 
 def _id_columns(per_query: bool) -> list[str]:
-    return ["qid", "run", "runid"] if per_query else ["run", "runid"]
+    """The id columns of every results table, in csv's order: run, runid (and qid with -q)."""
+    return ["run", "runid", "qid"] if per_query else ["run", "runid"]
 
 
 def _id_cells(runs: Sequence[RunResults], qid: str, ri: int, per_query: bool) -> list[str]:
     ids = [runs[ri].path, runs[ri].runid]
-    return [qid, *ids] if per_query else ids
+    return [*ids, qid] if per_query else ids
 
 
 def format_markdown(runs: Sequence[RunResults], *, per_query: bool = False, summary: bool = True,
@@ -457,7 +472,7 @@ def format_markdown(runs: Sequence[RunResults], *, per_query: bool = False, summ
     text, best = _cells(grid, places)
 
     def esc(s: str) -> str:
-        return s.replace("|", "\\|")
+        return one_line_cell(s).replace("|", "\\|")
 
     ids = _id_columns(per_query)
     head = [*ids, *grid.labels]
@@ -474,7 +489,7 @@ _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$",
 
 
 def latex_escape(s: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in s)
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in one_line_cell(s))
 
 
 def format_latex(runs: Sequence[RunResults], *, per_query: bool = False, summary: bool = True,
@@ -513,15 +528,15 @@ def format_table(runs: Sequence[RunResults], *, per_query: bool = False, summary
     for h in _id_columns(per_query):
         table.add_column(h, overflow="fold")
     for label, kind in zip(grid.labels, grid.kinds):
-        table.add_column(label, justify="left" if kind == "str" else "right", no_wrap=True)
+        table.add_column(_text(label), justify="left" if kind == "str" else "right", no_wrap=True)
     previous = None
     for (qid, ri, _values), cells, marks in zip(grid.rows, text, best):
         section = per_query and previous is not None and qid != previous
         previous = qid
         if section:
             table.add_section()
-        table.add_row(*_id_cells(runs, qid, ri, per_query),
-                      *[f"[bold]{_rich_escape(c)}[/bold]" if b else _rich_escape(c) for c, b in zip(cells, marks)])
+        table.add_row(*(_text(x) for x in _id_cells(runs, qid, ri, per_query)),
+                      *[_text(c, "bold" if b else "") for c, b in zip(cells, marks)])
     buf = io.StringIO()
     console = Console(file=buf, width=width or 10_000, force_terminal=terminal, color_system="standard" if terminal
                       else None, no_color=not terminal, highlight=False, emoji=False, legacy_windows=False)
@@ -530,10 +545,13 @@ def format_table(runs: Sequence[RunResults], *, per_query: bool = False, summary
     return out.encode("utf-8", "surrogateescape")
 
 
-def _rich_escape(s: str) -> str:
-    from rich.markup import escape
+def _text(s: str, style: str = "") -> Any:
+    """A rich cell. Ids are data, never markup: ``[red]x[/red]`` prints as written and
+    ``[/x]`` cannot fail, since cells are Text objects, never parsed; control characters
+    are spelt out so a cell stays on its line."""
+    from rich.text import Text
 
-    return escape(s)
+    return Text(one_line_cell(s), style=style)
 
 
 TABLE_FORMATTERS: dict[str, Callable[..., bytes]] = {

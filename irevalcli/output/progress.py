@@ -77,7 +77,7 @@ class Progress:
             console = Console(file=sys.stderr, stderr=True)
             self._live = RichProgress(
                 SpinnerColumn(),
-                TextColumn("{task.description}"),
+                TextColumn("{task.description}", markup=False),
                 BarColumn(),
                 Bytes(),
                 TimeElapsedColumn(),
