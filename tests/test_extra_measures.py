@@ -66,6 +66,30 @@ def test_err_friendly_names_take_gmax_4_from_gdeval():
     assert s["ERR"] == pytest.approx(7 / 16 + 27 / 512 + 117 / 16384, abs=1e-15)
 
 
+def test_ir_measures_gains_relabel_the_judgements():
+    # gains {0:1, 1:4}: a 3, b 2, c 0 -> 1, d 1 -> 4, e 1 -> 4 (u unjudged: 0)
+    s = graded("nDCG(gains={0:1,1:4})@3", "nDCG(gains={0:1,1:4})", "ndcg.0=1,1=4")
+    # top 3: a, b, c -> 3 + 2/log2(3) + 1/2; ideal 4, 4, 3 -> 4 + 4/log2(3) + 3/2
+    assert s["nDCG(gains={0:1,1:4})@3"] == pytest.approx((3 + 2 / L3 + 0.5) / (4 + 4 / L3 + 1.5), abs=1e-15)
+    # whole ranking: + 4/log2(5) for d; ideal 4, 4, 3, 2, 1
+    full = (3 + 2 / L3 + 0.5 + 4 / L5) / (4 + 4 / L3 + 1.5 + 2 / L5 + 1 / math.log2(6))
+    assert s["nDCG(gains={0:1,1:4})"] == pytest.approx(full, abs=1e-15)
+    assert s["ndcg_0=1,1=4"] == s["nDCG(gains={0:1,1:4})"]  # trec_eval's form of the same gains
+
+
+def test_set_measures_at_k_and_map():
+    # relevant (label >= 1): a, b, d of the run a b c d u; R = 4 (e is not retrieved)
+    s = graded("SetP@2", "SetP@3", "SetP@10", "SetR@3", "SetF@3", "SetAP@3", "SetRelP@3", "MAP", "map", "MAP@2")
+    assert (s["SetP@2"], s["SetP@3"], s["SetP@10"]) == (1.0, pytest.approx(2 / 3), pytest.approx(3 / 5))
+    assert s["SetR@3"] == 0.5
+    assert s["SetF@3"] == pytest.approx(4 / 7)  # 2 (2/3)(1/2) / (2/3 + 1/2)
+    assert s["SetAP@3"] == pytest.approx(1 / 3)  # (2/3)(1/2)
+    assert s["SetRelP@3"] == pytest.approx(2 / 3)  # 2 of min(R, 3) = 3
+    # AP: (1/1 + 2/2 + 3/4) / 4; MAP is ir_measures' alias of AP
+    assert s["MAP"] == s["map"] == pytest.approx(2.75 / 4)
+    assert s["MAP@2"] == pytest.approx(2 / 4)
+
+
 def test_pfound_with_p_break_015():
     # pRel as ERR's R: 7/8, 3/8, 0, 1/8; pLook: 1, (1/8)(.85), then * (5/8)(.85), then * 1 * .85
     look2 = 0.125 * 0.85

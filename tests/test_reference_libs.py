@@ -117,6 +117,29 @@ def test_pytrec_eval_backed(seed):
 
 
 @pytest.mark.parametrize("seed", SEEDS)
+def test_pytrec_eval_backed_spellings(seed):
+    # MAP is ir_measures' alias of AP (a separate call: both print as "AP" there); gains= relabels
+    # the qrels before pytrec_eval's ndcg
+    qrels, run = make(seed)
+    for specs in (["MAP", "MAP@10"], ["nDCG(gains={0:1,1:4})@10", "nDCG(gains={0:1,1:4})", "nDCG(gains={2:9,4:1})@5",
+                                     "nDCG(gains={0:1,1:4},judged_only=True)@10"]):
+        compare(ireval_values(qrels, run, specs), im_values(qrels, run, specs), specs)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_set_measures_at_k_are_the_set_measures_of_the_top_k(seed):
+    # ir_measures parses SetP@k but no provider computes it: its SetP of the run cut at k
+    qrels, run = make(seed)
+    for k in (1, 5, 12):
+        top = run.sort_values(["qid", "score"], ascending=[True, False]).groupby("qid").head(k)
+        specs = {f"SetP@{k}": "SetP", f"SetR@{k}": "SetR", f"SetF(beta=2.0)@{k}": "SetF(beta=2.0)",
+                 f"SetAP@{k}": "SetAP", f"SetRelP@{k}": "SetRelP", f"SetP(rel=2)@{k}": "SetP(rel=2)"}
+        ours = ireval_values(qrels, run, list(specs))
+        theirs = {(q, at): v for at, plain in specs.items() for (q, m), v in im_values(qrels, top, [plain]).items()}
+        compare(ours, theirs, list(specs))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
 def test_msmarco_rr_and_judged(seed):
     qrels, run = make(seed, negative=True)
     specs = ["RR@10", "RR@3", "RR(rel=2)@10", "Judged@5", "Judged@10", "Judged@50"]
