@@ -159,6 +159,38 @@ def _im_inst(args: dict[str, Any], at: str | None, spec: str) -> Target:
     return Target("inst", tuple(pairs))
 
 
+def _cwl_opts(args: dict[str, Any], spec: str, *names: str) -> tuple[tuple[str, float], ...]:
+    out = []
+    for key in names:
+        if key in args:
+            v = args[key]
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise MeasureParamError(f"{spec}: {key}={v!r} is not a number")
+            out.append((key, float(v)))
+    return tuple(out)
+
+
+def _im_cwl_cut(root: str, *names: str) -> Callable:
+    """cwl_eval's measures with a required cutoff: BPM, SDCG, NERR8, NERR9."""
+
+    def build(args: dict[str, Any], at: str | None, spec: str) -> Target:
+        if args.get("dcg", "log2") != "log2":
+            raise MeasureParamError(f"{spec}: dcg={args['dcg']!r} is not 'log2' (the only SDCG form)")
+        k = _int_cutoff(at, spec)
+        return Target(root, (k,), _cwl_opts(args, spec, *names, "min_rel", "max_rel"))
+
+    return build
+
+
+def _im_cwl(root: str, *names: str) -> Callable:
+    """cwl_eval's measures without a cutoff (depth 1000): INSQ, NERR10, NERR11."""
+
+    def build(args: dict[str, Any], at: str | None, spec: str) -> Target:
+        return Target(root, _cwl_opts(args, spec, *names, "min_rel", "max_rel"))
+
+    return build
+
+
 def _im_diversity(root: str) -> Callable:
     def build(args: dict[str, Any], at: str | None, spec: str) -> Target:
         k = _int_cutoff(at, spec)
@@ -309,6 +341,27 @@ _add("RBP", style="ir_measures", build=_im_rbp, roots=("rbp",), args=("p", "rel"
                 "gains are binary at level N (cwl_eval), without it graded as trec_eval's rbp")
 _add("INST", style="ir_measures", build=_im_inst, roots=("inst",), args=("T", "min_rel", "max_rel"), cutoff="none",
      definition="INST as cwl_eval computes it: gain (label - min_rel) / (max_rel - min_rel), depth 1000")
+_CWL_GAIN = ("cwl_eval's gain (label - min_rel) / (max_rel - min_rel) clipped to [0, 1], min_rel=0, max_rel "
+             "the highest label unless given; ranking cut and padded to depth 1000")
+_add("BPM", style="ir_measures", build=_im_cwl_cut("bpm_cut", "T"), roots=("bpm_cut",), args=("T", "min_rel", "max_rel"),
+     cutoff="required", definition="static Bejeweled Player Model as cwl_eval computes it: stop at the first rank "
+                                   "whose gain so far reaches T (1) or at k; the mean gain down to there; " + _CWL_GAIN)
+_add("SDCG", style="ir_measures", build=_im_cwl_cut("sdcg_cut"), roots=("sdcg_cut",), args=("dcg", "min_rel", "max_rel"),
+     cutoff="required", definition="scaled DCG at k as cwl_eval computes it: DCG@k over sum_{i<=k} 1/log2(i+1) "
+                                   "(nDCG as if k top-grade documents existed); " + _CWL_GAIN)
+_add("INSQ", style="ir_measures", build=_im_cwl("insq", "T"), roots=("insq",), args=("T", "min_rel", "max_rel"),
+     cutoff="none", definition="INSQ as cwl_eval computes it: weights (2T / (i - 1 + 2T))^2, T = 1; " + _CWL_GAIN)
+_add("NERR8", style="ir_measures", build=_im_cwl_cut("nerr8_cut"), roots=("nerr8_cut",), args=("min_rel", "max_rel"),
+     cutoff="required", definition="NERR eq. 8 (Azzopardi et al. 2021) as cwl_eval computes it: C_i = 1 - g_i "
+                                   "truncated at k; " + _CWL_GAIN)
+_add("NERR9", style="ir_measures", build=_im_cwl_cut("nerr9_cut"), roots=("nerr9_cut",), args=("min_rel", "max_rel"),
+     cutoff="required", definition="NERR eq. 9 as cwl_eval computes it: C_i = i / (i + 1) (1 - g_i) truncated at "
+                                   "k; " + _CWL_GAIN)
+_add("NERR10", style="ir_measures", build=_im_cwl("nerr10", "p"), roots=("nerr10",), args=("p", "min_rel", "max_rel"),
+     cutoff="none", definition="NERR eq. 10 as cwl_eval computes it: C_i = p (1 - g_i), p = 0.9; " + _CWL_GAIN)
+_add("NERR11", style="ir_measures", build=_im_cwl("nerr11", "T"), roots=("nerr11",), args=("T", "min_rel", "max_rel"),
+     cutoff="none", definition="NERR eq. 11 as cwl_eval computes it: C_i = ((i + 2T - 1) / (i + 2T))^2 (1 - g_i), "
+                               "T = 1; " + _CWL_GAIN)
 _add("alpha_nDCG", "α_nDCG", style="ir_measures", build=_im_diversity("alpha_ndcg_cut"), roots=("alpha_ndcg_cut",),
      args=("alpha", "rel", "judged_only"), cutoff="required",
      definition="alpha-nDCG at k over subtopic judgements, as ndeval (pyndeval) computes it; needs --subtopics")

@@ -90,6 +90,58 @@ def test_set_measures_at_k_and_map():
     assert s["MAP@2"] == pytest.approx(2 / 4)
 
 
+def test_cwl_measures_on_a_graded_list():
+    # cwl_eval's gains with max_rel = 4: a 3/4, b 1/2, c 0, d 1/4, u 0; ranks 6..1000 padded with 0
+    s = graded("SDCG(max_rel=4)@3", "NERR8(max_rel=4)@3", "NERR8(max_rel=4)@10", "NERR9(max_rel=4)@3",
+               "NERR10(p=0.5,max_rel=4)", "NERR11(max_rel=4)", "INSQ(max_rel=4)", "BPM(max_rel=4)@10",
+               "BPM(T=2,max_rel=4)@10", "bpm_cut.3", "sdcg_cut.3", "nerr8_cut.3", "nerr9_cut.3", "nerr10", "nerr11",
+               "insq")
+    assert s["SDCG(max_rel=4)@3"] == pytest.approx((0.75 + 0.5 / L3) / (1 + 1 / L3 + 0.5), abs=1e-15)
+    # NERR8: W_i ~ prod_{j<i} (1 - g_j) = 1, 1/4, 1/8, 1/8, 3/32, 3/32, ...
+    assert s["NERR8(max_rel=4)@3"] == pytest.approx((0.75 + 0.5 / 4) / (1 + 1 / 4 + 1 / 8), abs=1e-15)  # 7/11
+    assert s["NERR8(max_rel=4)@10"] == pytest.approx(29 / 66, abs=1e-15)  # (29/32) / (1 + 1/4 + 1/4 + 3/32 + 5 (3/32))
+    # NERR9: W_i ~ prod_{j<i} (1 - g_j) / i = 1, 1/8, 1/24
+    assert s["NERR9(max_rel=4)@3"] == pytest.approx((0.75 + 0.5 / 8) / (1 + 1 / 8 + 1 / 24), abs=1e-15)
+    # NERR10, p = 1/2: W_i ~ 2^-(i-1) prod_{j<i} (1 - g_j); past rank 5 the product stays 3/32
+    head = [1, 1 / 8, 1 / 32, 1 / 64, 3 / 512]
+    tail = 3 / 32 * math.fsum(0.5 ** (i - 1) for i in range(6, 1001))
+    num = 0.75 + 0.5 / 8 + 0.25 / 64
+    assert s["NERR10(p=0.5,max_rel=4)"] == pytest.approx(num / (math.fsum(head) + tail), abs=1e-15)
+    # NERR11 and INSQ, T = 1: base weight (2 / (i + 1))^2; NERR11 times prod_{j<i} (1 - g_j) (computed as
+    # running products of C_j, as cwl_eval does: equal to these closed forms to ~1e-15, hence abs=1e-13)
+    b = [4 / (i + 1) ** 2 for i in range(1, 1001)]
+    prod = [1, 1 / 4, 1 / 8, 1 / 8, 3 / 32] + [3 / 32] * 995
+    num = 0.75 * b[0] * 1 + 0.5 * b[1] / 4 + 0.25 * b[3] / 8
+    assert s["NERR11(max_rel=4)"] == pytest.approx(num / math.fsum(x * y for x, y in zip(b, prod)), abs=1e-13)
+    num = 0.75 * b[0] + 0.5 * b[1] + 0.25 * b[3]
+    assert s["INSQ(max_rel=4)"] == pytest.approx(num / math.fsum(b), abs=1e-13)
+    # BPM: gain so far 3/4, 5/4 >= T = 1 at rank 2: (5/4) / 2; T = 2 is never reached: stop at k = 10
+    assert s["BPM(max_rel=4)@10"] == pytest.approx(0.625, abs=1e-15)
+    assert s["BPM(T=2,max_rel=4)@10"] == pytest.approx(1.5 / 10, abs=1e-15)
+    # trec-style names: max_rel = the highest label (3), so a's gain is 1 and every NERR stops there
+    assert s["bpm_cut_3"] == s["nerr8_cut_3"] == s["nerr9_cut_3"] == s["nerr10"] == s["nerr11"] == 1.0
+    assert s["sdcg_cut_3"] == pytest.approx((1 + (2 / 3) / L3) / (1 + 1 / L3 + 0.5), abs=1e-15)
+    num = 1 * b[0] + (2 / 3) * b[1] + (1 / 3) * b[3]
+    assert s["insq"] == pytest.approx(num / math.fsum(b), abs=1e-13)
+
+
+def test_cwl_parameters_are_checked():
+    with pytest.raises(MeasureParamError) as e:
+        graded("nerr10.p=1.5")
+    assert str(e.value) == "nerr10: p=1.5 is not in [0, 1]"
+    with pytest.raises(MeasureParamError) as e:
+        graded("insq.T=0")
+    assert str(e.value) == "insq: T=0 must be positive"
+    with pytest.raises(MeasureParamError) as e:
+        graded("nerr11.q=1")
+    assert str(e.value) == "nerr11: unknown parameter 'q' (known: T, min_rel, max_rel)"
+    with pytest.raises(MeasureParamError) as e:
+        graded("SDCG(dcg=exp-log2,max_rel=4)@3")
+    assert str(e.value) == "SDCG(dcg=exp-log2,max_rel=4)@3: dcg='exp-log2' is not 'log2' (the only SDCG form)"
+    # max_rel <= min_rel: no gain at all (cwl_eval refuses it)
+    assert graded("INSQ(min_rel=3,max_rel=3)")["INSQ(min_rel=3,max_rel=3)"] == 0.0
+
+
 def test_pfound_with_p_break_015():
     # pRel as ERR's R: 7/8, 3/8, 0, 1/8; pLook: 1, (1/8)(.85), then * (5/8)(.85), then * 1 * .85
     look2 = 0.125 * 0.85
@@ -295,7 +347,8 @@ def test_subtopics_file_on_the_command_line(cli, tmp_path):
 
 BOUNDED = ["ndcg_exp_cut.3,10", "ndcg_exp", "ndcg_jk_cut.3,10", "err_cut.3,10", "err", "pfound_cut.3,10", "pfound",
            "inst", "recip_rank_cut.3,10", "judged.3,10", "F.3,10", "map_capped_cut.3,10", "map_rel_ret", "auc",
-           "gauc", "accuracy", "alpha_ndcg_cut.3,10", "err_ia_cut.3,10", "Judged@5", "Accuracy"]
+           "gauc", "accuracy", "alpha_ndcg_cut.3,10", "err_ia_cut.3,10", "Judged@5", "Accuracy", "insq", "nerr10",
+           "nerr11", "nerr8_cut.3,10", "nerr9_cut.3,10", "sdcg_cut.3,10", "bpm_cut.3,10"]
 # measures that never grow when a document with no gain is appended at the end of a ranking
 NO_PRECISION = ["ndcg_exp_cut.3,10", "ndcg_exp", "dcg_exp_cut.10", "dcg_exp", "ndcg_jk_cut.10", "dcg_cut.10",
                 "dcg_jk_cut.10", "cg_cut.10", "err", "err_cut.10", "pfound", "pfound_cut.10", "inst",

@@ -12,8 +12,9 @@ judged/msmarco/pyndeval providers by docno ascending, ranx by an unstable sort.
 Tolerances: 1e-9, except gdeval's numbers (ERR@k and nDCG(dcg=exp-log2)@k),
 which it prints with 5 decimals: 5e-6 there.
 
-The ir_measures tests take about two seconds and run by default (skipped when the
-reference libraries are not installed); the ranx one is marked ``slow`` and
+The ir_measures tests take a few seconds and run by default (skipped when the
+reference libraries are not installed; the measures added later run two seeds by default and
+the other four with ``-m slow``); the ranx one is marked ``slow`` and
 ``differential`` (ranx compiles its numba kernels on first use, ~10 s).
 """
 
@@ -31,6 +32,8 @@ from irevalcli import evaluate
 ir_measures = pytest.importorskip("ir_measures")
 
 SEEDS = range(6)
+# the measures added for issue 16: two seeds in the default run, the other four with -m slow
+NEW_SEEDS = [*range(2), *(pytest.param(s, marks=[pytest.mark.slow, pytest.mark.differential]) for s in range(2, 6))]
 
 
 def make(seed: int, *, nq: int = 7, max_label: int = 4, negative: bool = False):
@@ -116,7 +119,7 @@ def test_pytrec_eval_backed(seed):
     compare(ireval_values(qrels, run, PYTREC), im_values(qrels, run, PYTREC), PYTREC)
 
 
-@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("seed", NEW_SEEDS)
 def test_pytrec_eval_backed_spellings(seed):
     # MAP is ir_measures' alias of AP (a separate call: both print as "AP" there); gains= relabels
     # the qrels before pytrec_eval's ndcg
@@ -126,7 +129,7 @@ def test_pytrec_eval_backed_spellings(seed):
         compare(ireval_values(qrels, run, specs), im_values(qrels, run, specs), specs)
 
 
-@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("seed", NEW_SEEDS)
 def test_set_measures_at_k_are_the_set_measures_of_the_top_k(seed):
     # ir_measures parses SetP@k but no provider computes it: its SetP of the run cut at k
     qrels, run = make(seed)
@@ -160,6 +163,18 @@ def test_cwl_eval_rbp_and_inst(seed):
     specs = ["RBP(rel=1)", "RBP(rel=2,p=0.9)", "RBP(rel=1,p=0.5)", "INST(max_rel=4)", "INST(T=2.0,max_rel=4)",
              "INST(T=3.0,min_rel=1,max_rel=3)"]
     compare(ireval_values(qrels, run, specs), im_values(qrels, run, specs), specs)
+
+
+CWL = ["BPM(max_rel=4)@10", "BPM(T=2.0,max_rel=4)@5", "BPM(T=0.5,min_rel=1,max_rel=3)@20", "SDCG(max_rel=4)@10",
+       "SDCG(min_rel=1,max_rel=3)@5", "INSQ(max_rel=4)", "INSQ(T=3.0,min_rel=1,max_rel=3)", "NERR8(max_rel=4)@10",
+       "NERR8(min_rel=1,max_rel=3)@3", "NERR9(max_rel=4)@10", "NERR9(max_rel=4)@50", "NERR10(max_rel=4)",
+       "NERR10(p=0.5,min_rel=1,max_rel=3)", "NERR11(max_rel=4)", "NERR11(T=2.0,max_rel=3)"]
+
+
+@pytest.mark.parametrize("seed", NEW_SEEDS)
+def test_cwl_eval_measures(seed):
+    qrels, run = make(seed)
+    compare(ireval_values(qrels, run, CWL), im_values(qrels, run, CWL), CWL)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
