@@ -202,6 +202,17 @@ def _im_diversity(root: str) -> Callable:
     return build
 
 
+def _im_nrbp(root: str) -> Callable:
+    def build(args: dict[str, Any], at: str | None, spec: str) -> Target:
+        return Target(root, _cwl_opts(args, spec, "alpha", "beta"), **_rel_view(args, spec))
+
+    return build
+
+
+def _im_ap_ia(args: dict[str, Any], at: str | None, spec: str) -> Target:
+    return Target("map_ia", (), **_rel_view(args, spec))
+
+
 def _im_accuracy(args: dict[str, Any], at: str | None, spec: str) -> Target:
     k = _int_cutoff(at, spec)
     opts: tuple[tuple[str, Any], ...] = (("retrieved_only", True),)
@@ -368,6 +379,27 @@ _add("alpha_nDCG", "α_nDCG", style="ir_measures", build=_im_diversity("alpha_nd
 _add("ERR_IA", style="ir_measures", build=_im_diversity("err_ia_cut"), roots=("err_ia_cut",),
      args=("rel", "judged_only"), cutoff="required",
      definition="intent-aware ERR at k with ndeval's collection-independent normalisation; needs --subtopics")
+_NDEVAL = "as ndeval (pyndeval) computes it; needs --subtopics"
+_add("nERR_IA", style="ir_measures", build=_im_diversity("nerr_ia_cut"), roots=("nerr_ia_cut",),
+     args=("rel", "judged_only"), cutoff="required",
+     definition="intent-aware ERR at k over the same for ndeval's greedy ideal ranking (collection-dependent "
+                "normalisation), " + _NDEVAL)
+_add("alpha_DCG", "α_DCG", style="ir_measures", build=_im_diversity("alpha_dcg_cut"), roots=("alpha_dcg_cut",),
+     args=("alpha", "rel", "judged_only"), cutoff="required",
+     definition="alpha-DCG at k over S * sum_{i<=k} (1 - alpha)^(i-1) / log2(i + 1) (collection-independent "
+                "normalisation), " + _NDEVAL + "; ndeval leaves @1 undivided, ireval divides every k")
+_add("NRBP", style="ir_measures", build=_im_nrbp("nrbp"), roots=("nrbp",), args=("alpha", "beta", "rel"),
+     cutoff="none", definition="novelty- and rank-biased precision, (1 - (1 - alpha) beta) / S * sum of novelty "
+                               "gain * beta^(i-1), alpha = beta = 0.5, " + _NDEVAL)
+_add("nNRBP", style="ir_measures", build=_im_nrbp("nnrbp"), roots=("nnrbp",), args=("alpha", "beta", "rel"),
+     cutoff="none", definition="NRBP over the NRBP of ndeval's greedy ideal ranking, " + _NDEVAL)
+_add("AP_IA", "MAP_IA", style="ir_measures", build=_im_ap_ia, roots=("map_ia",), args=("rel", "judged_only"),
+     cutoff="none", definition="intent-aware AP: the mean over the subtopics of each subtopic's AP, " + _NDEVAL)
+_add("P_IA", style="ir_measures", build=_im_diversity("p_ia_cut"), roots=("p_ia_cut",), args=("rel", "judged_only"),
+     cutoff="required", definition="intent-aware precision at k: relevant (document, subtopic) pairs in the top k "
+                                   "over k * S, " + _NDEVAL)
+_add("StRecall", style="ir_measures", build=_im_diversity("strec_cut"), roots=("strec_cut",), args=("rel",),
+     cutoff="required", definition="subtopic recall at k: subtopics covered by the top k over S, " + _NDEVAL)
 _add("Accuracy", style="ir_measures", build=_im_accuracy, roots=("auc",), args=("rel",),
      definition="ir_measures' Accuracy: among the retrieved documents (top k) only, the fraction of (relevant, "
                 "non-relevant) pairs in the right order, unjudged counting as non-relevant; no value for a topic "

@@ -310,6 +310,43 @@ def test_alpha_ndcg_and_err_ia_by_hand():
     assert s["ERR_IA@3"] == s["err_ia_cut_3"]
 
 
+def test_other_ndeval_measures_by_hand():
+    specs = ["alpha_dcg_cut.1,3", "nerr_ia_cut.3", "nrbp", "nnrbp", "map_ia", "p_ia_cut.2,5", "strec_cut.1,2,3",
+             "alpha_DCG@3", "nERR_IA@3", "NRBP", "nNRBP", "AP_IA", "MAP_IA", "P_IA@2", "StRecall@2"]
+    s = summary(DIV_QRELS, DIV_RUN, specs, subtopics=SUB)
+    s.update(summary(DIV_QRELS, DIV_RUN, ["nrbp.beta=0.8"], subtopics=SUB))  # (one parameter string per measure)
+    # S = 3 subtopics; run b {1}, a {1,2}, c {3}: novelty gains 1, 1/2 + 1, 1; greedy ideal a, c, b: 2, 1, 1/2
+    assert s["alpha_dcg_cut_3"] == pytest.approx((1 + 1.5 / L3 + 0.5) / (3 * (1 + 0.5 / L3 + 0.25 / 2)), abs=1e-15)
+    assert s["alpha_dcg_cut_1"] == pytest.approx(1 / 3, abs=1e-15)  # (ndeval: 1, not divided by S at k = 1)
+    assert s["nerr_ia_cut_3"] == pytest.approx((1 + 1.5 / 2 + 1 / 3) / (2 + 1 / 2 + 0.5 / 3), abs=1e-15)
+    # NRBP: (1 - (1 - 1/2)(1/2)) / 3 * (1 + 1.5 (1/2) + 1 (1/4)) = 0.75 / 3 * 2; ideal 2 + 1/2 + 1/8
+    assert s["nrbp"] == pytest.approx(0.5, abs=1e-15)
+    assert s["nnrbp"] == pytest.approx(2 / 2.625, abs=1e-15)
+    assert s["nrbp_beta=0.8"] == pytest.approx((1 - 0.4) / 3 * (1 + 1.5 * 0.8 + 0.64), abs=1e-15)
+    # AP per subtopic: 1: b (1/1), a (2/2) over 2 relevant; 2: a at rank 2 (1/2); 3: c at rank 3 (1/3)
+    assert s["map_ia"] == pytest.approx((1 + 0.5 + 1 / 3) / 3, abs=1e-15)
+    # P-IA: relevant (document, subtopic) pairs in the top k over k * S
+    assert (s["p_ia_cut_2"], s["p_ia_cut_5"]) == (pytest.approx(3 / 6, abs=1e-15), pytest.approx(4 / 15, abs=1e-15))
+    assert [s[f"strec_cut_{k}"] for k in (1, 2, 3)] == pytest.approx([1 / 3, 2 / 3, 1], abs=1e-15)
+    for friendly, trec in [("alpha_DCG@3", "alpha_dcg_cut_3"), ("nERR_IA@3", "nerr_ia_cut_3"), ("NRBP", "nrbp"),
+                           ("nNRBP", "nnrbp"), ("AP_IA", "map_ia"), ("MAP_IA", "map_ia"), ("P_IA@2", "p_ia_cut_2"),
+                           ("StRecall@2", "strec_cut_2")]:
+        assert s[friendly] == s[trec], friendly
+
+
+def test_ndeval_parameters_are_checked():
+    q, r = frames(DIV_QRELS, DIV_RUN)
+    with pytest.raises(MeasureParamError) as e:
+        evaluate(q, r, ["nrbp.beta=2"], subtopics=SUB)
+    assert str(e.value) == "nrbp: beta=2 is not in [0, 1]"
+    with pytest.raises(MeasureParamError) as e:
+        evaluate(q, r, ["nnrbp.gamma=2"], subtopics=SUB)
+    assert str(e.value) == "nnrbp: unknown parameter 'gamma' (known: alpha, beta)"
+    with pytest.raises(UsageError) as e:
+        evaluate(q, r, ["AP_IA"])
+    assert str(e.value) == "measure 'AP_IA' needs subtopic judgements: give --subtopics FILE"
+
+
 def test_greedy_ideal_ties_go_to_the_larger_docno():
     # p and q cover subtopics 1 and 2 once each: tie at rank 1, q (larger) first; then p and r tie
     # (r covers 1): both 1/2 ... r > p, so the ideal is q, r, p: gains 1, 1/2, 1/2
@@ -348,7 +385,8 @@ def test_subtopics_file_on_the_command_line(cli, tmp_path):
 BOUNDED = ["ndcg_exp_cut.3,10", "ndcg_exp", "ndcg_jk_cut.3,10", "err_cut.3,10", "err", "pfound_cut.3,10", "pfound",
            "inst", "recip_rank_cut.3,10", "judged.3,10", "F.3,10", "map_capped_cut.3,10", "map_rel_ret", "auc",
            "gauc", "accuracy", "alpha_ndcg_cut.3,10", "err_ia_cut.3,10", "Judged@5", "Accuracy", "insq", "nerr10",
-           "nerr11", "nerr8_cut.3,10", "nerr9_cut.3,10", "sdcg_cut.3,10", "bpm_cut.3,10"]
+           "nerr11", "nerr8_cut.3,10", "nerr9_cut.3,10", "sdcg_cut.3,10", "bpm_cut.3,10", "alpha_dcg_cut.3,10",
+           "nerr_ia_cut.3,10", "nrbp", "nnrbp", "map_ia", "p_ia_cut.3,10", "strec_cut.3,10"]
 # measures that never grow when a document with no gain is appended at the end of a ranking
 NO_PRECISION = ["ndcg_exp_cut.3,10", "ndcg_exp", "dcg_exp_cut.10", "dcg_exp", "ndcg_jk_cut.10", "dcg_cut.10",
                 "dcg_jk_cut.10", "cg_cut.10", "err", "err_cut.10", "pfound", "pfound_cut.10", "inst",
