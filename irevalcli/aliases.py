@@ -213,6 +213,16 @@ def _im_ap_ia(args: dict[str, Any], at: str | None, spec: str) -> Target:
     return Target("map_ia", (), **_rel_view(args, spec))
 
 
+def _im_compat(args: dict[str, Any], at: str | None, spec: str) -> Target:
+    pairs = list(_cwl_opts(args, spec, "p"))
+    if "normalize" in args:
+        norm = args["normalize"]
+        if not isinstance(norm, bool):
+            raise MeasureParamError(f"{spec}: normalize={norm!r} is not True or False")
+        pairs.append(("normalize", float(norm)))
+    return Target("compat", tuple(pairs))
+
+
 def _im_accuracy(args: dict[str, Any], at: str | None, spec: str) -> Target:
     k = _int_cutoff(at, spec)
     opts: tuple[tuple[str, Any], ...] = (("retrieved_only", True),)
@@ -400,6 +410,9 @@ _add("P_IA", style="ir_measures", build=_im_diversity("p_ia_cut"), roots=("p_ia_
                                    "over k * S, " + _NDEVAL)
 _add("StRecall", style="ir_measures", build=_im_diversity("strec_cut"), roots=("strec_cut",), args=("rel",),
      cutoff="required", definition="subtopic recall at k: subtopics covered by the top k over S, " + _NDEVAL)
+_add("Compat", style="ir_measures", build=_im_compat, roots=("compat",), args=("p", "normalize"), cutoff="none",
+     definition="compatibility (Clarke et al. 2021) as ir_measures' compat provider computes it: rank-biased overlap "
+                "(p = 0.95) with the ideal ranking to depth max(n, K), over the ideal's overlap with itself")
 _add("Accuracy", style="ir_measures", build=_im_accuracy, roots=("auc",), args=("rel",),
      definition="ir_measures' Accuracy: among the retrieved documents (top k) only, the fraction of (relevant, "
                 "non-relevant) pairs in the right order, unjudged counting as non-relevant; no value for a topic "

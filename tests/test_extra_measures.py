@@ -142,6 +142,23 @@ def test_cwl_parameters_are_checked():
     assert graded("INSQ(min_rel=3,max_rel=3)")["INSQ(min_rel=3,max_rel=3)"] == 0.0
 
 
+def test_compat_on_a_graded_list():
+    # ideal: a (3), b (2), d (1, retrieved: before e), e (1); run a b c d u; depth max(5, 4) = 5
+    # overlap at depths 1..5: 1, 2, 2, 3 (d joins at max(4, 3)), 3
+    w = [0.95**i for i in range(5)]
+    score = w[0] * 1 + w[1] * 2 / 2 + w[2] * 2 / 3 + w[3] * 3 / 4 + w[4] * 3 / 5
+    best = w[0] + w[1] + w[2] + w[3] + w[4] * 4 / 5  # the ideal's overlap with itself: min(d, 4) / d
+    s = {**graded("Compat", "compat"), **graded("compat.p=0.95,normalize=0"), **graded("Compat(normalize=False)")}
+    assert s["Compat"] == s["compat"] == pytest.approx(score / best, abs=1e-15)
+    assert s["compat_p=0.95,normalize=0"] == s["Compat(normalize=False)"] == pytest.approx(score / sum(w), abs=1e-15)
+    with pytest.raises(MeasureParamError) as e:
+        graded("compat.p=2")
+    assert str(e.value) == "compat: p=2 is not in [0, 1]"
+    with pytest.raises(MeasureParamError) as e:
+        graded("Compat(normalize=2)")
+    assert str(e.value) == "Compat(normalize=2): normalize=2 is not True or False"
+
+
 def test_pfound_with_p_break_015():
     # pRel as ERR's R: 7/8, 3/8, 0, 1/8; pLook: 1, (1/8)(.85), then * (5/8)(.85), then * 1 * .85
     look2 = 0.125 * 0.85
@@ -386,7 +403,7 @@ BOUNDED = ["ndcg_exp_cut.3,10", "ndcg_exp", "ndcg_jk_cut.3,10", "err_cut.3,10", 
            "inst", "recip_rank_cut.3,10", "judged.3,10", "F.3,10", "map_capped_cut.3,10", "map_rel_ret", "auc",
            "gauc", "accuracy", "alpha_ndcg_cut.3,10", "err_ia_cut.3,10", "Judged@5", "Accuracy", "insq", "nerr10",
            "nerr11", "nerr8_cut.3,10", "nerr9_cut.3,10", "sdcg_cut.3,10", "bpm_cut.3,10", "alpha_dcg_cut.3,10",
-           "nerr_ia_cut.3,10", "nrbp", "nnrbp", "map_ia", "p_ia_cut.3,10", "strec_cut.3,10"]
+           "nerr_ia_cut.3,10", "nrbp", "nnrbp", "map_ia", "p_ia_cut.3,10", "strec_cut.3,10", "compat"]
 # measures that never grow when a document with no gain is appended at the end of a ranking
 NO_PRECISION = ["ndcg_exp_cut.3,10", "ndcg_exp", "dcg_exp_cut.10", "dcg_exp", "ndcg_jk_cut.10", "dcg_cut.10",
                 "dcg_jk_cut.10", "cg_cut.10", "err", "err_cut.10", "pfound", "pfound_cut.10", "inst",

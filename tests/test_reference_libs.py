@@ -177,6 +177,13 @@ def test_cwl_eval_measures(seed):
     compare(ireval_values(qrels, run, CWL), im_values(qrels, run, CWL), CWL)
 
 
+@pytest.mark.parametrize("seed", NEW_SEEDS)
+def test_compat(seed):
+    qrels, run = make(seed, negative=True)
+    specs = ["Compat", "Compat(p=0.8)", "Compat(normalize=False)", "Compat(p=0.5,normalize=False)"]
+    compare(ireval_values(qrels, run, specs), im_values(qrels, run, specs), specs)
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_accuracy(seed):
     # ir_measures reports no value for a topic without a relevant retrieved document; ireval

@@ -5,7 +5,7 @@
 # ruff: noqa: I001
 from . import ap, counts, gain, jg, precision, prefs, sets  # noqa: F401
 from . import graded, extra, diversity  # noqa: F401  (ireval's own measures, after trec_eval's)
-from . import cwl  # noqa: F401  (cwl_eval's C/W/L measures, after them)
+from . import cwl, compat  # noqa: F401  (cwl_eval's C/W/L measures and Compat, after them)
 from ..registry import nickname
 
 nickname(
