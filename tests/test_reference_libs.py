@@ -107,6 +107,16 @@ def compare(ours, theirs, specs, tol=1e-9, missing_ok=()):
 
 # ---- ir_measures ----------------------------------------------------------------
 
+
+def test_every_ir_measures_name_and_parameter_is_accepted():
+    from irevalcli.aliases import FAMILIES
+
+    for name, m in ir_measures.measures.registry.items():
+        assert name in FAMILIES, name
+        # every parameter ir_measures declares (cutoff is @k; IPrec's recall is its @x; SetRelP is relative=True)
+        declared = set(m.SUPPORTED_PARAMS) - {"cutoff", "recall", "relative" if name == "SetRelP" else ""}
+        assert declared <= set(FAMILIES[name].args), (name, declared - set(FAMILIES[name].args))
+
 PYTREC = ["P@5", "P(rel=2)@5", "P@30", "R@10", "R@100", "AP", "AP@10", "AP(rel=2)", "RR", "nDCG", "nDCG@10",
           "nDCG@3", "Rprec", "Rprec(rel=2)", "Success@1", "Success@5", "SetP", "SetRelP", "SetR", "SetF",
           "SetF(beta=0.5)", "SetAP", "Bpref", "IPrec@0.5", "IPrec@0.3", "NumRet", "NumRet(rel=1)", "NumRel",
