@@ -125,6 +125,26 @@ def test_cwl_measures_on_a_graded_list():
     assert s["insq"] == pytest.approx(num / math.fsum(b), abs=1e-13)
 
 
+def test_cwl_measures_on_ir_measures_own_example():
+    # ir_measures' test/test_cwl_eval.py ("based on a manual execution of cwl-eval", 4 decimals): three
+    # topics retrieving D1..D10 in that order; labels by rank (None: unjudged)
+    labels = {"T1": [1, 0, 1, 1, None, None, 1, 0, 1, 0], "T2": [1, 1, None, None, 1, 0, 1, 1, 1, 0],
+              "T3": [None, None, None, 0, 0, 1, 1, 1, 0, 1]}
+    qrels = [(q, f"D{i + 1}", lab) for q, labs in labels.items() for i, lab in enumerate(labs) if lab is not None]
+    run = [(q, f"D{i + 1}", 4.3 - i / 10) for q in labels for i in range(10)]
+    expected = {
+        "BPM(T=1.0,max_rel=1)@20": (1.0, 1.0, 0.1667), "BPM(T=2.0,max_rel=1)@10": (0.6667, 1.0, 0.2857),
+        "INSQ(T=1.0,max_rel=1)": (0.5872, 0.6629, 0.0880), "INSQ(T=2.0,max_rel=1)": (0.4513, 0.5068, 0.1292),
+        "SDCG(max_rel=1)@10": (0.5645, 0.6531, 0.2848), "NERR8(max_rel=1)@10": (1.0, 1.0, 0.1667),
+        "NERR9(max_rel=1)@10": (1.0, 1.0, 0.0680), "NERR10(p=0.8,max_rel=1)": (1.0, 1.0, 0.0888),
+        "NERR11(T=2.0,max_rel=1)": (1.0, 1.0, 0.0691),
+    }
+    pq = per_query(qrels, run, list(expected))
+    for spec, values in expected.items():
+        for q, v in zip(("T1", "T2", "T3"), values):
+            assert pq[(q, spec)] == pytest.approx(v, abs=1e-4), (spec, q)
+
+
 def test_cwl_parameters_are_checked():
     with pytest.raises(MeasureParamError) as e:
         graded("nerr10.p=1.5")
