@@ -364,10 +364,12 @@ _add("INST", style="ir_measures", build=_im_inst, roots=("inst",), args=("T", "m
      definition="INST as cwl_eval computes it: gain (label - min_rel) / (max_rel - min_rel), depth 1000")
 _CWL_GAIN = ("cwl_eval's gain (label - min_rel) / (max_rel - min_rel) clipped to [0, 1], min_rel=0, max_rel "
              "the highest label unless given; ranking cut and padded to depth 1000")
-_add("BPM", style="ir_measures", build=_im_cwl_cut("bpm_cut", "T"), roots=("bpm_cut",), args=("T", "min_rel", "max_rel"),
+_add("BPM", style="ir_measures", build=_im_cwl_cut("bpm_cut", "T"), roots=("bpm_cut",),
+     args=("T", "min_rel", "max_rel"),
      cutoff="required", definition="static Bejeweled Player Model as cwl_eval computes it: stop at the first rank "
                                    "whose gain so far reaches T (1) or at k; the mean gain down to there; " + _CWL_GAIN)
-_add("SDCG", style="ir_measures", build=_im_cwl_cut("sdcg_cut"), roots=("sdcg_cut",), args=("dcg", "min_rel", "max_rel"),
+_add("SDCG", style="ir_measures", build=_im_cwl_cut("sdcg_cut"), roots=("sdcg_cut",),
+     args=("dcg", "min_rel", "max_rel"),
      cutoff="required", definition="scaled DCG at k as cwl_eval computes it: DCG@k over sum_{i<=k} 1/log2(i+1) "
                                    "(nDCG as if k top-grade documents existed); " + _CWL_GAIN)
 _add("INSQ", style="ir_measures", build=_im_cwl("insq", "T"), roots=("insq",), args=("T", "min_rel", "max_rel"),
@@ -418,7 +420,8 @@ _add("Accuracy", style="ir_measures", build=_im_accuracy, roots=("auc",), args=(
                 "non-relevant) pairs in the right order, unjudged counting as non-relevant; no value for a topic "
                 "without both (ir_measures fails when every retrieved document is relevant)")
 _SET_AT = " @k evaluates the top k only (as trec_eval's -M k); ir_measures parses SetP@k but no provider computes it"
-_add("SetP", style="ir_measures", build=_im_setp, roots=("set_P", "set_relative_P"), args=("rel", "relative", "judged_only"),
+_add("SetP", style="ir_measures", build=_im_setp, roots=("set_P", "set_relative_P"),
+     args=("rel", "relative", "judged_only"),
      definition="precision of the retrieved set (trec_eval's set_P);" + _SET_AT)
 _add("SetRelP", style="ir_measures", build=_im_set("set_relative_P"), roots=("set_relative_P",), args=_REL,
      definition="trec_eval's set_relative_P;" + _SET_AT)

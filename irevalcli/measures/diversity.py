@@ -399,7 +399,7 @@ def nnrbp(t: EvalTable, p: Params) -> np.ndarray:
     # the ideal ranking's documents with a gain; past the depth where beta^r * S / (1 - beta)
     # is below 1e-18 of the first term, the rest cannot change the sum
     relevant_docs = np.unique(st.pair_doc)
-    per_topic = np.bincount(st.doc_topic[relevant_docs], minlength=t.nq) if len(relevant_docs) else np.zeros(t.nq, np.int64)
+    per_topic = np.bincount(st.doc_topic[relevant_docs], minlength=t.nq)
     depth = int(per_topic.max(initial=0))
     if 0.0 < beta < 1.0 and depth:
         cap = math.log(1e-18 * (1.0 - beta) / max(int(st.S.max(initial=1)), 1)) / math.log(beta)
