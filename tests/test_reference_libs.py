@@ -1,13 +1,14 @@
 """Differential tests: friendly spellings against the libraries that define them.
 
 Each ir_measures spelling is evaluated by ir_measures (its default providers:
-pytrec_eval, gdeval, cwl_eval, pyndeval, judged, msmarco, accuracy) and each
+pytrec_eval, gdeval, cwl_eval, pyndeval, judged, msmarco, accuracy, compat) and each
 ranx spelling by ranx, on random judgements and runs, and compared per query
 with ireval given the same spelling.
 
 Ties: every run here has distinct scores (exact in float32 too), because the
 libraries break ties differently from trec_eval (docno descending): ir_measures'
-judged/msmarco/pyndeval providers by docno ascending, ranx by an unstable sort.
+judged/msmarco/pyndeval/compat providers by docno ascending, cwl_eval by input order, ranx by an
+unstable sort.
 
 Tolerances: 1e-9, except gdeval's numbers (ERR@k and nDCG(dcg=exp-log2)@k),
 which it prints with 5 decimals: 5e-6 there.
