@@ -277,7 +277,7 @@ def evaluate(
     ``hash_inputs``: record each input file's SHA-256 (``Evaluation.qrels.sha256`` and
     ``.run.sha256``; empty when False, which saves reading time on large runs).
     ``subtopics``: subtopic judgements (``qid subtopic docno rel``; a path or a DataFrame with
-    those columns) for alpha_ndcg_cut and err_ia_cut.
+    those columns) for the diversity measures (alpha_ndcg_cut, err_ia_cut, nrbp, map_ia, ...).
     Raises :class:`irevalcli.errors.IrevalError` subclasses with user-facing messages.
     """
     if max_docs is not None and max_docs < 0:

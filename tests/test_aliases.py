@@ -31,6 +31,17 @@ def target(spec):
         ("P@5", ("P", (5,), {}, [])),
         ("AP", ("map", (), {}, [])),
         ("AP@100", ("map_cut", (100,), {}, [])),
+        ("MAP", ("map", (), {}, [])),
+        ("MAP@100", ("map_cut", (100,), {}, [])),
+        ("nDCG(gains={0:1,1:4})@10", ("ndcg_cut", (10,), {}, [("gains", ((0, 1), (1, 4)))])),
+        ("nDCG(gains={ 1: 3 , 2:9 }, judged_only=True)",
+         ("ndcg", (), {}, [("gains", ((1, 3), (2, 9))), ("judged", 0)])),
+        ("SetP@5", ("set_P", (), {}, [("top", 5)])),
+        ("SetP(rel=2)@5", ("set_P", (), {}, [("top", 5), ("level", 2)])),
+        ("SetR@10", ("set_recall", (), {}, [("top", 10)])),
+        ("SetF(beta=0.5)@3", ("set_F", (0.5,), {}, [("top", 3)])),
+        ("SetAP@3", ("set_map", (), {}, [("top", 3)])),
+        ("SetRelP@3", ("set_relative_P", (), {}, [("top", 3)])),
         ("RR", ("recip_rank", (), {}, [])),
         ("RR@10", ("recip_rank_cut", (10,), {}, [])),
         ("MRR@10", ("recip_rank_cut", (10,), {}, [])),
@@ -80,7 +91,7 @@ def test_friendly_targets(spec, expected):
 
 
 # (bare trec_eval names such as map or recall never get here: resolve() takes them first)
-@pytest.mark.parametrize("spec", ["P.5", "P_5", "rbp.p=0.8", "mapp", "MAP", "precision.5", "foo@10", "ndcg_cut@10x"])
+@pytest.mark.parametrize("spec", ["P.5", "P_5", "rbp.p=0.8", "mapp", "MAp", "precision.5", "foo@10", "ndcg_cut@10x"])
 def test_not_friendly(spec):
     assert parse(spec) is None
 
@@ -99,7 +110,9 @@ def test_trec_eval_names_keep_their_meaning():
     assert labels("recall@10") == ["recall@10"]
     assert labels("map", "map@100") == ["map", "map@100"]
     with pytest.raises(UnknownMeasureError):
-        resolve(["MAP"])
+        resolve(["MAp"])
+    # MAP is ir_measures' alias of AP, printed as typed next to trec_eval's map
+    assert labels("MAP", "map", "MAP@10") == ["map", "MAP", "MAP@10"]
 
 
 def test_duplicates_are_dropped():
@@ -119,7 +132,14 @@ def test_duplicates_are_dropped():
         ("nDCG@0", "nDCG@0: cutoff '0' is not a positive integer"),
         ("alpha_nDCG", "alpha_nDCG: alpha_nDCG needs a cutoff, e.g. alpha_nDCG@10"),
         ("GAUC(weight=magic)", "GAUC(weight=magic): weight='magic' is not one of 'judged', 'uniform', 'positives'"),
-        ("nDCG(gains={1:2})@5", None),
+        ("nDCG(gains={1:-2})@5", "nDCG(gains={1:-2})@5: gains 1:-2: labels and gains must be non-negative integers"),
+        ("nDCG(gains={1:2.5})@5", "nDCG(gains={1:2.5})@5: gains 1:2.5: labels and gains must be non-negative integers"),
+        ("nDCG(gains=3)@5", "nDCG(gains=3)@5: gains must be a mapping of labels to gains, e.g. gains={0:1,1:4}"),
+        ("nDCG(gains={})@5", "nDCG(gains={})@5: gains must be a mapping of labels to gains, e.g. gains={0:1,1:4}"),
+        ("nDCG(gains={1})@5", "nDCG(gains={1})@5: cannot read the value '{1}'"),
+        ("nDCG(gains={1:2},dcg=exp-log2)@5",
+         "nDCG(gains={1:2},dcg=exp-log2)@5: gains apply to dcg=log2 only (ir_measures has no exp-log2 with gains)"),
+        ("SetP@0", "SetP@0: cutoff '0' is not a positive integer"),
     ],
 )
 def test_errors(spec, message):

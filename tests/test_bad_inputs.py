@@ -228,6 +228,18 @@ CATALOGUE = [
          args=["-m", "ndcg.99999999999999999999=1"]),
     Case("cutoff-after-unicode-space", 2, "ireval: P.\\x1c5: cutoff '\\x1c5' is not a positive integer\n",
          args=["-m", "P." + chr(0x1C) + "5"]),  # not one constant: test_registry resolves every string constant
+    # ---- ir_measures' spellings added for issue 16: parameters out of their domain ----------------------------
+    Case("gains-negative", 2,
+         "ireval: nDCG(gains={0:-1})@5: gains 0:-1: labels and gains must be non-negative integers\n",
+         args=["-m", "nDCG(gains={0:-1})@5"]),
+    Case("gains-not-a-mapping", 2,
+         "ireval: nDCG(gains={0})@5: cannot read the value '{0}'\n", args=["-m", "nDCG(gains={0})@5"]),
+    Case("insq-T-zero", 2, "ireval: insq: T=0 must be positive\n", args=["-m", "INSQ(T=0,max_rel=1)"]),
+    Case("nerr10-p-above-one", 2, "ireval: nerr10: p=2 is not in [0, 1]\n", args=["-m", "nerr10.p=2"]),
+    Case("compat-normalize-not-bool", 2, "ireval: Compat(normalize=3): normalize=3 is not True or False\n",
+         args=["-m", "Compat(normalize=3)"]),
+    Case("diversity-without-subtopics", 2,
+         "ireval: measure 'AP_IA' needs subtopic judgements: give --subtopics FILE\n", args=["-m", "AP_IA"]),
     # ---- options ---------------------------------------------------------------------------------------
     Case("collection-size-beyond-long", 0, "", args=["-N", "99999999999999999999999", "-m", "utility"],
          out=b"utility               \tall\t0.5000\n"),

@@ -66,6 +66,119 @@ def test_err_friendly_names_take_gmax_4_from_gdeval():
     assert s["ERR"] == pytest.approx(7 / 16 + 27 / 512 + 117 / 16384, abs=1e-15)
 
 
+def test_ir_measures_gains_relabel_the_judgements():
+    # gains {0:1, 1:4}: a 3, b 2, c 0 -> 1, d 1 -> 4, e 1 -> 4 (u unjudged: 0)
+    s = graded("nDCG(gains={0:1,1:4})@3", "nDCG(gains={0:1,1:4})", "ndcg.0=1,1=4")
+    # top 3: a, b, c -> 3 + 2/log2(3) + 1/2; ideal 4, 4, 3 -> 4 + 4/log2(3) + 3/2
+    assert s["nDCG(gains={0:1,1:4})@3"] == pytest.approx((3 + 2 / L3 + 0.5) / (4 + 4 / L3 + 1.5), abs=1e-15)
+    # whole ranking: + 4/log2(5) for d; ideal 4, 4, 3, 2, 1
+    full = (3 + 2 / L3 + 0.5 + 4 / L5) / (4 + 4 / L3 + 1.5 + 2 / L5 + 1 / math.log2(6))
+    assert s["nDCG(gains={0:1,1:4})"] == pytest.approx(full, abs=1e-15)
+    assert s["ndcg_0=1,1=4"] == s["nDCG(gains={0:1,1:4})"]  # trec_eval's form of the same gains
+
+
+def test_set_measures_at_k_and_map():
+    # relevant (label >= 1): a, b, d of the run a b c d u; R = 4 (e is not retrieved)
+    s = graded("SetP@2", "SetP@3", "SetP@10", "SetR@3", "SetF@3", "SetAP@3", "SetRelP@3", "MAP", "map", "MAP@2")
+    assert (s["SetP@2"], s["SetP@3"], s["SetP@10"]) == (1.0, pytest.approx(2 / 3), pytest.approx(3 / 5))
+    assert s["SetR@3"] == 0.5
+    assert s["SetF@3"] == pytest.approx(4 / 7)  # 2 (2/3)(1/2) / (2/3 + 1/2)
+    assert s["SetAP@3"] == pytest.approx(1 / 3)  # (2/3)(1/2)
+    assert s["SetRelP@3"] == pytest.approx(2 / 3)  # 2 of min(R, 3) = 3
+    # AP: (1/1 + 2/2 + 3/4) / 4; MAP is ir_measures' alias of AP
+    assert s["MAP"] == s["map"] == pytest.approx(2.75 / 4)
+    assert s["MAP@2"] == pytest.approx(2 / 4)
+
+
+def test_cwl_measures_on_a_graded_list():
+    # cwl_eval's gains with max_rel = 4: a 3/4, b 1/2, c 0, d 1/4, u 0; ranks 6..1000 padded with 0
+    s = graded("SDCG(max_rel=4)@3", "NERR8(max_rel=4)@3", "NERR8(max_rel=4)@10", "NERR9(max_rel=4)@3",
+               "NERR10(p=0.5,max_rel=4)", "NERR11(max_rel=4)", "INSQ(max_rel=4)", "BPM(max_rel=4)@10",
+               "BPM(T=2,max_rel=4)@10", "bpm_cut.3", "sdcg_cut.3", "nerr8_cut.3", "nerr9_cut.3", "nerr10", "nerr11",
+               "insq")
+    assert s["SDCG(max_rel=4)@3"] == pytest.approx((0.75 + 0.5 / L3) / (1 + 1 / L3 + 0.5), abs=1e-15)
+    # NERR8: W_i ~ prod_{j<i} (1 - g_j) = 1, 1/4, 1/8, 1/8, 3/32, 3/32, ...
+    assert s["NERR8(max_rel=4)@3"] == pytest.approx((0.75 + 0.5 / 4) / (1 + 1 / 4 + 1 / 8), abs=1e-15)  # 7/11
+    assert s["NERR8(max_rel=4)@10"] == pytest.approx(29 / 66, abs=1e-15)  # (29/32) / (1 + 1/4 + 1/4 + 3/32 + 5 (3/32))
+    # NERR9: W_i ~ prod_{j<i} (1 - g_j) / i = 1, 1/8, 1/24
+    assert s["NERR9(max_rel=4)@3"] == pytest.approx((0.75 + 0.5 / 8) / (1 + 1 / 8 + 1 / 24), abs=1e-15)
+    # NERR10, p = 1/2: W_i ~ 2^-(i-1) prod_{j<i} (1 - g_j); past rank 5 the product stays 3/32
+    head = [1, 1 / 8, 1 / 32, 1 / 64, 3 / 512]
+    tail = 3 / 32 * math.fsum(0.5 ** (i - 1) for i in range(6, 1001))
+    num = 0.75 + 0.5 / 8 + 0.25 / 64
+    assert s["NERR10(p=0.5,max_rel=4)"] == pytest.approx(num / (math.fsum(head) + tail), abs=1e-15)
+    # NERR11 and INSQ, T = 1: base weight (2 / (i + 1))^2; NERR11 times prod_{j<i} (1 - g_j) (computed as
+    # running products of C_j, as cwl_eval does: equal to these closed forms to ~1e-15, hence abs=1e-13)
+    b = [4 / (i + 1) ** 2 for i in range(1, 1001)]
+    prod = [1, 1 / 4, 1 / 8, 1 / 8, 3 / 32] + [3 / 32] * 995
+    num = 0.75 * b[0] * 1 + 0.5 * b[1] / 4 + 0.25 * b[3] / 8
+    assert s["NERR11(max_rel=4)"] == pytest.approx(num / math.fsum(x * y for x, y in zip(b, prod)), abs=1e-13)
+    num = 0.75 * b[0] + 0.5 * b[1] + 0.25 * b[3]
+    assert s["INSQ(max_rel=4)"] == pytest.approx(num / math.fsum(b), abs=1e-13)
+    # BPM: gain so far 3/4, 5/4 >= T = 1 at rank 2: (5/4) / 2; T = 2 is never reached: stop at k = 10
+    assert s["BPM(max_rel=4)@10"] == pytest.approx(0.625, abs=1e-15)
+    assert s["BPM(T=2,max_rel=4)@10"] == pytest.approx(1.5 / 10, abs=1e-15)
+    # trec-style names: max_rel = the highest label (3), so a's gain is 1 and every NERR stops there
+    assert s["bpm_cut_3"] == s["nerr8_cut_3"] == s["nerr9_cut_3"] == s["nerr10"] == s["nerr11"] == 1.0
+    assert s["sdcg_cut_3"] == pytest.approx((1 + (2 / 3) / L3) / (1 + 1 / L3 + 0.5), abs=1e-15)
+    num = 1 * b[0] + (2 / 3) * b[1] + (1 / 3) * b[3]
+    assert s["insq"] == pytest.approx(num / math.fsum(b), abs=1e-13)
+
+
+def test_cwl_measures_on_ir_measures_own_example():
+    # ir_measures' test/test_cwl_eval.py ("based on a manual execution of cwl-eval", 4 decimals): three
+    # topics retrieving D1..D10 in that order; labels by rank (None: unjudged)
+    labels = {"T1": [1, 0, 1, 1, None, None, 1, 0, 1, 0], "T2": [1, 1, None, None, 1, 0, 1, 1, 1, 0],
+              "T3": [None, None, None, 0, 0, 1, 1, 1, 0, 1]}
+    qrels = [(q, f"D{i + 1}", lab) for q, labs in labels.items() for i, lab in enumerate(labs) if lab is not None]
+    run = [(q, f"D{i + 1}", 4.3 - i / 10) for q in labels for i in range(10)]
+    expected = {
+        "BPM(T=1.0,max_rel=1)@20": (1.0, 1.0, 0.1667), "BPM(T=2.0,max_rel=1)@10": (0.6667, 1.0, 0.2857),
+        "INSQ(T=1.0,max_rel=1)": (0.5872, 0.6629, 0.0880), "INSQ(T=2.0,max_rel=1)": (0.4513, 0.5068, 0.1292),
+        "SDCG(max_rel=1)@10": (0.5645, 0.6531, 0.2848), "NERR8(max_rel=1)@10": (1.0, 1.0, 0.1667),
+        "NERR9(max_rel=1)@10": (1.0, 1.0, 0.0680), "NERR10(p=0.8,max_rel=1)": (1.0, 1.0, 0.0888),
+        "NERR11(T=2.0,max_rel=1)": (1.0, 1.0, 0.0691),
+    }
+    pq = per_query(qrels, run, list(expected))
+    for spec, values in expected.items():
+        for q, v in zip(("T1", "T2", "T3"), values):
+            assert pq[(q, spec)] == pytest.approx(v, abs=1e-4), (spec, q)
+
+
+def test_cwl_parameters_are_checked():
+    with pytest.raises(MeasureParamError) as e:
+        graded("nerr10.p=1.5")
+    assert str(e.value) == "nerr10: p=1.5 is not in [0, 1]"
+    with pytest.raises(MeasureParamError) as e:
+        graded("insq.T=0")
+    assert str(e.value) == "insq: T=0 must be positive"
+    with pytest.raises(MeasureParamError) as e:
+        graded("nerr11.q=1")
+    assert str(e.value) == "nerr11: unknown parameter 'q' (known: T, min_rel, max_rel)"
+    with pytest.raises(MeasureParamError) as e:
+        graded("SDCG(dcg=exp-log2,max_rel=4)@3")
+    assert str(e.value) == "SDCG(dcg=exp-log2,max_rel=4)@3: dcg='exp-log2' is not 'log2' (the only SDCG form)"
+    # max_rel <= min_rel: no gain at all (cwl_eval refuses it)
+    assert graded("INSQ(min_rel=3,max_rel=3)")["INSQ(min_rel=3,max_rel=3)"] == 0.0
+
+
+def test_compat_on_a_graded_list():
+    # ideal: a (3), b (2), d (1, retrieved: before e), e (1); run a b c d u; depth max(5, 4) = 5
+    # overlap at depths 1..5: 1, 2, 2, 3 (d joins at max(4, 3)), 3
+    w = [0.95**i for i in range(5)]
+    score = w[0] * 1 + w[1] * 2 / 2 + w[2] * 2 / 3 + w[3] * 3 / 4 + w[4] * 3 / 5
+    best = w[0] + w[1] + w[2] + w[3] + w[4] * 4 / 5  # the ideal's overlap with itself: min(d, 4) / d
+    s = {**graded("Compat", "compat"), **graded("compat.p=0.95,normalize=0"), **graded("Compat(normalize=False)")}
+    assert s["Compat"] == s["compat"] == pytest.approx(score / best, abs=1e-15)
+    assert s["compat_p=0.95,normalize=0"] == s["Compat(normalize=False)"] == pytest.approx(score / sum(w), abs=1e-15)
+    with pytest.raises(MeasureParamError) as e:
+        graded("compat.p=2")
+    assert str(e.value) == "compat: p=2 is not in [0, 1]"
+    with pytest.raises(MeasureParamError) as e:
+        graded("Compat(normalize=2)")
+    assert str(e.value) == "Compat(normalize=2): normalize=2 is not True or False"
+
+
 def test_pfound_with_p_break_015():
     # pRel as ERR's R: 7/8, 3/8, 0, 1/8; pLook: 1, (1/8)(.85), then * (5/8)(.85), then * 1 * .85
     look2 = 0.125 * 0.85
@@ -234,6 +347,43 @@ def test_alpha_ndcg_and_err_ia_by_hand():
     assert s["ERR_IA@3"] == s["err_ia_cut_3"]
 
 
+def test_other_ndeval_measures_by_hand():
+    specs = ["alpha_dcg_cut.1,3", "nerr_ia_cut.3", "nrbp", "nnrbp", "map_ia", "p_ia_cut.2,5", "strec_cut.1,2,3",
+             "alpha_DCG@3", "nERR_IA@3", "NRBP", "nNRBP", "AP_IA", "MAP_IA", "P_IA@2", "StRecall@2"]
+    s = summary(DIV_QRELS, DIV_RUN, specs, subtopics=SUB)
+    s.update(summary(DIV_QRELS, DIV_RUN, ["nrbp.beta=0.8"], subtopics=SUB))  # (one parameter string per measure)
+    # S = 3 subtopics; run b {1}, a {1,2}, c {3}: novelty gains 1, 1/2 + 1, 1; greedy ideal a, c, b: 2, 1, 1/2
+    assert s["alpha_dcg_cut_3"] == pytest.approx((1 + 1.5 / L3 + 0.5) / (3 * (1 + 0.5 / L3 + 0.25 / 2)), abs=1e-15)
+    assert s["alpha_dcg_cut_1"] == pytest.approx(1 / 3, abs=1e-15)  # (ndeval: 1, not divided by S at k = 1)
+    assert s["nerr_ia_cut_3"] == pytest.approx((1 + 1.5 / 2 + 1 / 3) / (2 + 1 / 2 + 0.5 / 3), abs=1e-15)
+    # NRBP: (1 - (1 - 1/2)(1/2)) / 3 * (1 + 1.5 (1/2) + 1 (1/4)) = 0.75 / 3 * 2; ideal 2 + 1/2 + 1/8
+    assert s["nrbp"] == pytest.approx(0.5, abs=1e-15)
+    assert s["nnrbp"] == pytest.approx(2 / 2.625, abs=1e-15)
+    assert s["nrbp_beta=0.8"] == pytest.approx((1 - 0.4) / 3 * (1 + 1.5 * 0.8 + 0.64), abs=1e-15)
+    # AP per subtopic: 1: b (1/1), a (2/2) over 2 relevant; 2: a at rank 2 (1/2); 3: c at rank 3 (1/3)
+    assert s["map_ia"] == pytest.approx((1 + 0.5 + 1 / 3) / 3, abs=1e-15)
+    # P-IA: relevant (document, subtopic) pairs in the top k over k * S
+    assert (s["p_ia_cut_2"], s["p_ia_cut_5"]) == (pytest.approx(3 / 6, abs=1e-15), pytest.approx(4 / 15, abs=1e-15))
+    assert [s[f"strec_cut_{k}"] for k in (1, 2, 3)] == pytest.approx([1 / 3, 2 / 3, 1], abs=1e-15)
+    for friendly, trec in [("alpha_DCG@3", "alpha_dcg_cut_3"), ("nERR_IA@3", "nerr_ia_cut_3"), ("NRBP", "nrbp"),
+                           ("nNRBP", "nnrbp"), ("AP_IA", "map_ia"), ("MAP_IA", "map_ia"), ("P_IA@2", "p_ia_cut_2"),
+                           ("StRecall@2", "strec_cut_2")]:
+        assert s[friendly] == s[trec], friendly
+
+
+def test_ndeval_parameters_are_checked():
+    q, r = frames(DIV_QRELS, DIV_RUN)
+    with pytest.raises(MeasureParamError) as e:
+        evaluate(q, r, ["nrbp.beta=2"], subtopics=SUB)
+    assert str(e.value) == "nrbp: beta=2 is not in [0, 1]"
+    with pytest.raises(MeasureParamError) as e:
+        evaluate(q, r, ["nnrbp.gamma=2"], subtopics=SUB)
+    assert str(e.value) == "nnrbp: unknown parameter 'gamma' (known: alpha, beta)"
+    with pytest.raises(UsageError) as e:
+        evaluate(q, r, ["AP_IA"])
+    assert str(e.value) == "measure 'AP_IA' needs subtopic judgements: give subtopics=PATH or a DataFrame"
+
+
 def test_greedy_ideal_ties_go_to_the_larger_docno():
     # p and q cover subtopics 1 and 2 once each: tie at rank 1, q (larger) first; then p and r tie
     # (r covers 1): both 1/2 ... r > p, so the ideal is q, r, p: gains 1, 1/2, 1/2
@@ -271,7 +421,9 @@ def test_subtopics_file_on_the_command_line(cli, tmp_path):
 
 BOUNDED = ["ndcg_exp_cut.3,10", "ndcg_exp", "ndcg_jk_cut.3,10", "err_cut.3,10", "err", "pfound_cut.3,10", "pfound",
            "inst", "recip_rank_cut.3,10", "judged.3,10", "F.3,10", "map_capped_cut.3,10", "map_rel_ret", "auc",
-           "gauc", "accuracy", "alpha_ndcg_cut.3,10", "err_ia_cut.3,10", "Judged@5", "Accuracy"]
+           "gauc", "accuracy", "alpha_ndcg_cut.3,10", "err_ia_cut.3,10", "Judged@5", "Accuracy", "insq", "nerr10",
+           "nerr11", "nerr8_cut.3,10", "nerr9_cut.3,10", "sdcg_cut.3,10", "bpm_cut.3,10", "alpha_dcg_cut.3,10",
+           "nerr_ia_cut.3,10", "nrbp", "nnrbp", "map_ia", "p_ia_cut.3,10", "strec_cut.3,10", "compat"]
 # measures that never grow when a document with no gain is appended at the end of a ranking
 NO_PRECISION = ["ndcg_exp_cut.3,10", "ndcg_exp", "dcg_exp_cut.10", "dcg_exp", "ndcg_jk_cut.10", "dcg_cut.10",
                 "dcg_jk_cut.10", "cg_cut.10", "err", "err_cut.10", "pfound", "pfound_cut.10", "inst",

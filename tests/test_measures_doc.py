@@ -69,4 +69,4 @@ def test_a_spelling_added_to_the_tables_appears_without_editing_the_generator(mo
     monkeypatch.setitem(registry.REGISTRY, "map_new", meas)
     text = measures_reference("markdown")
     assert "### map_new\n\nA new one.\n\n- trec_eval: `map_new`\n" in text and "- reference: Someone 2099\n" in text
-    assert "- ir_measures: `AP(rel,judged_only)[@k]`, `MAP_new(rel,judged_only)[@k]`\n" in text
+    assert "- ir_measures: `AP(rel,judged_only)[@k]`, `MAP(rel,judged_only)[@k]`, `MAP_new(rel,judged_only)[@k]`\n" in text

@@ -69,7 +69,7 @@ def test_compat_908_drops_new_measures():
     "spec,error,message",
     [
         ("mapp", UnknownMeasureError, "unknown measure 'mapp' (did you mean 'map'?); 'ireval measures' lists them"),
-        ("MAP", UnknownMeasureError, "unknown measure 'MAP' (did you mean 'map'?); 'ireval measures' lists them"),
+        ("MAp", UnknownMeasureError, "unknown measure 'MAp' (did you mean 'map'?); 'ireval measures' lists them"),
         ("P.", MeasureParamError, "P.: a '.' must be followed by parameters (e.g. P.5,10)"),
         ("P.-5", MeasureParamError, "P.-5: cutoff -5 is not a positive integer"),
         ("P.5,,10", MeasureParamError, "P.5,,10: cutoff '' is not a positive integer"),

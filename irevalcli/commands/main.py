@@ -124,7 +124,8 @@ from ..output.files import TERMINATING_SIGNALS, silence_broken_pipe, write_outpu
               help="Print z-scores (v - mean) / stddev using FILE's 'qid measure mean stddev' lines.")
 @click.option("-o", "--Output_old_results_format", "old_format", count=True, hidden=True)
 @click.option("--subtopics", "subtopics", metavar="FILE",
-              help="Subtopic judgements 'qid subtopic docno rel' (as ndeval reads them) for alpha_ndcg_cut, err_ia_cut.")
+              help="Subtopic judgements 'qid subtopic docno rel' (as ndeval reads them) for the diversity "
+                   "measures (alpha_ndcg_cut, err_ia_cut, nrbp, map_ia, ...).")
 @click.option("--compat", type=click.Choice(["10.0", "9.0.8"]), default="10.0", show_default=True,
               help="trec_eval version to reproduce; 9.0.8 is the one inside pytrec_eval and Anserini.")
 @ties_option()

@@ -101,12 +101,28 @@ def _simple(root: str, *, cut_root: str | None = None, param: str = "cutoff", re
 # ---- ir_measures ----------------------------------------------------------------
 
 
+def _gains_map(value: Any, spec: str) -> tuple[tuple[int, int], ...]:
+    """ir_measures' gains={label: gain, ...}: non-negative integers (pytrec_eval's qrels are ints)."""
+    if not isinstance(value, dict) or not value:
+        raise MeasureParamError(f"{spec}: gains must be a mapping of labels to gains, e.g. gains={{0:1,1:4}}")
+    for k, v in value.items():
+        for x in (k, v):
+            if not isinstance(x, int) or isinstance(x, bool) or x < 0:
+                raise MeasureParamError(f"{spec}: gains {k!r}:{v!r}: labels and gains must be non-negative integers")
+    return tuple(sorted(value.items()))
+
+
 def _im_ndcg(args: dict[str, Any], at: str | None, spec: str) -> Target:
-    if "gains" in args:
-        raise MeasureParamError(f"{spec}: custom gains are not supported; use trec_eval's ndcg.1=3,2=9 form")
     dcg = args.get("dcg", "log2")
     k = _int_cutoff(at, spec)
     view = _rel_view({"judged_only": args.get("judged_only")}, spec)
+    if "gains" in args:
+        # ir_measures relabels the qrels (label -> gains.get(label, label)) before pytrec_eval's ndcg
+        if dcg != "log2":
+            raise MeasureParamError(f"{spec}: gains apply to dcg=log2 only (ir_measures has no exp-log2 with gains)")
+        gview = ("gains", _gains_map(args["gains"], spec))
+        views = ([gview] + ([view["view"]] + list(view["views"]) if view else []))
+        view = {"view": views[0], "views": tuple(views[1:])}
     if dcg == "log2":
         return Target("ndcg", (), **view) if k is None else Target("ndcg_cut", (k,), **view)
     if dcg == "exp-log2":
@@ -147,6 +163,38 @@ def _im_inst(args: dict[str, Any], at: str | None, spec: str) -> Target:
     return Target("inst", tuple(pairs))
 
 
+def _cwl_opts(args: dict[str, Any], spec: str, *names: str) -> tuple[tuple[str, float], ...]:
+    out = []
+    for key in names:
+        if key in args:
+            v = args[key]
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise MeasureParamError(f"{spec}: {key}={v!r} is not a number")
+            out.append((key, float(v)))
+    return tuple(out)
+
+
+def _im_cwl_cut(root: str, *names: str) -> Callable:
+    """cwl_eval's measures with a required cutoff: BPM, SDCG, NERR8, NERR9."""
+
+    def build(args: dict[str, Any], at: str | None, spec: str) -> Target:
+        if args.get("dcg", "log2") != "log2":
+            raise MeasureParamError(f"{spec}: dcg={args['dcg']!r} is not 'log2' (the only SDCG form)")
+        k = _int_cutoff(at, spec)
+        return Target(root, (k,), _cwl_opts(args, spec, *names, "min_rel", "max_rel"))
+
+    return build
+
+
+def _im_cwl(root: str, *names: str) -> Callable:
+    """cwl_eval's measures without a cutoff (depth 1000): INSQ, NERR10, NERR11."""
+
+    def build(args: dict[str, Any], at: str | None, spec: str) -> Target:
+        return Target(root, _cwl_opts(args, spec, *names, "min_rel", "max_rel"))
+
+    return build
+
+
 def _im_diversity(root: str) -> Callable:
     def build(args: dict[str, Any], at: str | None, spec: str) -> Target:
         k = _int_cutoff(at, spec)
@@ -158,6 +206,27 @@ def _im_diversity(root: str) -> Callable:
     return build
 
 
+def _im_nrbp(root: str) -> Callable:
+    def build(args: dict[str, Any], at: str | None, spec: str) -> Target:
+        return Target(root, _cwl_opts(args, spec, "alpha", "beta"), **_rel_view(args, spec))
+
+    return build
+
+
+def _im_ap_ia(args: dict[str, Any], at: str | None, spec: str) -> Target:
+    return Target("map_ia", (), **_rel_view(args, spec))
+
+
+def _im_compat(args: dict[str, Any], at: str | None, spec: str) -> Target:
+    pairs = list(_cwl_opts(args, spec, "p"))
+    if "normalize" in args:
+        norm = args["normalize"]
+        if not isinstance(norm, bool):
+            raise MeasureParamError(f"{spec}: normalize={norm!r} is not True or False")
+        pairs.append(("normalize", float(norm)))
+    return Target("compat", tuple(pairs))
+
+
 def _im_accuracy(args: dict[str, Any], at: str | None, spec: str) -> Target:
     k = _int_cutoff(at, spec)
     opts: tuple[tuple[str, Any], ...] = (("retrieved_only", True),)
@@ -166,14 +235,29 @@ def _im_accuracy(args: dict[str, Any], at: str | None, spec: str) -> Target:
     return Target("auc", (), opts, **_rel_view(args, spec))
 
 
+def _set_view(args: dict[str, Any], at: str | None, spec: str) -> dict[str, Any]:
+    """The set measures' views: ``@k`` first evaluates the top k only (as -M k), then rel/judged_only."""
+    k = _int_cutoff(at, spec)
+    rest = _rel_view(args, spec)
+    views = ([("top", k)] if k is not None else []) + ([rest["view"], *rest["views"]] if rest else [])
+    return {"view": views[0], "views": tuple(views[1:])} if views else {}
+
+
+def _im_set(root: str) -> Callable:
+    def build(args: dict[str, Any], at: str | None, spec: str) -> Target:
+        return Target(root, (), **_set_view(args, at, spec))
+
+    return build
+
+
 def _im_setp(args: dict[str, Any], at: str | None, spec: str) -> Target:
     root = "set_relative_P" if args.get("relative") is True else "set_P"
-    return Target(root, (), **_rel_view({k: v for k, v in args.items() if k != "relative"}, spec))
+    return Target(root, (), **_set_view({k: v for k, v in args.items() if k != "relative"}, at, spec))
 
 
 def _im_setf(args: dict[str, Any], at: str | None, spec: str) -> Target:
     beta = float(args.get("beta", 1.0))
-    return Target("set_F", (beta,), **_rel_view({k: v for k, v in args.items() if k != "beta"}, spec))
+    return Target("set_F", (beta,), **_set_view({k: v for k, v in args.items() if k != "beta"}, at, spec))
 
 
 def _im_iprec(args: dict[str, Any], at: str | None, spec: str) -> Target:
@@ -305,20 +389,22 @@ def _add(*names: str, style: str, build: Callable, definition: str, roots: tuple
 
 
 _REL = ("rel", "judged_only")
-# ir_measures (its MAP alias is left out: 'MAP' stays an unknown trec_eval name)
+# ir_measures
 _add("P", "Precision", style="ir_measures", build=_simple("P", cut_root="P"), roots=("P",), args=_REL,
      cutoff="required", definition="precision at k (pytrec_eval: trec_eval's P)")
 _add("R", "Recall", style="ir_measures", build=_simple("recall", cut_root="recall"), roots=("recall",), args=_REL,
      cutoff="required", definition="recall at k: relevant in the top k over R (trec_eval's recall)")
-_add("AP", style="ir_measures", build=_simple("map", cut_root="map_cut"), roots=("map", "map_cut"), args=_REL,
-     definition="average precision; AP@k divides by R (trec_eval's map_cut), not by min(R, k)")
+_add("AP", "MAP", style="ir_measures", build=_simple("map", cut_root="map_cut"), roots=("map", "map_cut"), args=_REL,
+     definition="average precision; AP@k divides by R (trec_eval's map_cut), not by min(R, k); MAP is ir_measures' "
+                "alias of AP (lower-case map is trec_eval's)")
 _add("RR", "MRR", style="ir_measures", build=_simple("recip_rank", cut_root="recip_rank_cut"),
      roots=("recip_rank", "recip_rank_cut"), args=_REL,
      definition="reciprocal rank; RR@k is 0 when the first relevant document is below k (MS MARCO's MRR@10)")
 _add("nDCG", "NDCG", style="ir_measures", build=_im_ndcg, roots=("ndcg", "ndcg_cut", "ndcg_exp", "ndcg_exp_cut"),
      args=("dcg", "gains", "judged_only"),
      definition="nDCG; dcg=log2 (default) is trec_eval's ndcg/ndcg_cut (gain = label), dcg=exp-log2 is gdeval's "
-                "(gain 2^label - 1)")
+                "(gain 2^label - 1); gains={0:1,1:4} relabels the judgements first (label -> gain, others kept), "
+                "as ir_measures does before pytrec_eval's ndcg")
 _add("Rprec", "RPrec", style="ir_measures", build=_simple("Rprec"), roots=("Rprec",), args=_REL, cutoff="none",
      definition="precision at R (trec_eval's Rprec)")
 _add("Success", style="ir_measures", build=_simple("success", cut_root="success"), roots=("success",), args=_REL,
@@ -334,26 +420,75 @@ _add("RBP", style="ir_measures", build=_im_rbp, roots=("rbp",), args=("p", "rel"
                 "gains are binary at level N (cwl_eval), without it graded as trec_eval's rbp")
 _add("INST", style="ir_measures", build=_im_inst, roots=("inst",), args=("T", "min_rel", "max_rel"), cutoff="none",
      definition="INST as cwl_eval computes it: gain (label - min_rel) / (max_rel - min_rel), depth 1000")
+_CWL_GAIN = ("cwl_eval's gain (label - min_rel) / (max_rel - min_rel) clipped to [0, 1], min_rel=0, max_rel "
+             "the highest label unless given; ranking cut and padded to depth 1000")
+_add("BPM", style="ir_measures", build=_im_cwl_cut("bpm_cut", "T"), roots=("bpm_cut",),
+     args=("T", "min_rel", "max_rel"),
+     cutoff="required", definition="static Bejeweled Player Model as cwl_eval computes it: stop at the first rank "
+                                   "whose gain so far reaches T (1) or at k; the mean gain down to there; " + _CWL_GAIN)
+_add("SDCG", style="ir_measures", build=_im_cwl_cut("sdcg_cut"), roots=("sdcg_cut",),
+     args=("dcg", "min_rel", "max_rel"),
+     cutoff="required", definition="scaled DCG at k as cwl_eval computes it: DCG@k over sum_{i<=k} 1/log2(i+1) "
+                                   "(nDCG as if k top-grade documents existed); " + _CWL_GAIN)
+_add("INSQ", style="ir_measures", build=_im_cwl("insq", "T"), roots=("insq",), args=("T", "min_rel", "max_rel"),
+     cutoff="none", definition="INSQ as cwl_eval computes it: weights (2T / (i - 1 + 2T))^2, T = 1; " + _CWL_GAIN)
+_add("NERR8", style="ir_measures", build=_im_cwl_cut("nerr8_cut"), roots=("nerr8_cut",), args=("min_rel", "max_rel"),
+     cutoff="required", definition="NERR eq. 8 (Azzopardi et al. 2021) as cwl_eval computes it: C_i = 1 - g_i "
+                                   "truncated at k; " + _CWL_GAIN)
+_add("NERR9", style="ir_measures", build=_im_cwl_cut("nerr9_cut"), roots=("nerr9_cut",), args=("min_rel", "max_rel"),
+     cutoff="required", definition="NERR eq. 9 as cwl_eval computes it: C_i = i / (i + 1) (1 - g_i) truncated at "
+                                   "k; " + _CWL_GAIN)
+_add("NERR10", style="ir_measures", build=_im_cwl("nerr10", "p"), roots=("nerr10",), args=("p", "min_rel", "max_rel"),
+     cutoff="none", definition="NERR eq. 10 as cwl_eval computes it: C_i = p (1 - g_i), p = 0.9; " + _CWL_GAIN)
+_add("NERR11", style="ir_measures", build=_im_cwl("nerr11", "T"), roots=("nerr11",), args=("T", "min_rel", "max_rel"),
+     cutoff="none", definition="NERR eq. 11 as cwl_eval computes it: C_i = ((i + 2T - 1) / (i + 2T))^2 (1 - g_i), "
+                               "T = 1; " + _CWL_GAIN)
 _add("alpha_nDCG", "α_nDCG", style="ir_measures", build=_im_diversity("alpha_ndcg_cut"), roots=("alpha_ndcg_cut",),
      args=("alpha", "rel", "judged_only"), cutoff="required",
      definition="alpha-nDCG at k over subtopic judgements, as ndeval (pyndeval) computes it; needs --subtopics")
 _add("ERR_IA", style="ir_measures", build=_im_diversity("err_ia_cut"), roots=("err_ia_cut",),
      args=("rel", "judged_only"), cutoff="required",
      definition="intent-aware ERR at k with ndeval's collection-independent normalisation; needs --subtopics")
+_NDEVAL = "as ndeval (pyndeval) computes it; needs --subtopics"
+_add("nERR_IA", style="ir_measures", build=_im_diversity("nerr_ia_cut"), roots=("nerr_ia_cut",),
+     args=("rel", "judged_only"), cutoff="required",
+     definition="intent-aware ERR at k over the same for ndeval's greedy ideal ranking (collection-dependent "
+                "normalisation), " + _NDEVAL)
+_add("alpha_DCG", "α_DCG", style="ir_measures", build=_im_diversity("alpha_dcg_cut"), roots=("alpha_dcg_cut",),
+     args=("alpha", "rel", "judged_only"), cutoff="required",
+     definition="alpha-DCG at k over S * sum_{i<=k} (1 - alpha)^(i-1) / log2(i + 1) (collection-independent "
+                "normalisation), " + _NDEVAL + "; ndeval leaves @1 undivided, ireval divides every k")
+_add("NRBP", style="ir_measures", build=_im_nrbp("nrbp"), roots=("nrbp",), args=("alpha", "beta", "rel"),
+     cutoff="none", definition="novelty- and rank-biased precision, (1 - (1 - alpha) beta) / S * sum of novelty "
+                               "gain * beta^(i-1), alpha = beta = 0.5, " + _NDEVAL)
+_add("nNRBP", style="ir_measures", build=_im_nrbp("nnrbp"), roots=("nnrbp",), args=("alpha", "beta", "rel"),
+     cutoff="none", definition="NRBP over the NRBP of ndeval's greedy ideal ranking, " + _NDEVAL)
+_add("AP_IA", "MAP_IA", style="ir_measures", build=_im_ap_ia, roots=("map_ia",), args=("rel", "judged_only"),
+     cutoff="none", definition="intent-aware AP: the mean over the subtopics of each subtopic's AP, " + _NDEVAL)
+_add("P_IA", style="ir_measures", build=_im_diversity("p_ia_cut"), roots=("p_ia_cut",), args=("rel", "judged_only"),
+     cutoff="required", definition="intent-aware precision at k: relevant (document, subtopic) pairs in the top k "
+                                   "over k * S, " + _NDEVAL)
+_add("StRecall", style="ir_measures", build=_im_diversity("strec_cut"), roots=("strec_cut",), args=("rel",),
+     cutoff="required", definition="subtopic recall at k: subtopics covered by the top k over S, " + _NDEVAL)
+_add("Compat", style="ir_measures", build=_im_compat, roots=("compat",), args=("p", "normalize"), cutoff="none",
+     definition="compatibility (Clarke et al. 2021) as ir_measures' compat provider computes it: rank-biased overlap "
+                "(p = 0.95) with the ideal ranking to depth max(n, K), over the ideal's overlap with itself")
 _add("Accuracy", style="ir_measures", build=_im_accuracy, roots=("auc",), args=("rel",),
      definition="ir_measures' Accuracy: among the retrieved documents (top k) only, the fraction of (relevant, "
                 "non-relevant) pairs in the right order, unjudged counting as non-relevant; no value for a topic "
                 "without both (ir_measures fails when every retrieved document is relevant)")
-_add("SetP", style="ir_measures", build=_im_setp, roots=("set_P", "set_relative_P"), args=("rel", "relative", "judged_only"),
-     cutoff="none", definition="precision of the retrieved set (trec_eval's set_P)")
-_add("SetRelP", style="ir_measures", build=_simple("set_relative_P"), roots=("set_relative_P",), args=_REL,
-     cutoff="none", definition="trec_eval's set_relative_P")
-_add("SetR", style="ir_measures", build=_simple("set_recall"), roots=("set_recall",), args=("rel",), cutoff="none",
-     definition="recall of the retrieved set (trec_eval's set_recall)")
+_SET_AT = " @k evaluates the top k only (as trec_eval's -M k); ir_measures parses SetP@k but no provider computes it"
+_add("SetP", style="ir_measures", build=_im_setp, roots=("set_P", "set_relative_P"),
+     args=("rel", "relative", "judged_only"),
+     definition="precision of the retrieved set (trec_eval's set_P);" + _SET_AT)
+_add("SetRelP", style="ir_measures", build=_im_set("set_relative_P"), roots=("set_relative_P",), args=_REL,
+     definition="trec_eval's set_relative_P;" + _SET_AT)
+_add("SetR", style="ir_measures", build=_im_set("set_recall"), roots=("set_recall",), args=("rel",),
+     definition="recall of the retrieved set (trec_eval's set_recall);" + _SET_AT)
 _add("SetF", style="ir_measures", build=_im_setf, roots=("set_F",), args=("rel", "beta", "judged_only"),
-     cutoff="none", definition="F of the retrieved set (trec_eval's set_F; its parameter is beta as given)")
-_add("SetAP", style="ir_measures", build=_simple("set_map"), roots=("set_map",), args=_REL, cutoff="none",
-     definition="set_P * set_recall (trec_eval's set_map)")
+     definition="F of the retrieved set (trec_eval's set_F; its parameter is beta as given);" + _SET_AT)
+_add("SetAP", style="ir_measures", build=_im_set("set_map"), roots=("set_map",), args=_REL,
+     definition="set_P * set_recall (trec_eval's set_map);" + _SET_AT)
 _add("IPrec", style="ir_measures", build=_im_iprec, roots=("iprec_at_recall",), args=_REL, cutoff="required",
      definition="interpolated precision at recall level x, IPrec@x, as pytrec_eval (trec_eval 9.0.8) computes "
                 "it: the K-th relevant document with K = trunc(x*R + 0.9) (10.0's iprec_at_recall uses lround(x*R))")
@@ -441,6 +576,8 @@ def _value(text: str, spec: str) -> Any:
     t = text.strip()
     if len(t) >= 2 and t[0] == t[-1] and t[0] in "'\"":
         return t[1:-1]
+    if len(t) >= 2 and t[0] == "{" and t[-1] == "}":
+        return _dict_value(t, spec)
     if t in ("True", "true"):
         return True
     if t in ("False", "false"):
@@ -456,11 +593,45 @@ def _value(text: str, spec: str) -> Any:
     raise MeasureParamError(f"{spec}: cannot read the value '{text}'")
 
 
+def _split_top(text: str, sep: str = ",") -> list[str]:
+    """Split at ``sep`` outside braces and quotes (``gains={0:1,1:4},judged_only=True``)."""
+    parts, depth, quote, cur = [], 0, "", []
+    for ch in text:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif ch == sep and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    parts.append("".join(cur))
+    return parts
+
+
+def _dict_value(t: str, spec: str) -> dict[Any, Any]:
+    out: dict[Any, Any] = {}
+    body = t[1:-1].strip()
+    if not body:
+        return out
+    for item in _split_top(body):
+        key, colon, val = item.partition(":")
+        if not colon or not key.strip():
+            raise MeasureParamError(f"{spec}: cannot read the value '{t}'")
+        out[_value(key, spec)] = _value(val, spec)
+    return out
+
+
 def _args(text: str | None, spec: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if text is None or not text.strip():
         return out
-    for item in text.split(","):
+    for item in _split_top(text):
         key, eq, val = item.partition("=")
         key = key.strip()
         if not eq or not key:
@@ -524,6 +695,7 @@ def wrap(meas: Any, target: Target) -> Any:
         "judged": _util.judged_only,
         "top": _util.top_k,
         "908": _util.as_908,
+        "gains": _relabel,
     }
     func = meas.func
 
@@ -533,6 +705,25 @@ def wrap(meas: Any, target: Target) -> Any:
         return func(t, p)
 
     return dataclasses.replace(meas, func=on_view)
+
+
+def _relabel(t: Any, mapping: tuple[tuple[int, int], ...]) -> Any:
+    """The table with judged labels replaced by ``mapping`` (label -> gain; others kept), as
+    ir_measures relabels the qrels for nDCG(gains=...)."""
+    import numpy as np
+
+    key = ("view_gains", mapping)
+    if key not in t._cache:
+        src = np.array([k for k, _ in mapping], dtype=np.int64)
+        dst = np.array([v for _, v in mapping], dtype=np.int64)
+
+        def relabel(a: np.ndarray) -> np.ndarray:
+            at = np.minimum(np.searchsorted(src, a), len(src) - 1)
+            hit = (a >= 0) & (src[at] == a)
+            return np.where(hit, dst[at], a).astype(a.dtype)
+
+        t._cache[key] = dataclasses.replace(t, label=relabel(t.label), qrel=relabel(t.qrel), max_label=None, _cache={})
+    return t._cache[key]
 
 
 def describe(spec: str) -> str | None:

@@ -8,14 +8,14 @@ measures follow its measure table (``registry.TREC_ORDER``) and ireval's own fol
 
 from __future__ import annotations
 
-from . import ap, counts, diversity, extra, gain, graded, jg, peers, precision, prefs, sets
+from . import ap, compat, counts, cwl, diversity, extra, gain, graded, jg, peers, precision, prefs, sets
 from .registry import REGISTRY, Measure, nickname, sort_registry
 
 # trec_eval's measures (registry.TREC_ORDER), whichever family declares them
 TREC_FAMILIES = (ap, counts, gain, jg, precision, prefs, sets)
 # ireval's own measures print after trec_eval's, family by family in this order; a family
 # missing here cannot declare a measure of its own (sort_registry refuses it)
-OWN_FAMILIES = (graded, extra, diversity, peers)
+OWN_FAMILIES = (graded, extra, diversity, cwl, compat, peers)
 
 nickname(
     "official",

@@ -1,25 +1,34 @@
-"""Diversity measures over subtopic judgements (``--subtopics FILE``): alpha-nDCG@k and ERR-IA@k.
+"""Diversity measures over subtopic judgements (``--subtopics FILE``), as TREC Web's ndeval computes
+them (pyndeval, which ir_measures runs): alpha-nDCG@k, alpha-DCG@k, ERR-IA@k, nERR-IA@k, NRBP,
+nNRBP, MAP-IA, P-IA@k and subtopic recall at k.
 
-They follow TREC Web's ndeval (Clarke et al.): a document is relevant to a subtopic
-when its subtopic label is >= -l (binary); the n-th document relevant to the same
-subtopic adds (1 - alpha)^(n-1) for it (alpha = 0.5). The ideal ranking is ndeval's
-greedy one over the documents of the subtopic judgements, ties going to the larger
-docno (bytewise). Topics are the ones of the main qrels; a topic without subtopic
-judgements (or with no relevant one) scores 0.
+They follow ndeval (Clarke et al.): a document is relevant to a subtopic when its subtopic
+label is >= -l (binary); the n-th document relevant to the same subtopic adds (1 - alpha)^(n-1)
+for it (alpha = 0.5). S is the number of subtopics of the topic with a relevant document. The
+ideal ranking is ndeval's greedy one over the documents of the subtopic judgements, ties going
+to the larger docno (bytewise). Topics are the ones of the main qrels; a topic without subtopic
+judgements (or with no relevant one) scores 0 (ndeval's nNRBP is 0/0 there).
+
+Two deliberate differences from ndeval: it computes the cut-off measures to depth 20 only
+(pyndeval refuses k > 20), ireval to any k; and its "ideal ideal" normalisation of ERR-IA@k
+and alpha-DCG@k skips k = 1 (its loop starts at rank 2, so ERR-IA@1 and alpha-DCG@1 are not
+divided by S), ireval normalises every k.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import UsageError
+from ..errors import MeasureParamError, UsageError
 from .registry import Params, measure
 from ..core.table import EvalTable
-from ._util import opt
+from ._util import opt, pair
 
 ALPHA = 0.5
+BETA = 0.5
 CUTOFFS = (5, 10, 20)
 
 
@@ -34,6 +43,7 @@ class _Subtopics:
     pair_sub: np.ndarray  # index of (topic, subtopic)
     nsub: int
     S: np.ndarray  # subtopics with at least one relevant document, per topic
+    sub_topic: np.ndarray  # topic of each (topic, subtopic) index
 
 
 def _subtopic_key(values: list[bytes]) -> list:
@@ -53,7 +63,7 @@ def _prepare(t: EvalTable) -> _Subtopics:
 
     sub = t.subtopics
     if sub is None:
-        raise UsageError("alpha_ndcg_cut and err_ia_cut need subtopic judgements: give --subtopics FILE")
+        raise UsageError("the diversity measures need subtopic judgements: give --subtopics FILE")
     qset = pa.array([q.encode("utf-8", "surrogateescape") for q in t.qids], pa.large_binary())
     topic = pc.index_in(sub.qid.cast(pa.large_binary()), value_set=qset).to_numpy(zero_copy_only=False)
     topic = np.where(np.isnan(topic.astype(np.float64)), -1, topic).astype(np.int64)
@@ -101,18 +111,23 @@ def _prepare(t: EvalTable) -> _Subtopics:
         pair_sub=pair_sub.reshape(-1)[order],
         nsub=len(uniq),
         S=S,
+        sub_topic=(uniq // max(len(sdict), 1)).astype(np.int64),
     )
     t._cache[key] = out
     return out
 
 
-def _run_gains(t: EvalTable, st: _Subtopics, alpha: float) -> np.ndarray:
-    """Each ranked row's novelty gain: the sum over its relevant subtopics of (1 - alpha)^(times
-    the subtopic was covered above it)."""
+def _run_pairs(t: EvalTable, st: _Subtopics) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The retrieved relevant (document, subtopic) pairs: (ranked row, subtopic, times the
+    subtopic was covered above the row), in (row, subtopic) order, as ndeval's loop visits them."""
+    key = ("run_pairs", t.level)
+    if key in t._cache:
+        return t._cache[key]
     ndoc = len(st.doc_topic)
-    gain = np.zeros(len(t.g), dtype=np.float64)
+    none = np.zeros(0, dtype=np.int64)
     if ndoc == 0 or len(st.pair_doc) == 0 or t.doc is None:
-        return gain
+        t._cache[key] = (none, none, none)
+        return t._cache[key]
     # ranked row of each judged doc (-1 if not retrieved): match (topic, doc code)
     width = int(max(st.doc_code.max(initial=0), t.doc.max(initial=0))) + 1
     row_key = t.g * width + t.doc
@@ -132,9 +147,17 @@ def _run_gains(t: EvalTable, st: _Subtopics, alpha: float) -> np.ndarray:
     grp_start = np.maximum.accumulate(np.where(first, np.arange(len(ps)), 0)) if len(ps) else ps
     seen = np.empty(len(ps), dtype=np.int64)
     seen[o] = np.arange(len(ps)) - grp_start
-    # add in (row, subtopic) order, as ndeval's loop over subtopics does
+    # (row, subtopic) order, as ndeval's loop over subtopics adds
     o2 = np.lexsort((psub, prow))
-    return np.bincount(prow[o2], weights=(1.0 - alpha) ** seen[o2], minlength=len(t.g))
+    t._cache[key] = (prow[o2], psub[o2], seen[o2])
+    return t._cache[key]
+
+
+def _run_gains(t: EvalTable, st: _Subtopics, alpha: float) -> np.ndarray:
+    """Each ranked row's novelty gain: the sum over its relevant subtopics of (1 - alpha)^(times
+    the subtopic was covered above it)."""
+    prow, _, seen = _run_pairs(t, st)
+    return np.bincount(prow, weights=(1.0 - alpha) ** seen, minlength=len(t.g))
 
 
 def _ideal_gains(t: EvalTable, st: _Subtopics, alpha: float, depth: int) -> np.ndarray:
@@ -227,3 +250,168 @@ def err_ia_cut(t: EvalTable, p: Params) -> np.ndarray:
         out.append(v)
     return np.stack(out)
 
+
+
+def _ideal_ideal(alpha: float, k: int, discount: np.ndarray) -> float:
+    """sum_{i<=k} (1 - alpha)^(i-1) * discount_i: a ranking whose every document is relevant to
+    every subtopic, per subtopic (ndeval's "ideal ideal")."""
+    return float(np.cumsum((1.0 - alpha) ** np.arange(k) * discount[:k])[-1])
+
+
+@measure("alpha_dcg_cut", params="long_cutoffs", default=CUTOFFS, needs_subtopics=True,
+         citation="Clarke et al., SIGIR 2008; ndeval (TREC Web track), as pyndeval and ir_measures compute it")
+def alpha_dcg_cut(t: EvalTable, p: Params) -> np.ndarray:
+    """alpha-DCG at k with ndeval's collection-independent normalisation: the sum over the top k
+    of the novelty gain / log2(i + 1), divided by S * sum_{i<=k} (1 - alpha)^(i-1) / log2(i + 1),
+    S the number of subtopics with a relevant document (alpha = 0.5; needs --subtopics)."""
+    st = _prepare(t)
+    alpha = _alpha(p)
+    prefix = t.seg_cumsum_exact(_run_gains(t, st, alpha) / _discount(t.rank))
+    disc = 1.0 / _discount(np.arange(1, int(max(p.values)) + 1))
+    out = []
+    for k in p.values:
+        den = st.S.astype(np.float64) * _ideal_ideal(alpha, k, disc)
+        v = np.zeros(t.nq)
+        np.divide(t.at_depth(prefix, k), den, out=v, where=den > 0)
+        out.append(v)
+    return np.stack(out)
+
+
+@measure("nerr_ia_cut", params="long_cutoffs", default=CUTOFFS, needs_subtopics=True,
+         citation="Chapelle et al., CIKM 2009; Agrawal et al., WSDM 2009; ndeval (TREC Web track)")
+def nerr_ia_cut(t: EvalTable, p: Params) -> np.ndarray:
+    """Intent-aware ERR at k with ndeval's collection-dependent normalisation: the sum over the
+    top k of the novelty gain / i (alpha = 0.5), over the same sum for ndeval's greedy ideal
+    ranking (needs --subtopics)."""
+    st = _prepare(t)
+    alpha = _alpha(p)
+    prefix = t.seg_cumsum_exact(_run_gains(t, st, alpha) / t.rank.astype(np.float64))
+    depth = int(max(p.values))
+    ig = _ideal_gains(t, st, alpha, depth)
+    iprefix = np.cumsum(ig / np.arange(1, depth + 1, dtype=np.float64)[None, :], axis=1)
+    out = []
+    for k in p.values:
+        d = t.at_depth(prefix, k)
+        i = iprefix[:, k - 1]
+        v = np.zeros(t.nq)
+        np.divide(d, i, out=v, where=(i > 0) & (d != 0))
+        out.append(v)
+    return np.stack(out)
+
+
+def _covered(t: EvalTable, st: _Subtopics, alpha: float, p: Params) -> np.ndarray:
+    """Per cutoff, a per-row count read at depth k (alpha 0: relevant pairs; 1: new subtopics)."""
+    prefix = t.seg_cumsum_exact(_run_gains(t, st, alpha))
+    return np.stack([t.at_depth(prefix, k) for k in p.values])
+
+
+@measure("p_ia_cut", params="long_cutoffs", default=CUTOFFS, needs_subtopics=True,
+         citation="Agrawal et al., WSDM 2009; ndeval (TREC Web track)")
+def p_ia_cut(t: EvalTable, p: Params) -> np.ndarray:
+    """Intent-aware precision at k as ndeval computes it: the (document, subtopic) relevant pairs
+    in the top k over k * S, i.e. P@k averaged over the S subtopics with a relevant document
+    (needs --subtopics)."""
+    st = _prepare(t)
+    count = _covered(t, st, 0.0, p)
+    den = np.array([float(k) for k in p.values])[:, None] * st.S.astype(np.float64)[None, :]
+    out = np.zeros_like(count)
+    np.divide(count, den, out=out, where=den > 0)
+    return out
+
+
+@measure("strec_cut", params="long_cutoffs", default=CUTOFFS, needs_subtopics=True,
+         citation="Zhai, Cohen & Lafferty, SIGIR 2003; ndeval (TREC Web track)")
+def strec_cut(t: EvalTable, p: Params) -> np.ndarray:
+    """Subtopic recall at k: the subtopics with a relevant document in the top k over S, the
+    subtopics with a relevant document at all (needs --subtopics)."""
+    st = _prepare(t)
+    count = _covered(t, st, 1.0, p)
+    S = st.S.astype(np.float64)[None, :]
+    out = np.zeros_like(count)
+    np.divide(count, np.broadcast_to(S, count.shape), out=out, where=S > 0)
+    return out
+
+
+@measure("map_ia", needs_subtopics=True, citation="Agrawal et al., WSDM 2009; ndeval (TREC Web track)")
+def map_ia(t: EvalTable, p: Params) -> np.ndarray:
+    """Intent-aware average precision as ndeval computes it (MAP-IA): the mean over the S
+    subtopics with a relevant document of the subtopic's AP, sum over its relevant retrieved
+    documents of (its relevant documents at or above) / rank, divided by its number of relevant
+    documents (needs --subtopics)."""
+    st = _prepare(t)
+    prow, psub, seen = _run_pairs(t, st)
+    ap_terms = (seen + 1).astype(np.float64) / t.rank[prow].astype(np.float64)
+    nrel = np.bincount(st.pair_sub, minlength=st.nsub).astype(np.float64)
+    per_sub = np.bincount(psub, weights=ap_terms, minlength=st.nsub)
+    ap = np.zeros(st.nsub)
+    np.divide(per_sub, nrel, out=ap, where=nrel > 0)
+    total = np.bincount(st.sub_topic, weights=ap, minlength=t.nq)
+    out = np.zeros(t.nq)
+    np.divide(total, st.S.astype(np.float64), out=out, where=st.S > 0)
+    return out
+
+
+def _alpha_beta(p: Params, name: str) -> tuple[float, float]:
+    if p.values and isinstance(p.values[0], tuple):
+        for k, _ in p.values:
+            if k not in ("alpha", "beta"):
+                raise MeasureParamError(f"{name}: unknown parameter '{k}' (known: alpha, beta)")
+    alpha = float(pair(p, "alpha", ALPHA))
+    beta = float(pair(p, "beta", BETA))
+    for key, v in (("alpha", alpha), ("beta", beta)):
+        if not 0.0 <= v <= 1.0:
+            raise MeasureParamError(f"{name}: {key}={v:g} is not in [0, 1]")
+    return alpha, beta
+
+
+def _nrbp_sum(gains: np.ndarray, rank: np.ndarray, g: np.ndarray, nq: int, beta: float) -> np.ndarray:
+    nmax = int(rank.max()) if len(rank) else 0
+    powers = np.cumprod(np.concatenate(([1.0], np.full(max(nmax - 1, 0), beta))))  # beta^(i-1), as ndeval's decay
+    return np.bincount(g, weights=gains * powers[rank - 1], minlength=nq) if len(rank) else np.zeros(nq)
+
+
+def _nrbp(t: EvalTable, st: _Subtopics, alpha: float, beta: float) -> np.ndarray:
+    raw = _nrbp_sum(_run_gains(t, st, alpha), t.rank, t.g, t.nq, beta)
+    out = np.zeros(t.nq)
+    np.divide(raw * (1.0 - (1.0 - alpha) * beta), st.S.astype(np.float64), out=out, where=st.S > 0)
+    return out
+
+
+@measure("nrbp", params="pairs", needs_subtopics=True,
+         citation="Clarke, Kolla & Vechtomova, ICTIR 2009; ndeval (TREC Web track)")
+def nrbp(t: EvalTable, p: Params) -> np.ndarray:
+    """Novelty- and rank-biased precision with ndeval's collection-independent normalisation:
+    (1 - (1 - alpha) beta) / S * the sum over the whole ranking of the novelty gain * beta^(i-1),
+    alpha = beta = 0.5 (nrbp.alpha=0.3,beta=0.8; needs --subtopics)."""
+    alpha, beta = _alpha_beta(p, "nrbp")
+    return _nrbp(t, _prepare(t), alpha, beta)
+
+
+@measure("nnrbp", params="pairs", needs_subtopics=True,
+         citation="Clarke, Kolla & Vechtomova, ICTIR 2009; ndeval (TREC Web track)")
+def nnrbp(t: EvalTable, p: Params) -> np.ndarray:
+    """NRBP with ndeval's collection-dependent normalisation: the run's NRBP over the NRBP of
+    ndeval's greedy ideal ranking of every judged document (alpha = beta = 0.5; needs
+    --subtopics)."""
+    alpha, beta = _alpha_beta(p, "nnrbp")
+    st = _prepare(t)
+    run = _nrbp(t, st, alpha, beta)
+    # the ideal ranking's documents with a gain; past the depth where beta^r * S / (1 - beta)
+    # is below 1e-18 of the first term, the rest cannot change the sum
+    relevant_docs = np.unique(st.pair_doc)
+    per_topic = np.bincount(st.doc_topic[relevant_docs], minlength=t.nq)
+    depth = int(per_topic.max(initial=0))
+    if 0.0 < beta < 1.0 and depth:
+        cap = math.log(1e-18 * (1.0 - beta) / max(int(st.S.max(initial=1)), 1)) / math.log(beta)
+        depth = min(depth, max(int(math.ceil(cap)), 1))
+    elif beta == 0.0:
+        depth = min(depth, 1)
+    ig = _ideal_gains(t, st, alpha, max(depth, 1))
+    ranks = np.arange(1, ig.shape[1] + 1)
+    powers = np.cumprod(np.concatenate(([1.0], np.full(len(ranks) - 1, beta))))
+    ideal = (ig * powers[None, :]).sum(axis=1) * (1.0 - (1.0 - alpha) * beta)
+    ideal_n = np.zeros(t.nq)
+    np.divide(ideal, st.S.astype(np.float64), out=ideal_n, where=st.S > 0)
+    out = np.zeros(t.nq)
+    np.divide(run, ideal_n, out=out, where=ideal_n > 0)
+    return out
