@@ -400,6 +400,7 @@ def test_diversity_needs_subtopics():
     q, r = frames(DIV_QRELS, DIV_RUN)
     with pytest.raises(UsageError) as e:
         evaluate(q, r, ["alpha_nDCG@10"])
+    # raised from the API: it names the API's parameter, not --subtopics
     assert str(e.value) == "measure 'alpha_nDCG@10' needs subtopic judgements: give subtopics=PATH or a DataFrame"
 
 

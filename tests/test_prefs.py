@@ -377,8 +377,9 @@ def test_run_duplicate_among_kept_docs(tmp_path):
 def test_measure_needs_its_format(tmp_path):
     with pytest.raises(MeasureParamError) as e:
         scores(tmp_path, "q 0 0 a 1\n", {"q": [("a", 1)]}, measures=["map"])
-    assert str(e.value) == (
-        "measure 'map' cannot be computed from -R prefs judgements (it needs -R qrels); with -R prefs use -m all_prefs"
+    assert str(e.value) == (  # raised from the API: its parameter names, not -R / -m
+        "measure 'map' cannot be computed from rel_format='prefs' judgements (it needs rel_format='qrels'); "
+        "with rel_format='prefs' use measures=['all_prefs']"
     )
 
 
