@@ -794,4 +794,23 @@ def entry() -> None:
         from .completion import complete
 
         sys.exit(complete(os.environ["_IREVAL_COMPLETE"]))
-    sys.exit(main())
+    _exit(main())
+
+
+def _exit(code: int) -> None:
+    """Flush the standard streams and end the process now, without the interpreter's teardown.
+
+    The exit code is decided and every line is written: what is left is the teardown of
+    native libraries, where a thread pool (Arrow's readers, BLAS) still winding down can
+    abort the process ("terminate called without an active exception", exit 134) after the
+    error line was printed, turning exit 2 into a crash. Our own files are closed and
+    renamed in ``finally`` blocks before this point; nothing registered with atexit matters.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BrokenPipeError:
+            _silence_broken_pipe()
+        except (OSError, ValueError, AttributeError):
+            pass
+    os._exit(code)

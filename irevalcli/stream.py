@@ -177,9 +177,18 @@ def topic_batches(reader: ChunkReader, name: str) -> Iterator[tuple[Run, np.ndar
     as a zero-copy slice. Raises :class:`NotGrouped` when a topic reappears
     after its block ended.
     """
+    chunks = reader.chunks()
+    try:
+        yield from _topic_batches(chunks, name)
+    finally:
+        chunks.close()  # the file and the decompressor, now, whatever happened
+
+
+def _topic_batches(
+    chunks: Generator[tuple[bytearray, bool], bytes | None, None], name: str
+) -> Iterator[tuple[Run, np.ndarray, pa.Array]]:
     seen: set[bytes] = set()
     base = 0  # physical lines of the file before the current chunk
-    chunks = reader.chunks()
     data, last = next(chunks)
     while True:
         run = _parse_chunk(data, name, base)
@@ -215,7 +224,7 @@ def topic_batches(reader: ChunkReader, name: str) -> Iterator[tuple[Run, np.ndar
 _DONE = object()
 
 
-def prefetch(items: Iterator[Any], depth: int = 1) -> Iterator[Any]:
+class prefetch:  # noqa: N801  used as a function: ``with prefetch(items) as it``
     """Run the iterator ``items`` in a worker thread, ``depth`` items ahead.
 
     Reading and parsing the next chunk (decompression, Arrow's CSV parser) mostly
@@ -223,48 +232,86 @@ def prefetch(items: Iterator[Any], depth: int = 1) -> Iterator[Any]:
     chunk on the other core. Items, and an exception the iterator raises, come
     out in the same order as without the thread, so the results cannot depend
     on it. The worker runs in a copy of the caller's context (context variables
-    such as ``readers.HASH_INPUTS`` keep their values) and stops when the
-    consumer does.
+    such as ``readers.HASH_INPUTS`` keep their values).
+
+    Use it as a context manager: leaving the block, normally or by an exception
+    raised on either side, stops the worker, closes ``items`` (its file and
+    decompressor) and joins the thread *before* the exception goes on. A worker
+    still inside Arrow's C++ code when the interpreter shuts down is killed by
+    Python while it unwinds native frames, which aborts the process
+    ("terminate called without an active exception", exit 134) after the error
+    line was printed; so the thread is never left running, and it is not a
+    daemon thread (the interpreter would wait for it rather than kill it).
     """
-    import contextvars
-    import queue
-    import threading
 
-    q: queue.Queue = queue.Queue(maxsize=depth)
-    stop = threading.Event()
+    def __init__(self, items: Iterator[Any], depth: int = 1) -> None:
+        import contextvars
+        import queue
+        import threading
 
-    def put(item: Any) -> bool:
-        while not stop.is_set():
+        self._items = items
+        self._q: queue.Queue = queue.Queue(maxsize=depth)
+        self._stop = threading.Event()
+        self._worker = threading.Thread(
+            target=contextvars.copy_context().run, args=(self._work,), name="ireval-prefetch", daemon=False
+        )
+        self._started = False
+
+    def _put(self, item: Any) -> bool:
+        import queue
+
+        while not self._stop.is_set():
             try:
-                q.put(item, timeout=0.1)
+                self._q.put(item, timeout=0.05)
                 return True
             except queue.Full:
                 continue
         return False
 
-    def work() -> None:
+    def _work(self) -> None:
         try:
-            for item in items:
-                if not put((item, None)):
+            for item in self._items:
+                if not self._put((item, None)):
                     return
         except BaseException as exc:  # noqa: BLE001  handed to the consumer, raised there
-            put((_DONE, exc))
+            self._put((_DONE, exc))
             return
-        put((_DONE, None))
+        finally:
+            close = getattr(self._items, "close", None)
+            if close is not None:
+                close()  # the generator's file and decompressor, in the thread that runs it
+        self._put((_DONE, None))
 
-    worker = threading.Thread(target=contextvars.copy_context().run, args=(work,), name="ireval-prefetch", daemon=True)
-    worker.start()
-    try:
+    def __enter__(self) -> Iterator[Any]:
+        self._worker.start()
+        self._started = True
+        return self._consume()
+
+    def _consume(self) -> Iterator[Any]:
         while True:
-            item, exc = q.get()
+            item, exc = self._q.get()
             if item is _DONE:
                 if exc is not None:
                     raise exc
                 return
             yield item
-    finally:
-        stop.set()
-        worker.join()
+
+    def close(self) -> None:
+        """Stop the worker and wait for it (it finishes the item it is reading)."""
+        import queue
+
+        self._stop.set()
+        if not self._started:
+            return
+        while self._worker.is_alive():
+            try:  # make room, so a worker blocked on a full queue sees the stop at once
+                self._q.get_nowait()
+            except queue.Empty:
+                pass
+            self._worker.join(timeout=0.05)
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def _parse_chunk(chunk: bytes, name: str, lines_before: int) -> Run:
@@ -303,20 +350,21 @@ def evaluate_stream(
     seen: list[pa.Array] = []
     runid = ""
     rows = 0
-    for batch, lengths, topics in prefetch(topic_batches(reader, path)):
-        rows += len(batch)
-        runid = batch.runid
-        seen.append(topics)
-        judged = to_numpy(pc.is_in(qrels.qid, value_set=topics))
-        if not judged.any():
-            continue
-        table = build_table(
-            qrels.take(judged), batch, batch_opts, doc_dict=subtopics is not None, run_blocks=(lengths, topics),
-            run_order=True,  # concat_topics puts the topics in order
-        )
-        table = _whole_file_facts(table, qrels, subtopics)
-        if table.nq:
-            parts.append((table.qids, compute_topics(table, requests)))
+    with prefetch(topic_batches(reader, path)) as batches:
+        for batch, lengths, topics in batches:
+            rows += len(batch)
+            runid = batch.runid
+            seen.append(topics)
+            judged = to_numpy(pc.is_in(qrels.qid, value_set=topics))
+            if not judged.any():
+                continue
+            table = build_table(
+                qrels.take(judged), batch, batch_opts, doc_dict=subtopics is not None, run_blocks=(lengths, topics),
+                run_order=True,  # concat_topics puts the topics in order
+            )
+            table = _whole_file_facts(table, qrels, subtopics)
+            if table.nq:
+                parts.append((table.qids, compute_topics(table, requests)))
     done = pa.concat_arrays(seen) if seen else binary_array([])
     if rows == 0:
         if reader.size == 0:
