@@ -7,7 +7,8 @@ Formats (``auto`` detects them by content, after gzip/bzip2/xz/zstd decompressio
 - ``tsv`` / ``csv``: a header line naming the columns, then one row per line
   (tab- or comma-separated, ``"``-quoting as pandas writes it).
 - ``jsonl``: JSON Lines, one object per line.
-- ``parquet``: a Parquet file (detected by its ``PAR1`` magic).
+- ``parquet``: a Parquet file (detected by its ``PAR1`` magic at both ends: a TREC
+  file whose first topic id starts with ``PAR1`` stays TREC text).
 - ``msmarco`` (runs only, never detected): ``qid docno rank`` per line, no score;
   the score is derived from the rank (``-rank``), so rank 1 is best.
 
@@ -167,7 +168,7 @@ def detect(data: bytes, columns: Mapping[str, str] | None = None) -> str:
     is a header; anything else is TREC text.
     """
     columns = columns or {}
-    if data[:4] == PARQUET_MAGIC:
+    if is_parquet(data):
         return "parquet"
     if data[:4096].lstrip()[:1] == b"{" and _json_object_line(_first_line(data.lstrip())):
         return "jsonl"
@@ -179,6 +180,20 @@ def detect(data: bytes, columns: Mapping[str, str] | None = None) -> str:
                 return fmt
             return "trec"
     return "trec"
+
+
+def is_parquet(data: bytes) -> bool:
+    """Parquet by its head and its footer (both ``PAR1``), not by the first four bytes alone."""
+    return len(data) >= 12 and data[:4] == PARQUET_MAGIC and data[-4:] == PARQUET_MAGIC
+
+
+def strip_header_bom(src: Source, fmt: str, columns: Mapping[str, str]) -> None:
+    """A spreadsheet's CSV/TSV export starts with a UTF-8 byte order mark: drop it there.
+    Anywhere else (TREC text) it is refused, since trec_eval would read it as part of an id."""
+    from .readers import BOM
+
+    if src.data.startswith(BOM) and (fmt if fmt != "auto" else detect(src.data[len(BOM):], columns)) in ("csv", "tsv"):
+        src.data = src.data[len(BOM):]
 
 
 def _json_object_line(line: bytes) -> bool:
@@ -294,6 +309,7 @@ def parse_qrels_source(src: Source, *, fmt: str = "auto", columns: Mapping[str, 
     from .readers import parse_qrels
 
     columns = columns or {}
+    strip_header_bom(src, fmt, columns)
     refuse_bom(src)
     kind = detect(src.data, columns) if fmt == "auto" else fmt
     if kind == "trec":
@@ -317,6 +333,7 @@ def parse_run_source(src: Source, *, fmt: str = "auto", columns: Mapping[str, st
     from .readers import parse_run
 
     columns = columns or {}
+    strip_header_bom(src, fmt, columns)
     refuse_bom(src)
     kind = detect(src.data, columns) if fmt == "auto" else fmt
     if kind == "trec":

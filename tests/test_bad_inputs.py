@@ -191,6 +191,13 @@ CATALOGUE = [
              b"num_q                 \tall\t2\nnum_rel               \tall\t1\nnum_rel_ret           \tall\t1\n"
              b"map                   \tall\t0.5000\nbpref                 \tall\t0.5000\n"
              b"ndcg                  \tall\t0.5000\n"),
+    # ---- a topic id starting with PAR1 is TREC text (Parquet has PAR1 at both ends) -------------
+    Case("par1-topic-id-is-trec-text", 0, "", qrels=b"PAR1x 0 a 1\nPAR1x 0 b 0\n",
+         run=b"PAR1x Q0 a 1 3 r\nPAR1x Q0 b 2 2 r\n", out=MAP_1),
+    # ---- a spreadsheet's CSV/TSV starts with a byte-order mark: dropped before the header ------------
+    Case("bom-csv-run-header-accepted", 0, "", run=BOM + b"qid,docno,score\n1,a,3\n1,b,2\n2,a,5\n", out=MAP_1),
+    Case("bom-tsv-qrels-header-accepted", 0, "", qrels=BOM + b"qid\tdocno\trel\n1\ta\t1\n1\tb\t0\n2\ta\t1\n",
+         out=MAP_1),
     # ---- byte-order marks: refused (see the module docstring) ---------------------------------------
     *[
         Case(f"bom-{what}-{path}", 2,

@@ -195,7 +195,9 @@ def test_three_fields_suggest_msmarco():
         (b'"qid","docno","rel"\n1,a,2\n', "csv"),
         (b"QID\tDOCNO\tREL\n", "tsv"),
         (b'\n  {"qid": 1}\n', "jsonl"),
-        (b"PAR1....", "parquet"),
+        (b"PAR1....PAR1", "parquet"),
+        (b"PAR1x Q0 a 1 2 r\n", "trec"),  # a topic id starting with PAR1: no Parquet footer
+        (b"PAR1\n", "trec"),
         (b"qid docno score\n", "trec"),  # a header needs tabs or commas
     ],
 )
@@ -357,7 +359,7 @@ def test_parquet_types_and_row_errors(tmp_path):
         load_run(text)
     assert str(err.value) == f"{text}: row 1: score 'x' is not a number"
     bad = tmp_path / "bad.parquet"
-    bad.write_bytes(b"PAR1 not really")
+    bad.write_bytes(b"PAR1 not really PAR1")
     with pytest.raises(InputError) as err:
         load_run(bad)
     assert str(err.value).startswith(f"{bad}: cannot read the Parquet file (")
