@@ -44,7 +44,7 @@ STREAM_THRESHOLD = 32 << 20  # run files at least this large are streamed automa
 
 
 class NotGrouped(Exception):
-    """A topic reappeared after its block ended: evaluate the file in memory."""
+    """A topic reappeared after its block ended (or a lone CR ends lines): evaluate the file in memory."""
 
 
 class _HashingReader(io.RawIOBase):
@@ -315,6 +315,10 @@ class prefetch:  # noqa: N801  used as a function: ``with prefetch(items) as it`
 
 
 def _parse_chunk(chunk: bytes, name: str, lines_before: int) -> Run:
+    from .readers import has_bare_cr
+
+    if has_bare_cr(chunk):
+        raise NotGrouped  # lone CR line ends: read the file whole, where they become line ends
     try:
         run = parse_run(Source(name=name, data=chunk, sha256=""), allow_empty=True)
     except InputError as exc:

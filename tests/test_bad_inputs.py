@@ -191,6 +191,20 @@ CATALOGUE = [
              b"num_q                 \tall\t2\nnum_rel               \tall\t1\nnum_rel_ret           \tall\t1\n"
              b"map                   \tall\t0.5000\nbpref                 \tall\t0.5000\n"
              b"ndcg                  \tall\t0.5000\n"),
+    # ---- a lone CR ends a line (old Mac files), in every text format; never one long line ------
+    *[
+        Case(f"bare-cr-{name}{'-streamed' if stream else ''}", 0, "", args=[*stream, "-m", "map"],
+             qrels=Q0.replace(b"\n", b"\r") if "qrels" in name else Q0, run=run, out=MAP_1)
+        for name, run in (
+            ("qrels", R0),
+            ("run", R0.replace(b"\n", b"\r")),
+            ("run-mixed-with-lf", b"1 Q0 a 1 3.0 r1\r1 Q0 b 2 2.0 r1\n2 Q0 a 1 5.0 r1\r\n"),
+            ("csv-run", b"qid,docno,score\r1,a,3\r1,b,2\r2,a,5\r"),
+            ("jsonl-run", b'{"qid": "1", "docno": "a", "score": 3}\r{"qid": "1", "docno": "b", "score": 2}\r'
+                          b'{"qid": "2", "docno": "a", "score": 5}\r'),
+        )
+        for stream in ([], ["--stream"])
+    ],
     # ---- a topic id starting with PAR1 is TREC text (Parquet has PAR1 at both ends) -------------
     Case("par1-topic-id-is-trec-text", 0, "", qrels=b"PAR1x 0 a 1\nPAR1x 0 b 0\n",
          run=b"PAR1x Q0 a 1 3 r\nPAR1x Q0 b 2 2 r\n", out=MAP_1),

@@ -321,3 +321,15 @@ def test_prefetch_worker_error_is_raised_in_order_and_joined():
                 got.append(i)
     assert got == [1, 2]
     assert not [t for t in threading.enumerate() if t.name == "ireval-prefetch"]
+
+
+def test_bare_cr_after_the_first_chunk_is_a_line_end_when_streamed(tmp_path):
+    """A lone CR in a later chunk is not read as a space: the file is then read whole."""
+    q = write(tmp_path / "q", "".join(f"{t} 0 d{i} {i % 2}\n" for t in range(1, 30) for i in range(5)))
+    lines = [f"{t} Q0 d{i} {i} {10 - i} r" for t in range(1, 30) for i in range(5)]
+    r = tmp_path / "r"
+    r.write_bytes(("\n".join(lines[:100]) + "\n" + "\r".join(lines[100:]) + "\r").encode())
+    plain = write(tmp_path / "plain", "\n".join(lines) + "\n")
+    whole = evaluate(q, plain, ["map", "num_ret"], stream=False)
+    streamed = evaluate(q, r, ["map", "num_ret"], stream=True, chunk_bytes=300)
+    assert trec(streamed) == trec(whole)
