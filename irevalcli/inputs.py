@@ -519,7 +519,8 @@ def _read_delimited(
     try:
         table = pacsv.read_csv(
             pa.BufferReader(src.data),
-            pacsv.ReadOptions(use_threads=True, block_size=1 << 24),
+            # the header as _header_fields read it (blanks around names dropped)
+            pacsv.ReadOptions(use_threads=True, block_size=1 << 24, column_names=names, skip_rows=1),
             pacsv.ParseOptions(
                 delimiter=delim,
                 quote_char='"',
@@ -539,8 +540,16 @@ def _read_delimited(
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowKeyError) as exc:
         raise _delimited_error(src, delim, kind, len(names), exc) from None
     lineno = _line_numbers(src.data, table.num_rows, 1, "empty")
-    cols = {role: table.column(col).combine_chunks() for role, col in found.items()}
+    cols = {role: _trim(table.column(col).combine_chunks()) for role, col in found.items()}
     return _Table(src.name, cols, lineno, kind)
+
+
+def _trim(arr: pa.Array) -> pa.Array:
+    """Blanks around a CSV/TSV value are padding, as around a header name (``1, a, 3``)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return pc.ascii_trim(arr.view(pa.large_string()), " \t").view(pa.large_binary())
 
 
 def _delimited_error(src: Source, delim: str, kind: str, ncols: int, exc: Exception) -> InputError:

@@ -205,6 +205,10 @@ CATALOGUE = [
         )
         for stream in ([], ["--stream"])
     ],
+    # ---- CSV/TSV: blanks around values are padding, as around header names ----------------------
+    Case("csv-padded-values-run", 0, "", run=b"qid , docno, score\n1, a, 3\n1 ,b,2\n2,\ta ,5\n", out=MAP_1),
+    Case("csv-padded-values-qrels", 0, "", qrels=b"qid, docno ,rel\n1, a ,1\n1,b, 0\n2 ,a,1\n", out=MAP_1),
+    Case("tsv-padded-values-run", 0, "", run=b"qid\t docno\tscore\n1\t a\t 3\n1 \tb\t2\n2\ta \t5 \n", out=MAP_1),
     # ---- a topic id starting with PAR1 is TREC text (Parquet has PAR1 at both ends) -------------
     Case("par1-topic-id-is-trec-text", 0, "", qrels=b"PAR1x 0 a 1\nPAR1x 0 b 0\n",
          run=b"PAR1x Q0 a 1 3 r\nPAR1x Q0 b 2 2 r\n", out=MAP_1),
