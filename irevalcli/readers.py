@@ -77,13 +77,13 @@ def read_source(path: str | os.PathLike[str], *, what: str, stdin: BinaryIO | No
     spath = os.fspath(path)
     if spath == "-":
         stream = stdin if stdin is not None else sys.stdin.buffer
-        raw = stream.read()
         name = "<stdin>"
+        raw = _read_all(stream, name)
     else:
         name = spath
         try:
             with open(spath, "rb") as fh:
-                raw = fh.read()
+                raw = _read_all(fh, name)
         except FileNotFoundError:
             raise InputError(name, f"cannot read {what} file: no such file") from None
         except IsADirectoryError:
@@ -95,6 +95,47 @@ def read_source(path: str | os.PathLike[str], *, what: str, stdin: BinaryIO | No
     digest = hashlib.sha256(raw).hexdigest() if HASH_INPUTS.get() else ""
     data = _decompress(raw, name, what)
     return Source(name=name, data=data, sha256=digest)
+
+
+MAX_LINE = 16 << 20  # bytes a single line may take: longer is an error, not gigabytes of memory
+_FIRST_BLOCK = 1 << 20
+
+
+def _read_all(fh: BinaryIO, name: str) -> bytes:
+    """The whole stream; text whose first block holds a NUL byte (``/dev/zero``) fails at once
+    instead of being read until memory runs out."""
+    first = fh.read(_FIRST_BLOCK)
+    check_first_block(first, name)
+    rest = fh.read() if len(first) == _FIRST_BLOCK else b""
+    return first + rest if rest else first
+
+
+def check_first_block(block: bytes, name: str) -> None:
+    """A NUL byte in the first block of an uncompressed, non-Parquet input is an error now."""
+    if block[:4] == b"PAR1" or block.startswith((GZIP_MAGIC, XZ_MAGIC, ZSTD_MAGIC)) or is_bzip2(block[:10]):
+        return
+    _check_nul(block, name)
+
+
+def check_line_lengths(data: bytes, name: str, nl: np.ndarray | None = None) -> None:
+    """A line longer than :data:`MAX_LINE` is an error naming it (its tokens would take many
+    times its size in memory)."""
+    import numpy as np
+
+    if len(data) <= MAX_LINE:
+        return
+    if nl is None:
+        nl = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+    ends = np.concatenate((nl, [len(data)]))
+    gaps = np.diff(ends, prepend=-1) - 1
+    long = np.flatnonzero(gaps > MAX_LINE)
+    if len(long):
+        raise line_too_long(name, int(long[0]) + 1)
+
+
+def line_too_long(name: str, line: int) -> InputError:
+    limit = f"{MAX_LINE >> 20} MiB" if MAX_LINE % (1 << 20) == 0 else f"{MAX_LINE} bytes"
+    return InputError(name, f"line longer than {limit} (the limit for one line)", line)
 
 
 def has_bare_cr(data: bytes) -> bool:
@@ -183,6 +224,7 @@ def tokenize(data: bytes, name: str, *, blank_lines_ok: bool, what: str) -> Line
     if not data:
         raise InputError(name, f"the {what} file is empty")
     _check_nul(data, name)
+    check_line_lengths(data, name)
     if not data.endswith(b"\n"):
         data = data + b"\n"
     buf = np.frombuffer(data, dtype=np.uint8)
@@ -240,8 +282,10 @@ def _fast_table(data: bytes, ncols: int | None, min_cols: int, types: dict) -> p
     import pyarrow.compute as pc
     import pyarrow.csv as csv
 
-    end = data.find(b"\n")
-    first = data[:end] if end >= 0 else data
+    end = data.find(b"\n", 0, 1 << 16)
+    if end < 0:
+        return None  # no line end in the first 64 KiB: not a plain table (the tokenizer says why)
+    first = data[:end]
     if b" " in first and b"\t" not in first:
         d, other = b" ", b"\t"
     elif b"\t" in first and b" " not in first:

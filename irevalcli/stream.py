@@ -26,11 +26,14 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
+from . import readers
 from .arrowbridge import binary_array, to_numpy
 from .engine import Results, TopicColumn, ZScores, compute_topics, concat_topics, summarize
 from .errors import InputError, MissingTopicError, NoQueriesError
 from .names import Request
-from .readers import GZIP_MAGIC, XZ_MAGIC, Qrels, Run, Source, is_bzip2, parse_run
+from .readers import (
+    GZIP_MAGIC, XZ_MAGIC, Qrels, Run, Source, is_bzip2, line_too_long, parse_run,
+)
 from .table import EvalOptions, EvalTable, build_table, check_qrels_duplicates, runs_of
 
 if TYPE_CHECKING:
@@ -101,6 +104,7 @@ class ChunkReader:
             prefix = b""  # sent by the caller
             carry = b""  # a line begun at the end of the last block
             last = False
+            lines = 0  # line ends read so far
             while not last:
                 lead = prefix + carry
                 buf = bytearray(len(lead) + self.chunk_bytes)
@@ -114,9 +118,15 @@ class ChunkReader:
                 self.size += n
                 last = n < self.chunk_bytes
                 del buf[len(lead) + n :]
+                nul = buf.find(b"\0", len(lead))
+                if nul >= 0:  # TREC text: a NUL is an error wherever it is, found before reading on
+                    raise InputError(self.path, "contains a NUL byte", lines + buf.count(b"\n", len(lead), nul) + 1)
+                lines += buf.count(b"\n", len(lead))
                 if not last:
                     cut = buf.rfind(b"\n", len(prefix))
-                    if cut < 0:  # no line end in this block: read on
+                    if cut < 0:  # no line end in this block: read on, up to the limit for one line
+                        if len(buf) - len(prefix) > readers.MAX_LINE:
+                            raise line_too_long(self.path, lines + 1)
                         carry = bytes(buf[len(prefix) :])
                         continue
                     carry = bytes(buf[cut + 1 :])
