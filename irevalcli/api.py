@@ -172,7 +172,7 @@ def evaluate(
     The keyword options are trec_eval's ``-c -l -M -J -N -D -R -Z``; ``compat="9.0.8"``
     reproduces trec_eval 9.0.8 (the version inside pytrec_eval) instead of 10.0.
     ``stream``: evaluate a run file topic block by topic block in bounded memory
-    (default: automatically for files of 32 MiB or more); a file that is not
+    (default: automatically for files of 32 MiB or more and gzip/bzip2/xz files); a file that is not
     grouped by topic is then read whole. The results are identical either way.
     ``hash_inputs``: record each input file's SHA-256 (``Evaluation.qrels.sha256`` and
     ``.run.sha256``; empty when False, which saves reading time on large runs).

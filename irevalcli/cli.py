@@ -278,7 +278,7 @@ def _write_special(path: str, data: bytes | Iterable[bytes]) -> None:
               help="trec_eval version to reproduce; 9.0.8 is the one inside pytrec_eval and Anserini.")
 @click.option("-v", "--version", "show_version", is_flag=True, help="Print the version and exit.")
 @click.option("--stream/--no-stream", "stream", default=None,
-              help="Evaluate the run topic by topic in bounded memory (default: for run files of 32 MiB or more; "
+              help="Evaluate the run topic by topic in bounded memory (default: for run files of 32 MiB or more and compressed runs; "
                    "a run not grouped by topic is then read whole).")
 @click.option("--format", "fmt", type=Choice(["trec", "json", "parquet", "csv", "markdown", "latex", "table"]),
               default="trec", show_default=True,

@@ -423,12 +423,23 @@ def _whole_file_facts(table: EvalTable, qrels: Qrels, subtopics: Any) -> EvalTab
 
 
 def should_stream(path: object, stream: bool | None) -> bool:
-    """Stream when asked, or automatically for a large regular file."""
+    """Stream when asked, or automatically for a large regular file or any compressed one.
+
+    The size on disk says nothing about a compressed file's size in memory (a 260 KB
+    gzip can expand to 256 MiB), so every gzip, bzip2 or xz run is streamed; the
+    chunks bound its memory whatever it expands to.
+    """
     if stream is not None:
         return bool(stream) and isinstance(path, (str, os.PathLike)) and os.fspath(path) != "-"
     if not isinstance(path, (str, os.PathLike)) or os.fspath(path) == "-":
         return False
     try:
-        return os.path.isfile(path) and os.path.getsize(path) >= STREAM_THRESHOLD
+        if not os.path.isfile(path):
+            return False
+        if os.path.getsize(path) >= STREAM_THRESHOLD:
+            return True
+        with open(path, "rb") as fh:
+            head = fh.read(10)
     except OSError:
         return False
+    return head.startswith((GZIP_MAGIC, XZ_MAGIC)) or is_bzip2(head)

@@ -333,3 +333,28 @@ def test_bare_cr_after_the_first_chunk_is_a_line_end_when_streamed(tmp_path):
     whole = evaluate(q, plain, ["map", "num_ret"], stream=False)
     streamed = evaluate(q, r, ["map", "num_ret"], stream=True, chunk_bytes=300)
     assert trec(streamed) == trec(whole)
+
+
+@pytest.mark.parametrize("ext", ["gz", "bz2", "xz"])
+def test_compressed_runs_are_streamed_whatever_their_size_on_disk(tmp_path, monkeypatch, ext):
+    """The switch cannot look at the size on disk: a small compressed file may expand to
+    gigabytes. Every gzip/bzip2/xz run is streamed (same output as reading it whole)."""
+    import bz2
+    import lzma
+
+    import irevalcli.stream as stream
+
+    pack = {"gz": gzip.compress, "bz2": bz2.compress, "xz": lzma.compress}[ext]
+    text = (TREC_EVAL / "results.test").read_bytes()
+    run = tmp_path / f"run.{ext}"
+    run.write_bytes(pack(text))
+    plain = tmp_path / "run.txt"
+    plain.write_bytes(text)
+    calls = []
+    real = stream.evaluate_stream
+    monkeypatch.setattr(stream, "evaluate_stream", lambda *a, **k: calls.append(a[1]) or real(*a, **k))
+    monkeypatch.setattr(stream, "STREAM_THRESHOLD", 1 << 40)  # the size on disk never decides
+    got = evaluate(TREC_EVAL / "qrels.test", run, ["all_trec"])
+    assert calls == [str(run)]
+    assert trec(got) == trec(evaluate(TREC_EVAL / "qrels.test", plain, ["all_trec"], stream=False))
+    assert not stream.should_stream(plain, None)
