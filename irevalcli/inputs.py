@@ -313,7 +313,13 @@ def parse_qrels_source(src: Source, *, fmt: str = "auto", columns: Mapping[str, 
     refuse_bom(src)
     kind = detect(src.data, columns) if fmt == "auto" else fmt
     if kind == "trec":
-        return parse_qrels(src)
+        try:
+            return parse_qrels(src)
+        except InputError as exc:
+            if not exc.detail.startswith("expected 4 fields") or not exc.detail.endswith(("got 6", "got 7")):
+                raise
+            hint = "; it looks like a run (qid iter docno rank score runid): are QRELS and RUN swapped? QRELS comes first"
+            raise type(exc)(src.name, exc.detail + hint, exc.line) from None
     if not src.data:
         raise InputError(src.name, "the qrels file is empty")
     tab = _read_tabular(src, kind, ("qid", "docno", "rel"), (), columns, "qrels")
@@ -344,6 +350,11 @@ def parse_run_source(src: Source, *, fmt: str = "auto", columns: Mapping[str, st
                 raise
             if exc.line == 1 and _looks_like_header(src.data):
                 hint = "; is line 1 a header? name its columns with --column, e.g. --column qid=NAME,docno=NAME"
+            elif exc.detail.endswith(("got 1", "got 2")) and _bad_line(src.data, exc.line).count(b",") >= 2:
+                hint = ("; the line looks comma-separated: give the file a header line naming its columns "
+                        "(e.g. qid,docno,score) to read it as CSV")
+            elif exc.detail.endswith("got 4"):
+                hint = "; it looks like a qrels file (qid iter docno rel): give QRELS first, then RUN"
             elif exc.detail.endswith("got 3"):
                 hint = "; for an MS MARCO run (qid docno rank) use --run-format msmarco"
             else:
@@ -370,6 +381,19 @@ def parse_run_source(src: Source, *, fmt: str = "auto", columns: Mapping[str, st
         lineno=tab.lineno,
         runid=runid,
     )
+
+
+def _bad_line(data: bytes, line: int | None) -> bytes:
+    """The text of 1-based physical ``line`` (for a hint; an error path only)."""
+    if not line or line > 10000:  # a hint is not worth a long scan
+        return b""
+    start = 0
+    for _ in range(line - 1):
+        start = data.find(b"\n", start) + 1
+        if start == 0:
+            return b""
+    end = data.find(b"\n", start)
+    return data[start : end if end >= 0 else len(data)]
 
 
 def _parse_msmarco(src: Source) -> Run:

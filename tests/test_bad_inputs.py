@@ -209,6 +209,21 @@ CATALOGUE = [
     Case("csv-padded-values-run", 0, "", run=b"qid , docno, score\n1, a, 3\n1 ,b,2\n2,\ta ,5\n", out=MAP_1),
     Case("csv-padded-values-qrels", 0, "", qrels=b"qid, docno ,rel\n1, a ,1\n1,b, 0\n2 ,a,1\n", out=MAP_1),
     Case("tsv-padded-values-run", 0, "", run=b"qid\t docno\tscore\n1\t a\t 3\n1 \tb\t2\n2\ta \t5 \n", out=MAP_1),
+    # ---- hints for everyday slips: swapped files, a CSV run without its header ------------------------
+    Case("qrels-and-run-swapped", 2,
+         f"ireval: {Q}:1: expected 4 fields (qid iter docno rel), got 6; it looks like a run "
+         "(qid iter docno rank score runid): are QRELS and RUN swapped? QRELS comes first\n",
+         qrels=R0, run=Q0),
+    Case("run-is-a-qrels-file", 2,
+         f"ireval: {R}:1: expected at least 6 fields (qid iter docno rank score runid), got 4; "
+         "it looks like a qrels file (qid iter docno rel): give QRELS first, then RUN\n", run=Q0),
+    *[
+        Case(f"csv-run-without-header-{n}", 2,
+             f"ireval: {R}:1: expected at least 6 fields (qid iter docno rank score runid), got 1; the line looks "
+             "comma-separated: give the file a header line naming its columns (e.g. qid,docno,score) to read it as CSV\n",
+             run=run)
+        for n, run in (("3-columns", b"1,a,3\n1,b,2\n"), ("6-columns", b"1,Q0,a,1,3,r\n"))
+    ],
     # ---- a topic id starting with PAR1 is TREC text (Parquet has PAR1 at both ends) -------------
     Case("par1-topic-id-is-trec-text", 0, "", qrels=b"PAR1x 0 a 1\nPAR1x 0 b 0\n",
          run=b"PAR1x Q0 a 1 3 r\nPAR1x Q0 b 2 2 r\n", out=MAP_1),
