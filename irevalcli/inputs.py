@@ -40,10 +40,10 @@ QRELS_FORMATS = ("auto", "trec", "tsv", "csv", "jsonl", "parquet")
 ROLES = ("qid", "docno", "score", "rel", "runid", "rank")
 # names recognised without --column, in order of preference
 ALIASES: dict[str, tuple[str, ...]] = {
-    "qid": ("qid", "query_id", "topic"),
-    "docno": ("docno", "doc_id", "docid"),
+    "qid": ("qid", "query_id", "topic", "query-id", "queryid"),  # query-id, corpus-id, score: BEIR's qrels
+    "docno": ("docno", "doc_id", "docid", "corpus-id", "corpus_id", "doc"),
     "score": ("score",),
-    "rel": ("rel", "relevance"),
+    "rel": ("rel", "relevance", "label"),  # and BEIR's "score" (see _find_column)
     "runid": ("runid", "run_id"),
     "rank": ("rank",),
 }
@@ -140,6 +140,8 @@ def _find_column(role: str, names: Sequence[str], columns: Mapping[str, str]) ->
     for alias in ALIASES[role]:
         if alias in lowered:
             return lowered[alias]
+    if role == "rel" and {"query-id", "corpus-id", "score"} <= set(lowered):
+        return lowered["score"]  # BEIR's qrels header: query-id corpus-id score (a run's score is never a label)
     return None
 
 

@@ -224,6 +224,13 @@ CATALOGUE = [
              run=run)
         for n, run in (("3-columns", b"1,a,3\n1,b,2\n"), ("6-columns", b"1,Q0,a,1,3,r\n"))
     ],
+    # ---- common header spellings: BEIR's qrels TSV, topic/doc/label --------------------------------------
+    Case("beir-qrels-tsv", 0, "", qrels=b"query-id\tcorpus-id\tscore\n1\ta\t1\n1\tb\t0\n2\ta\t1\n", out=MAP_1),
+    Case("qrels-topic-doc-label-csv", 0, "", qrels=b"topic,doc,label\n1,a,1\n1,b,0\n2,a,1\n", out=MAP_1),
+    Case("run-topic-doc-score-csv", 0, "", run=b"topic,doc,score\n1,a,3\n1,b,2\n2,a,5\n", out=MAP_1),
+    Case("qrels-with-score-is-not-beir", 2,
+         f"ireval: {Q}: no 'rel' column for the qrels (columns: qid, docno, score); name one with --column rel=NAME\n",
+         qrels=b"qid,docno,score\n1,a,1\n"),
     # ---- a topic id starting with PAR1 is TREC text (Parquet has PAR1 at both ends) -------------
     Case("par1-topic-id-is-trec-text", 0, "", qrels=b"PAR1x 0 a 1\nPAR1x 0 b 0\n",
          run=b"PAR1x Q0 a 1 3 r\nPAR1x Q0 b 2 2 r\n", out=MAP_1),
