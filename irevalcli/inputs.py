@@ -348,20 +348,7 @@ def parse_run_source(src: Source, *, fmt: str = "auto", columns: Mapping[str, st
         try:
             return parse_run(src)
         except InputError as exc:
-            if not exc.detail.startswith("expected at least 6 fields"):
-                raise
-            if exc.line == 1 and _looks_like_header(src.data):
-                hint = "; is line 1 a header? name its columns with --column, e.g. --column qid=NAME,docno=NAME"
-            elif exc.detail.endswith(("got 1", "got 2")) and _bad_line(src.data, exc.line).count(b",") >= 2:
-                hint = ("; the line looks comma-separated: give the file a header line naming its columns "
-                        "(e.g. qid,docno,score) to read it as CSV")
-            elif exc.detail.endswith("got 4"):
-                hint = "; it looks like a qrels file (qid iter docno rel): give QRELS first, then RUN"
-            elif exc.detail.endswith("got 3"):
-                hint = "; for an MS MARCO run (qid docno rank) use --run-format msmarco"
-            else:
-                raise
-            raise type(exc)(src.name, exc.detail + hint, exc.line) from None
+            raise explain_run_error(exc, src.data) from None
     if not src.data:
         raise InputError(src.name, "the run file is empty")
     if kind == "msmarco":
@@ -383,6 +370,30 @@ def parse_run_source(src: Source, *, fmt: str = "auto", columns: Mapping[str, st
         lineno=tab.lineno,
         runid=runid,
     )
+
+
+def explain_run_error(exc: InputError, data: bytes) -> InputError:
+    """A TREC run's parse error with a hint at the likely slip (a header line, a CSV
+    without its header, a qrels file or an MS MARCO run given as the run). ``data`` is
+    the text the error's line number counts in."""
+    if exc.line == 1 and exc.detail.startswith("score '") and exc.detail.endswith("is not a number") and not any(
+        _is_number(f) for f in _first_line(data).decode("utf-8", "replace").split()[3:5]
+    ):
+        hint = "; line 1 looks like a header, which TREC text does not have: delete it"
+    elif not exc.detail.startswith("expected at least 6 fields"):
+        return exc
+    elif exc.line == 1 and _looks_like_header(data):
+        hint = "; is line 1 a header? name its columns with --column, e.g. --column qid=NAME,docno=NAME"
+    elif exc.detail.endswith(("got 1", "got 2")) and _bad_line(data, exc.line).count(b",") >= 2:
+        hint = ("; the line looks comma-separated: give the file a header line naming its columns "
+                "(e.g. qid,docno,score) to read it as CSV")
+    elif exc.detail.endswith("got 4"):
+        hint = "; it looks like a qrels file (qid iter docno rel): give QRELS first, then RUN"
+    elif exc.detail.endswith("got 3"):
+        hint = "; for an MS MARCO run (qid docno rank) use --run-format msmarco"
+    else:
+        return exc
+    return type(exc)(exc.path, exc.detail + hint, exc.line)
 
 
 def _bad_line(data: bytes, line: int | None) -> bytes:

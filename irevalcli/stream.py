@@ -332,6 +332,10 @@ def _parse_chunk(chunk: bytes, name: str, lines_before: int) -> Run:
     try:
         run = parse_run(Source(name=name, data=chunk, sha256=""), allow_empty=True)
     except InputError as exc:
+        from .inputs import explain_run_error
+
+        if lines_before == 0:  # the hints look at the file's first line
+            exc = explain_run_error(exc, chunk)
         line = exc.line + lines_before if exc.line is not None else None
         raise type(exc)(name, exc.detail, line) from None
     run.lineno = run.lineno + lines_before

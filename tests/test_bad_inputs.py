@@ -231,6 +231,9 @@ CATALOGUE = [
     Case("qrels-with-score-is-not-beir", 2,
          f"ireval: {Q}: no 'rel' column for the qrels (columns: qid, docno, score); name one with --column rel=NAME\n",
          qrels=b"qid,docno,score\n1,a,1\n"),
+    Case("trec-run-with-header-line", 2,
+         f"ireval: {R}:1: score 'score' is not a number; line 1 looks like a header, which TREC text does not have: "
+         "delete it\n", run=b"qid Q0 docno rank score runid\n" + R0),
     # ---- a topic id starting with PAR1 is TREC text (Parquet has PAR1 at both ends) -------------
     Case("par1-topic-id-is-trec-text", 0, "", qrels=b"PAR1x 0 a 1\nPAR1x 0 b 0\n",
          run=b"PAR1x Q0 a 1 3 r\nPAR1x Q0 b 2 2 r\n", out=MAP_1),

@@ -358,3 +358,22 @@ def test_compressed_runs_are_streamed_whatever_their_size_on_disk(tmp_path, monk
     assert calls == [str(run)]
     assert trec(got) == trec(evaluate(TREC_EVAL / "qrels.test", plain, ["all_trec"], stream=False))
     assert not stream.should_stream(plain, None)
+
+
+@pytest.mark.parametrize("text", [
+    b"qid Q0 docno rank score runid\n1 Q0 a 1 3 r\n",  # a header line
+    b"1 0 a 1\n1 0 b 0\n",  # a qrels file given as the run
+    b"1 a 1\n1 b 2\n",  # MS MARCO
+    b"1,a,3\n",  # CSV without its header
+])
+def test_streamed_runs_give_the_same_hints(tmp_path, text):
+    q = write(tmp_path / "q", "1 0 a 1\n")
+    plain, packed = tmp_path / "r", tmp_path / "r.gz"
+    plain.write_bytes(text)
+    packed.write_bytes(gzip.compress(text))
+    errors = []
+    for path, stream in ((plain, False), (packed, None), (plain, True)):
+        with pytest.raises(InputError) as err:
+            evaluate(q, path, ["map"], stream=stream)
+        errors.append(str(err.value).split(":", 1)[1])
+    assert errors[0] == errors[1] == errors[2] and "; " in errors[0]
