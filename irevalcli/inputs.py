@@ -353,10 +353,11 @@ def parse_run_source(src: Source, *, fmt: str = "auto", columns: Mapping[str, st
         raise InputError(src.name, "the run file is empty")
     if kind == "msmarco":
         return _parse_msmarco(src)
-    tab = _read_tabular(src, kind, ("qid", "docno", "score"), ("runid",), columns, "run")
+    by_rank = "rank" in columns and "score" not in columns  # --column rank=NAME: score = -rank
+    tab = _read_tabular(src, kind, ("qid", "docno", "rank" if by_rank else "score"), ("runid",), columns, "run")
     if tab.nrows == 0:
         raise InputError(src.name, "the run file has no results")
-    score = _floats(tab, "score", "score")
+    score = -_floats(tab, "rank", "rank") if by_rank else _floats(tab, "score", "score")
     runid = default_runid(src.name)
     if "runid" in tab.cols:
         last = _ids(tab, "runid")[tab.nrows - 1].as_py()
@@ -490,6 +491,13 @@ def _resolve(
             if role in columns:
                 raise InputError(src, f"--column {role}={columns[role]}: no such column (columns: {listing})")
             if role in required:
+                rank = _find_column("rank", names, {}) if role == "score" else None
+                if rank is not None:  # --column score=rank would rank backwards
+                    raise InputError(
+                        src, f"no 'score' column for the {what} (columns: {listing}); to rank by its '{rank}' "
+                        f"column (rank 1 first: score = -rank) give --column rank={rank}, or name a score "
+                        "column with --column score=NAME"
+                    )
                 raise InputError(
                     src, f"no '{role}' column for the {what} (columns: {listing}); name one with --column {role}=NAME"
                 )

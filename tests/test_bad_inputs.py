@@ -234,6 +234,13 @@ CATALOGUE = [
     Case("trec-run-with-header-line", 2,
          f"ireval: {R}:1: score 'score' is not a number; line 1 looks like a header, which TREC text does not have: "
          "delete it\n", run=b"qid Q0 docno rank score runid\n" + R0),
+    # ---- a CSV run with a rank column and no score: rank it by rank (score = -rank), never backwards --
+    Case("csv-run-rank-without-score", 2,
+         f"ireval: {R}: no 'score' column for the run (columns: qid, docno, rank); to rank by its 'rank' column "
+         "(rank 1 first: score = -rank) give --column rank=rank, or name a score column with --column score=NAME\n",
+         run=b"qid,docno,rank\n1,b,2\n1,a,1\n2,a,1\n"),
+    Case("csv-run-ranked-by-rank", 0, "", args=["--column", "rank=rank", "-m", "map"],
+         run=b"qid,docno,rank\n1,b,2\n1,a,1\n2,a,1\n", out=MAP_1),
     # ---- a topic id starting with PAR1 is TREC text (Parquet has PAR1 at both ends) -------------
     Case("par1-topic-id-is-trec-text", 0, "", qrels=b"PAR1x 0 a 1\nPAR1x 0 b 0\n",
          run=b"PAR1x Q0 a 1 3 r\nPAR1x Q0 b 2 2 r\n", out=MAP_1),

@@ -460,3 +460,18 @@ def test_reading_is_vectorised_on_a_large_run(tmp_path):
         took = time.perf_counter() - start
         assert len(run) == n and run.docno[n - 1].as_py() == f"d{n - 1}".encode()
         assert took < 2.0, (key, took)
+
+
+def test_rank_column_ranks_like_the_trec_run(cli, tmp_path):
+    """--column rank=NAME derives score = -rank (as --run-format msmarco does): the examples'
+    run written as qid,docno,rank scores exactly what the TREC run scores."""
+    root = Path(__file__).resolve().parent.parent / "examples"
+    lines = (root / "run.txt").read_text().split("\n")
+    rows = [line.split() for line in lines if line.strip()]
+    (tmp_path / "r.csv").write_text("qid,docno,rank\n" + "".join(f"{r[0]},{r[2]},{r[3]}\n" for r in rows))
+    qrels = str(root / "qrels.txt")
+    by_rank = cli(["-m", "map", "--column", "rank=rank", qrels, "r.csv"], cwd=tmp_path)
+    trec = cli(["-m", "map", qrels, str(root / "run.txt")], cwd=tmp_path)
+    assert by_rank.out == trec.out == b"map                   \tall\t0.6594\n"
+    backwards = cli(["-m", "map", "--column", "score=rank", qrels, "r.csv"], cwd=tmp_path)
+    assert backwards.out != trec.out  # what the old hint led to
