@@ -420,15 +420,23 @@ def test_cli_input_options(cli, tmp_path):
     plain = cli(["-m", "map", "-m", "P.5", q, write(tmp_path / "r.txt", RUN)])
     res = cli(["-m", "map", "-m", "P.5", "--column", "qid=topic,docno=doc", "--column", "score=sim", q, r])
     assert (res.code, res.err, res.out) == (0, "", plain.out)
-    res = cli(["-m", "map", q, r])
-    assert res.code == 2 and res.out == b""
+    # topic and doc are recognised names (the header is detected), sim is not
+    for args in ([], ["--run-format", "tsv"]):
+        res = cli(["-m", "map", *args, q, r])
+        assert (res.code, res.out) == (2, b"")
+        assert res.err == (
+            f"ireval: {r}: no 'score' column for the run (columns: topic, doc, sim); name one with --column score=NAME\n"
+        )
+    odd = write(tmp_path / "odd.tsv", "topic\tpassage\tsim\n1\ta\t3\n")
+    res = cli(["-m", "map", q, odd])
     assert res.err == (
-        f"ireval: {r}:1: expected at least 6 fields (qid iter docno rank score runid), got 3; "
+        f"ireval: {odd}:1: expected at least 6 fields (qid iter docno rank score runid), got 3; "
         "is line 1 a header? name its columns with --column, e.g. --column qid=NAME,docno=NAME\n"
     )
-    res = cli(["-m", "map", "--run-format", "tsv", q, r])
+    res = cli(["-m", "map", "--run-format", "tsv", q, odd])
     assert res.err == (
-        f"ireval: {r}: no 'docno' column for the run (columns: topic, doc, sim); name one with --column docno=NAME\n"
+        f"ireval: {odd}: no 'docno' column for the run (columns: topic, passage, sim); "
+        "name one with --column docno=NAME\n"
     )
     res = cli(["--column", "score", q, r])
     assert res.code == 2 and res.err.startswith("ireval: --column score: expected ROLE=NAME")
