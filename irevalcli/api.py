@@ -272,7 +272,7 @@ def evaluate(
     ``ties``: how documents with equal scores are ordered, ``"docno"`` (descending; trec_eval's
     rule, in both versions) or ``"input"`` (their order in the run; ranx's and TF-Ranking's).
     ``stream``: evaluate a run file topic block by topic block in bounded memory
-    (default: automatically for files of 32 MiB or more); a file that is not
+    (default: automatically for files of 32 MiB or more and gzip/bzip2/xz files); a file that is not
     grouped by topic is then read whole. The results are identical either way.
     ``hash_inputs``: record each input file's SHA-256 (``Evaluation.qrels.sha256`` and
     ``.run.sha256``; empty when False, which saves reading time on large runs).

@@ -208,6 +208,63 @@ CATALOGUE = [
              b"num_q                 \tall\t2\nnum_rel               \tall\t1\nnum_rel_ret           \tall\t1\n"
              b"map                   \tall\t0.5000\nbpref                 \tall\t0.5000\n"
              b"ndcg                  \tall\t0.5000\n"),
+    # ---- a lone CR ends a line (old Mac files), in every text format; never one long line ------
+    *[
+        Case(f"bare-cr-{name}{'-streamed' if stream else ''}", 0, "", args=[*stream, "-m", "map"],
+             qrels=Q0.replace(b"\n", b"\r") if "qrels" in name else Q0, run=run, out=MAP_1)
+        for name, run in (
+            ("qrels", R0),
+            ("run", R0.replace(b"\n", b"\r")),
+            ("run-mixed-with-lf", b"1 Q0 a 1 3.0 r1\r1 Q0 b 2 2.0 r1\n2 Q0 a 1 5.0 r1\r\n"),
+            ("csv-run", b"qid,docno,score\r1,a,3\r1,b,2\r2,a,5\r"),
+            ("jsonl-run", b'{"qid": "1", "docno": "a", "score": 3}\r{"qid": "1", "docno": "b", "score": 2}\r'
+                          b'{"qid": "2", "docno": "a", "score": 5}\r'),
+        )
+        for stream in ([], ["--stream"])
+    ],
+    # ---- CSV/TSV: blanks around values are padding, as around header names ----------------------
+    Case("csv-padded-values-run", 0, "", run=b"qid , docno, score\n1, a, 3\n1 ,b,2\n2,\ta ,5\n", out=MAP_1),
+    Case("csv-padded-values-qrels", 0, "", qrels=b"qid, docno ,rel\n1, a ,1\n1,b, 0\n2 ,a,1\n", out=MAP_1),
+    Case("tsv-padded-values-run", 0, "", run=b"qid\t docno\tscore\n1\t a\t 3\n1 \tb\t2\n2\ta \t5 \n", out=MAP_1),
+    # ---- hints for everyday slips: swapped files, a CSV run without its header ------------------------
+    Case("qrels-and-run-swapped", 2,
+         f"ireval: {Q}:1: expected 4 fields (qid iter docno rel), got 6; it looks like a run "
+         "(qid iter docno rank score runid): are QRELS and RUN swapped? QRELS comes first\n",
+         qrels=R0, run=Q0),
+    Case("run-is-a-qrels-file", 2,
+         f"ireval: {R}:1: expected at least 6 fields (qid iter docno rank score runid), got 4; "
+         "it looks like a qrels file (qid iter docno rel): give QRELS first, then RUN\n", run=Q0),
+    *[
+        Case(f"csv-run-without-header-{n}", 2,
+             f"ireval: {R}:1: expected at least 6 fields (qid iter docno rank score runid), got 1; the line looks "
+             "comma-separated: give the file a header line naming its columns (e.g. qid,docno,score) to read it as CSV\n",
+             run=run)
+        for n, run in (("3-columns", b"1,a,3\n1,b,2\n"), ("6-columns", b"1,Q0,a,1,3,r\n"))
+    ],
+    # ---- common header spellings: BEIR's qrels TSV, topic/doc/label --------------------------------------
+    Case("beir-qrels-tsv", 0, "", qrels=b"query-id\tcorpus-id\tscore\n1\ta\t1\n1\tb\t0\n2\ta\t1\n", out=MAP_1),
+    Case("qrels-topic-doc-label-csv", 0, "", qrels=b"topic,doc,label\n1,a,1\n1,b,0\n2,a,1\n", out=MAP_1),
+    Case("run-topic-doc-score-csv", 0, "", run=b"topic,doc,score\n1,a,3\n1,b,2\n2,a,5\n", out=MAP_1),
+    Case("qrels-with-score-is-not-beir", 2,
+         f"ireval: {Q}: no 'rel' column for the qrels (columns: qid, docno, score); name one with --column rel=NAME\n",
+         qrels=b"qid,docno,score\n1,a,1\n"),
+    Case("trec-run-with-header-line", 2,
+         f"ireval: {R}:1: score 'score' is not a number; line 1 looks like a header, which TREC text does not have: "
+         "delete it\n", run=b"qid Q0 docno rank score runid\n" + R0),
+    # ---- a CSV run with a rank column and no score: rank it by rank (score = -rank), never backwards --
+    Case("csv-run-rank-without-score", 2,
+         f"ireval: {R}: no 'score' column for the run (columns: qid, docno, rank); to rank by its 'rank' column "
+         "(rank 1 first: score = -rank) give --column rank=rank, or name a score column with --column score=NAME\n",
+         run=b"qid,docno,rank\n1,b,2\n1,a,1\n2,a,1\n"),
+    Case("csv-run-ranked-by-rank", 0, "", args=["--column", "rank=rank", "-m", "map"],
+         run=b"qid,docno,rank\n1,b,2\n1,a,1\n2,a,1\n", out=MAP_1),
+    # ---- a topic id starting with PAR1 is TREC text (Parquet has PAR1 at both ends) -------------
+    Case("par1-topic-id-is-trec-text", 0, "", qrels=b"PAR1x 0 a 1\nPAR1x 0 b 0\n",
+         run=b"PAR1x Q0 a 1 3 r\nPAR1x Q0 b 2 2 r\n", out=MAP_1),
+    # ---- a spreadsheet's CSV/TSV starts with a byte-order mark: dropped before the header ------------
+    Case("bom-csv-run-header-accepted", 0, "", run=BOM + b"qid,docno,score\n1,a,3\n1,b,2\n2,a,5\n", out=MAP_1),
+    Case("bom-tsv-qrels-header-accepted", 0, "", qrels=BOM + b"qid\tdocno\trel\n1\ta\t1\n1\tb\t0\n2\ta\t1\n",
+         out=MAP_1),
     # ---- byte-order marks: refused (see the module docstring) ---------------------------------------
     *[
         Case(f"bom-{what}-{path}", 2,
@@ -724,7 +781,8 @@ OUT_CATALOGUE = [
     OutCase("pool-counts-not-written-when-the-pool-cannot-be", ["pool", R, "--counts", "c.csv", "--output", "no/p.txt"],
             2, "ireval: --output no/p.txt: the directory {cwd}/no does not exist\n"),
     OutCase("pool-counts-not-written-when-the-run-is-bad", ["pool", Q, "--counts", "c.csv", "--output", "p.txt"],
-            2, f"ireval: {Q}:1: expected at least 6 fields (qid iter docno rank score runid), got 4\n"),
+            2, f"ireval: {Q}:1: expected at least 6 fields (qid iter docno rank score runid), got 4; it looks like "
+               "a qrels file (qid iter docno rel): give QRELS first, then RUN\n"),
     # ---- names that cannot be a file ----------------------------------------------------------------------
     OutCase("output-trailing-slash", ["-m", "map", "--output", "newdir/", Q, R], 2,
             "ireval: --output newdir/: ends in '/', so it names a directory, not a file; give a file name\n"),

@@ -195,7 +195,9 @@ def test_three_fields_suggest_msmarco():
         (b'"qid","docno","rel"\n1,a,2\n', "csv"),
         (b"QID\tDOCNO\tREL\n", "tsv"),
         (b'\n  {"qid": 1}\n', "jsonl"),
-        (b"PAR1....", "parquet"),
+        (b"PAR1....PAR1", "parquet"),
+        (b"PAR1x Q0 a 1 2 r\n", "trec"),  # a topic id starting with PAR1: no Parquet footer
+        (b"PAR1\n", "trec"),
         (b"qid docno score\n", "trec"),  # a header needs tabs or commas
     ],
 )
@@ -357,7 +359,7 @@ def test_parquet_types_and_row_errors(tmp_path):
         load_run(text)
     assert str(err.value) == f"{text}: row 1: score 'x' is not a number"
     bad = tmp_path / "bad.parquet"
-    bad.write_bytes(b"PAR1 not really")
+    bad.write_bytes(b"PAR1 not really PAR1")
     with pytest.raises(InputError) as err:
         load_run(bad)
     assert str(err.value).startswith(f"{bad}: cannot read the Parquet file (")
@@ -418,15 +420,23 @@ def test_cli_input_options(cli, tmp_path):
     plain = cli(["-m", "map", "-m", "P.5", q, write(tmp_path / "r.txt", RUN)])
     res = cli(["-m", "map", "-m", "P.5", "--column", "qid=topic,docno=doc", "--column", "score=sim", q, r])
     assert (res.code, res.err, res.out) == (0, "", plain.out)
-    res = cli(["-m", "map", q, r])
-    assert res.code == 2 and res.out == b""
+    # topic and doc are recognised names (the header is detected), sim is not
+    for args in ([], ["--run-format", "tsv"]):
+        res = cli(["-m", "map", *args, q, r])
+        assert (res.code, res.out) == (2, b"")
+        assert res.err == (
+            f"ireval: {r}: no 'score' column for the run (columns: topic, doc, sim); name one with --column score=NAME\n"
+        )
+    odd = write(tmp_path / "odd.tsv", "topic\tpassage\tsim\n1\ta\t3\n")
+    res = cli(["-m", "map", q, odd])
     assert res.err == (
-        f"ireval: {r}:1: expected at least 6 fields (qid iter docno rank score runid), got 3; "
+        f"ireval: {odd}:1: expected at least 6 fields (qid iter docno rank score runid), got 3; "
         "is line 1 a header? name its columns with --column, e.g. --column qid=NAME,docno=NAME\n"
     )
-    res = cli(["-m", "map", "--run-format", "tsv", q, r])
+    res = cli(["-m", "map", "--run-format", "tsv", q, odd])
     assert res.err == (
-        f"ireval: {r}: no 'docno' column for the run (columns: topic, doc, sim); name one with --column docno=NAME\n"
+        f"ireval: {odd}: no 'docno' column for the run (columns: topic, passage, sim); "
+        "name one with --column docno=NAME\n"
     )
     res = cli(["--column", "score", q, r])
     assert res.code == 2 and res.err.startswith("ireval: --column score: expected ROLE=NAME")
@@ -481,3 +491,18 @@ def test_reading_is_vectorised_on_a_large_run(tmp_path):
         small, large = calls[key, 2_000], calls[key, 200_000]
         # 198,000 more rows; a per-row Python step would add at least that many calls
         assert large - small < 2_000, (key, small, large)
+
+
+def test_rank_column_ranks_like_the_trec_run(cli, tmp_path):
+    """--column rank=NAME derives score = -rank (as --run-format msmarco does): the examples'
+    run written as qid,docno,rank scores exactly what the TREC run scores."""
+    root = Path(__file__).resolve().parent.parent / "examples"
+    lines = (root / "run.txt").read_text().split("\n")
+    rows = [line.split() for line in lines if line.strip()]
+    (tmp_path / "r.csv").write_text("qid,docno,rank\n" + "".join(f"{r[0]},{r[2]},{r[3]}\n" for r in rows))
+    qrels = str(root / "qrels.txt")
+    by_rank = cli(["-m", "map", "--column", "rank=rank", qrels, "r.csv"], cwd=tmp_path)
+    trec = cli(["-m", "map", qrels, str(root / "run.txt")], cwd=tmp_path)
+    assert by_rank.out == trec.out == b"map                   \tall\t0.6594\n"
+    backwards = cli(["-m", "map", "--column", "score=rank", qrels, "r.csv"], cwd=tmp_path)
+    assert backwards.out != trec.out  # what the old hint led to

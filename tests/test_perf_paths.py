@@ -53,7 +53,8 @@ def test_trec_evaluation_does_not_import_pandas(args):
 
 
 def test_prefetch_keeps_order():
-    assert list(prefetch(iter(range(1000)), depth=2)) == list(range(1000))
+    with prefetch(iter(range(1000)), depth=2) as it:
+        assert list(it) == list(range(1000))
 
 
 def test_prefetch_raises_in_order():
@@ -64,7 +65,8 @@ def test_prefetch_raises_in_order():
 
     got = []
     with pytest.raises(InputError) as exc:  # the items before the error arrive first
-        got.extend(prefetch(items()))
+        with prefetch(items()) as it:
+            got.extend(it)
     assert got == [1, 2]
     assert exc.value.line == 7
 
@@ -78,10 +80,9 @@ def test_prefetch_stops_worker_when_consumer_stops():
             produced.append(i)
             yield i
 
-    gen = prefetch(items())
-    assert next(gen) == 0
-    gen.close()
-    assert threading.active_count() == before
+    with prefetch(items()) as gen:
+        assert next(gen) == 0
+    assert threading.active_count() == before  # joined on leaving the block
     assert len(produced) < 10
 
 
@@ -91,10 +92,9 @@ def test_prefetch_keeps_context_variables():
     def items():
         yield HASH_INPUTS.get()
 
-    with hashing(True):
-        assert list(prefetch(items())) == [True]
-    with hashing(False):
-        assert list(prefetch(items())) == [False]
+    for enabled in (True, False):
+        with hashing(enabled), prefetch(items()) as it:
+            assert list(it) == [enabled]
 
 
 @pytest.mark.parametrize(

@@ -150,3 +150,47 @@ def test_subtopic_qrels_share_the_judgement_reader(tmp_path):
     with pytest.raises(InputError) as e:
         read_subtopics(p)
     assert str(e.value) == f"{p}:1: expected 4 fields (qid subtopic docno rel), got 3"
+
+
+# ---- inputs that never end or never break a line (issue 13 items 20, 21) --------------------
+
+
+@pytest.mark.parametrize("how", ["file", "stdin"])
+def test_dev_zero_fails_on_the_first_block(tmp_path, how):
+    """/dev/zero is refused at its first NUL byte instead of being read until memory runs out
+    (the timeout only catches a hang)."""
+    import subprocess
+    import sys
+
+    q = tmp_path / "q"
+    q.write_bytes(b"1 0 a 1\n")
+    args = [sys.executable, "-c", "from irevalcli.commands.main import entry; entry()", "q", "/dev/zero" if how == "file" else "-"]
+    with open("/dev/zero", "rb") as zero:
+        p = subprocess.run(args, cwd=tmp_path, capture_output=True, timeout=300,
+                           stdin=zero if how == "stdin" else subprocess.DEVNULL)
+    name = "/dev/zero" if how == "file" else "<stdin>"
+    assert (p.returncode, p.stdout, p.stderr) == (2, b"", f"ireval: {name}:1: contains a NUL byte\n".encode())
+
+
+@pytest.mark.parametrize("stream", [[], ["--stream"]])
+def test_line_longer_than_the_limit_is_an_error_naming_it(cli, tmp_path, monkeypatch, stream):
+    import irevalcli.io.trec as readers
+
+    monkeypatch.setattr(readers, "MAX_LINE", 1000)
+    (tmp_path / "q").write_bytes(b"1 0 a 1\n")
+    (tmp_path / "r").write_bytes(b"1 Q0 a 1 2 r\n1 Q0 b 2 1 r\n" + b"x " * 3000 + b"\n1 Q0 c 3 0 r\n")
+    res = cli([*stream, "-m", "map", "q", "r"], cwd=tmp_path)
+    assert (res.code, res.out, res.err) == (2, b"", "ireval: r:3: line longer than 1000 bytes (the limit for one line)\n")
+
+
+def test_nul_after_the_first_chunk_is_found_before_reading_on(tmp_path):
+    from irevalcli.errors import InputError
+    from irevalcli.engine.stream import ChunkReader
+
+    p = tmp_path / "r"
+    p.write_bytes(b"1 Q0 a 1 2 r\n" * 50 + b"\0" * 10000)
+    reader = ChunkReader(str(p), chunk_bytes=256)
+    with pytest.raises(InputError) as err:
+        for _ in reader.chunks():
+            pass
+    assert str(err.value) == f"{p}:51: contains a NUL byte"

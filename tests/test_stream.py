@@ -6,6 +6,7 @@ import gzip
 import hashlib
 import random
 import shlex
+import sys
 from pathlib import Path
 
 import pytest
@@ -188,3 +189,191 @@ def test_diversity_measures_streamed(tmp_path, seed):
     measures = ["alpha_ndcg_cut.5,10", "err_ia_cut.5,10", "map"]
     whole, streamed = both(q, r, measures, chunk=90, complete=True, subtopics=s)
     assert trec(whole) == trec(streamed)
+
+
+# ---------------------------------------------------------------------------------
+# Error paths end with exit 2, never an abort (issue 14 item 1). A reader thread (the
+# prefetching worker, Arrow's pools) still inside native code when the interpreter
+# tears down aborted the process ("terminate called without an active exception",
+# exit 134) after the error line. Each error path is repeated under CPU contention.
+
+ROOT = Path(__file__).resolve().parent.parent
+IREVAL = [sys.executable, "-c", "from irevalcli.commands.main import entry; entry()"]
+
+
+def _error_inputs(tmp: Path) -> dict[str, tuple[Path, str]]:
+    """Bad runs and the message each must give (the file name is added by the caller)."""
+    import bz2
+    import lzma
+
+    import pyarrow as pa
+
+    text = (ROOT / "examples" / "run.txt").read_bytes()
+    # several hundred kB, so a truncated stream is cut mid-way
+    big = "".join(f"{q} Q0 d{i} {i} {-i} r\n" for q in range(401, 451) for i in range(1, 1001)).encode()
+
+    def zstd(data: bytes) -> bytes:
+        sink = pa.BufferOutputStream()
+        with pa.CompressedOutputStream(sink, "zstd") as out:
+            out.write(data)
+        return sink.getvalue().to_pybytes()
+
+    made = {ext: packed[: len(packed) // 2] for ext, packed in (
+        ("gz", gzip.compress(big)), ("xz", lzma.compress(big)), ("bz2", bz2.compress(big)), ("zst", zstd(big)))}
+    out: dict[str, tuple[Path, str]] = {}
+    for ext, data in made.items():
+        p = tmp / f"trunc.{ext}"
+        p.write_bytes(data)
+        out[ext] = (p, "cannot read run file: corrupt or truncated compressed data")
+    p = tmp / "noscore.csv"
+    p.write_text("qid,docno\n" + "".join(f"{q},d{i}\n" for q in (401, 402) for i in range(500)))
+    out["csv-no-score"] = (p, "no 'score' column for the run")
+    lines = text.splitlines(keepends=True)
+    p = tmp / "badline.txt"
+    p.write_bytes(b"".join(lines[:600]) + b"401 Q0 x 1 abc r\n" + b"".join(lines[600:]))
+    out["bad-line"] = (p, ":601: score 'abc' is not a number")
+    return out
+
+
+def _repeat_error_paths(tmp_path: Path, times: int) -> None:
+    import subprocess
+    from concurrent.futures import ThreadPoolExecutor
+
+    qrels = str(ROOT / "examples" / "qrels.txt")
+    base = str(ROOT / "examples" / "run.txt")
+    cases = []
+    for name, (path, msg) in _error_inputs(tmp_path).items():
+        for cmd in ("eval", "eval-stream", "compare", "gate"):
+            if cmd == "eval-stream" and name == "csv-no-score":
+                continue  # only TREC text is streamed
+            args = {
+                "eval": [qrels, str(path)],
+                "eval-stream": ["--stream", qrels, str(path)],
+                "compare": ["compare", qrels, base, str(path)],
+                "gate": ["gate", qrels, str(path), "--min", "map=0.1"],
+            }[cmd]
+            cases += [(f"{cmd} {name}", args, msg)] * times
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(3)]
+    try:
+        def one(case):
+            label, args, msg = case
+            p = subprocess.run([*IREVAL, *args], capture_output=True, cwd=tmp_path, timeout=600)
+            return label, p.returncode, p.stdout, p.stderr.decode("utf-8", "replace"), msg
+
+        with ThreadPoolExecutor(4) as pool:
+            results = list(pool.map(one, cases))
+    finally:
+        for b in busy:
+            b.kill()
+            b.wait()
+    bad = [(label, rc, err) for label, rc, out, err, msg in results
+           if rc != 2 or out or err.count("\n") != 1 or not err.startswith("ireval: ") or msg not in err]
+    assert not bad, f"{len(bad)} of {len(results)} runs did not end with one line and exit 2: {bad[:3]}"
+
+
+def test_error_paths_exit_2_under_load(tmp_path):
+    _repeat_error_paths(tmp_path, 1)
+
+
+@pytest.mark.slow
+def test_error_paths_exit_2_under_load_many_times(tmp_path):
+    _repeat_error_paths(tmp_path, 40)
+
+
+def test_prefetch_worker_is_joined_when_the_consumer_fails():
+    """An exception in the consumer stops, closes and joins the worker before it goes on."""
+    import threading
+
+    from irevalcli.engine.stream import prefetch
+
+    closed = []
+
+    def items():
+        try:
+            for i in range(1000):
+                yield i
+        finally:
+            closed.append(threading.current_thread().name)
+
+    with pytest.raises(ZeroDivisionError):
+        with prefetch(items()) as it:
+            for i in it:
+                if i == 3:
+                    1 / 0
+    assert closed == ["ireval-prefetch"]
+    assert not [t for t in threading.enumerate() if t.name == "ireval-prefetch"]
+
+
+def test_prefetch_worker_error_is_raised_in_order_and_joined():
+    import threading
+
+    from irevalcli.engine.stream import prefetch
+
+    def items():
+        yield 1
+        yield 2
+        raise KeyError("x")
+
+    got = []
+    with pytest.raises(KeyError):
+        with prefetch(items()) as it:
+            for i in it:
+                got.append(i)
+    assert got == [1, 2]
+    assert not [t for t in threading.enumerate() if t.name == "ireval-prefetch"]
+
+
+def test_bare_cr_after_the_first_chunk_is_a_line_end_when_streamed(tmp_path):
+    """A lone CR in a later chunk is not read as a space: the file is then read whole."""
+    q = write(tmp_path / "q", "".join(f"{t} 0 d{i} {i % 2}\n" for t in range(1, 30) for i in range(5)))
+    lines = [f"{t} Q0 d{i} {i} {10 - i} r" for t in range(1, 30) for i in range(5)]
+    r = tmp_path / "r"
+    r.write_bytes(("\n".join(lines[:100]) + "\n" + "\r".join(lines[100:]) + "\r").encode())
+    plain = write(tmp_path / "plain", "\n".join(lines) + "\n")
+    whole = evaluate(q, plain, ["map", "num_ret"], stream=False)
+    streamed = evaluate(q, r, ["map", "num_ret"], stream=True, chunk_bytes=300)
+    assert trec(streamed) == trec(whole)
+
+
+@pytest.mark.parametrize("ext", ["gz", "bz2", "xz"])
+def test_compressed_runs_are_streamed_whatever_their_size_on_disk(tmp_path, monkeypatch, ext):
+    """The switch cannot look at the size on disk: a small compressed file may expand to
+    gigabytes. Every gzip/bzip2/xz run is streamed (same output as reading it whole)."""
+    import bz2
+    import lzma
+
+    import irevalcli.engine.stream as stream
+
+    pack = {"gz": gzip.compress, "bz2": bz2.compress, "xz": lzma.compress}[ext]
+    text = (TREC_EVAL / "results.test").read_bytes()
+    run = tmp_path / f"run.{ext}"
+    run.write_bytes(pack(text))
+    plain = tmp_path / "run.txt"
+    plain.write_bytes(text)
+    calls = []
+    real = stream.evaluate_stream
+    monkeypatch.setattr(stream, "evaluate_stream", lambda *a, **k: calls.append(a[1]) or real(*a, **k))
+    monkeypatch.setattr(stream, "STREAM_THRESHOLD", 1 << 40)  # the size on disk never decides
+    got = evaluate(TREC_EVAL / "qrels.test", run, ["all_trec"])
+    assert calls == [str(run)]
+    assert trec(got) == trec(evaluate(TREC_EVAL / "qrels.test", plain, ["all_trec"], stream=False))
+    assert not stream.should_stream(plain, None)
+
+
+@pytest.mark.parametrize("text", [
+    b"qid Q0 docno rank score runid\n1 Q0 a 1 3 r\n",  # a header line
+    b"1 0 a 1\n1 0 b 0\n",  # a qrels file given as the run
+    b"1 a 1\n1 b 2\n",  # MS MARCO
+    b"1,a,3\n",  # CSV without its header
+])
+def test_streamed_runs_give_the_same_hints(tmp_path, text):
+    q = write(tmp_path / "q", "1 0 a 1\n")
+    plain, packed = tmp_path / "r", tmp_path / "r.gz"
+    plain.write_bytes(text)
+    packed.write_bytes(gzip.compress(text))
+    errors = []
+    for path, stream in ((plain, False), (packed, None), (plain, True)):
+        with pytest.raises(InputError) as err:
+            evaluate(q, path, ["map"], stream=stream)
+        errors.append(str(err.value).split(":", 1)[1])
+    assert errors[0] == errors[1] == errors[2] and "; " in errors[0]

@@ -131,7 +131,7 @@ from ..output.files import TERMINATING_SIGNALS, silence_broken_pipe, write_outpu
 @ties_option()
 @click.option("-v", "--version", "show_version", is_flag=True, help="Print the version and exit.")
 @click.option("--stream/--no-stream", "stream", default=None,
-              help="Evaluate the run topic by topic in bounded memory (default: for run files of 32 MiB or more; "
+              help="Evaluate the run topic by topic in bounded memory (default: for run files of 32 MiB or more and compressed runs; "
                    "a run not grouped by topic is then read whole).")
 @click.option("--format", "fmt", type=Choice(["trec", "json", "parquet", "csv", "markdown", "latex", "table"]),
               default=None,
@@ -950,4 +950,23 @@ def entry() -> None:
         from .completion import complete
 
         sys.exit(complete(instruction))
-    sys.exit(main())
+    _exit(main())
+
+
+def _exit(code: int) -> None:
+    """Flush the standard streams and end the process now, without the interpreter's teardown.
+
+    The exit code is decided and every line is written: what is left is the teardown of
+    native libraries, where a thread pool (Arrow's readers, BLAS) still winding down can
+    abort the process ("terminate called without an active exception", exit 134) after the
+    error line was printed, turning exit 2 into a crash. Our own files are closed and
+    renamed in ``finally`` blocks before this point; nothing registered with atexit matters.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BrokenPipeError:
+            silence_broken_pipe()
+        except (OSError, ValueError, AttributeError):
+            pass
+    os._exit(code)

@@ -102,7 +102,8 @@ def input_format_options(f: F) -> F:
                          show_default=True, help="Judgement file format (auto detects it)."),
             click.option("--column", "columns", multiple=True, metavar="ROLE=NAME",
                          help="Column holding qid, docno, score, rel or runid in TSV/CSV/JSON Lines/Parquet input "
-                              "(repeatable, e.g. --column qid=query_id)."),
+                              "(repeatable, e.g. --column qid=query_id); rank=NAME ranks a run without "
+                              "scores by that column (score = -rank)."),
         ]
     ):
         f = opt(f)

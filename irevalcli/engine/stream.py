@@ -26,12 +26,15 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..io import trec as readers
 from ..io.arrow import binary_array, to_numpy
 from ..io.trec import ZScores
 from .evaluate import Results, TopicColumn, compute_topics, concat_topics, summarize
 from ..errors import InputError, MissingTopicError, NoQueriesError
 from ..measures.names import Request
-from ..io.trec import GZIP_MAGIC, XZ_MAGIC, Qrels, Run, Source, is_bzip2, parse_run
+from ..io.trec import (
+    GZIP_MAGIC, XZ_MAGIC, Qrels, Run, Source, is_bzip2, line_too_long, parse_run,
+)
 from ..core.table import EvalOptions, EvalTable, build_table, check_qrels_duplicates, runs_of
 
 if TYPE_CHECKING:
@@ -45,7 +48,7 @@ STREAM_THRESHOLD = 32 << 20  # run files at least this large are streamed automa
 
 
 class NotGrouped(Exception):
-    """A topic reappeared after its block ended: evaluate the file in memory."""
+    """A topic reappeared after its block ended (or a lone CR ends lines): evaluate the file in memory."""
 
 
 class _HashingReader(io.RawIOBase):
@@ -102,6 +105,7 @@ class ChunkReader:
             prefix = b""  # sent by the caller
             carry = b""  # a line begun at the end of the last block
             last = False
+            lines = 0  # line ends read so far
             while not last:
                 lead = prefix + carry
                 buf = bytearray(len(lead) + self.chunk_bytes)
@@ -115,9 +119,15 @@ class ChunkReader:
                 self.size += n
                 last = n < self.chunk_bytes
                 del buf[len(lead) + n :]
+                nul = buf.find(b"\0", len(lead))
+                if nul >= 0:  # TREC text: a NUL is an error wherever it is, found before reading on
+                    raise InputError(self.path, "contains a NUL byte", lines + buf.count(b"\n", len(lead), nul) + 1)
+                lines += buf.count(b"\n", len(lead))
                 if not last:
                     cut = buf.rfind(b"\n", len(prefix))
-                    if cut < 0:  # no line end in this block: read on
+                    if cut < 0:  # no line end in this block: read on, up to the limit for one line
+                        if len(buf) - len(prefix) > readers.MAX_LINE:
+                            raise line_too_long(self.path, lines + 1)
                         carry = bytes(buf[len(prefix) :])
                         continue
                     carry = bytes(buf[cut + 1 :])
@@ -178,9 +188,18 @@ def topic_batches(reader: ChunkReader, name: str) -> Iterator[tuple[Run, np.ndar
     as a zero-copy slice. Raises :class:`NotGrouped` when a topic reappears
     after its block ended.
     """
+    chunks = reader.chunks()
+    try:
+        yield from _topic_batches(chunks, name)
+    finally:
+        chunks.close()  # the file and the decompressor, now, whatever happened
+
+
+def _topic_batches(
+    chunks: Generator[tuple[bytearray, bool], bytes | None, None], name: str
+) -> Iterator[tuple[Run, np.ndarray, pa.Array]]:
     seen: set[bytes] = set()
     base = 0  # physical lines of the file before the current chunk
-    chunks = reader.chunks()
     data, last = next(chunks)
     while True:
         run = _parse_chunk(data, name, base)
@@ -216,7 +235,7 @@ def topic_batches(reader: ChunkReader, name: str) -> Iterator[tuple[Run, np.ndar
 _DONE = object()
 
 
-def prefetch(items: Iterator[Any], depth: int = 1) -> Iterator[Any]:
+class prefetch:  # noqa: N801  used as a function: ``with prefetch(items) as it``
     """Run the iterator ``items`` in a worker thread, ``depth`` items ahead.
 
     Reading and parsing the next chunk (decompression, Arrow's CSV parser) mostly
@@ -224,54 +243,100 @@ def prefetch(items: Iterator[Any], depth: int = 1) -> Iterator[Any]:
     chunk on the other core. Items, and an exception the iterator raises, come
     out in the same order as without the thread, so the results cannot depend
     on it. The worker runs in a copy of the caller's context (context variables
-    such as ``readers.HASH_INPUTS`` keep their values) and stops when the
-    consumer does.
+    such as ``readers.HASH_INPUTS`` keep their values).
+
+    Use it as a context manager: leaving the block, normally or by an exception
+    raised on either side, stops the worker, closes ``items`` (its file and
+    decompressor) and joins the thread *before* the exception goes on. A worker
+    still inside Arrow's C++ code when the interpreter shuts down is killed by
+    Python while it unwinds native frames, which aborts the process
+    ("terminate called without an active exception", exit 134) after the error
+    line was printed; so the thread is never left running, and it is not a
+    daemon thread (the interpreter would wait for it rather than kill it).
     """
-    import contextvars
-    import queue
-    import threading
 
-    q: queue.Queue = queue.Queue(maxsize=depth)
-    stop = threading.Event()
+    def __init__(self, items: Iterator[Any], depth: int = 1) -> None:
+        import contextvars
+        import queue
+        import threading
 
-    def put(item: Any) -> bool:
-        while not stop.is_set():
+        self._items = items
+        self._q: queue.Queue = queue.Queue(maxsize=depth)
+        self._stop = threading.Event()
+        self._worker = threading.Thread(
+            target=contextvars.copy_context().run, args=(self._work,), name="ireval-prefetch", daemon=False
+        )
+        self._started = False
+
+    def _put(self, item: Any) -> bool:
+        import queue
+
+        while not self._stop.is_set():
             try:
-                q.put(item, timeout=0.1)
+                self._q.put(item, timeout=0.05)
                 return True
             except queue.Full:
                 continue
         return False
 
-    def work() -> None:
+    def _work(self) -> None:
         try:
-            for item in items:
-                if not put((item, None)):
+            for item in self._items:
+                if not self._put((item, None)):
                     return
         except BaseException as exc:  # noqa: BLE001  handed to the consumer, raised there
-            put((_DONE, exc))
+            self._put((_DONE, exc))
             return
-        put((_DONE, None))
+        finally:
+            close = getattr(self._items, "close", None)
+            if close is not None:
+                close()  # the generator's file and decompressor, in the thread that runs it
+        self._put((_DONE, None))
 
-    worker = threading.Thread(target=contextvars.copy_context().run, args=(work,), name="ireval-prefetch", daemon=True)
-    worker.start()
-    try:
+    def __enter__(self) -> Iterator[Any]:
+        self._worker.start()
+        self._started = True
+        return self._consume()
+
+    def _consume(self) -> Iterator[Any]:
         while True:
-            item, exc = q.get()
+            item, exc = self._q.get()
             if item is _DONE:
                 if exc is not None:
                     raise exc
                 return
             yield item
-    finally:
-        stop.set()
-        worker.join()
+
+    def close(self) -> None:
+        """Stop the worker and wait for it (it finishes the item it is reading)."""
+        import queue
+
+        self._stop.set()
+        if not self._started:
+            return
+        while self._worker.is_alive():
+            try:  # make room, so a worker blocked on a full queue sees the stop at once
+                self._q.get_nowait()
+            except queue.Empty:
+                pass
+            self._worker.join(timeout=0.05)
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def _parse_chunk(chunk: bytes, name: str, lines_before: int) -> Run:
+    from ..io.trec import has_bare_cr
+
+    if has_bare_cr(chunk):
+        raise NotGrouped  # lone CR line ends: read the file whole, where they become line ends
     try:
         run = parse_run(Source(name=name, data=chunk, sha256=""), allow_empty=True)
     except InputError as exc:
+        from ..io.tabular import explain_run_error
+
+        if lines_before == 0:  # the hints look at the file's first line
+            exc = explain_run_error(exc, chunk)
         line = exc.line + lines_before if exc.line is not None else None
         raise type(exc)(name, exc.detail, line) from None
     run.lineno = run.lineno + lines_before
@@ -304,20 +369,21 @@ def evaluate_stream(
     seen: list[pa.Array] = []
     runid = ""
     rows = 0
-    for batch, lengths, topics in prefetch(topic_batches(reader, path)):
-        rows += len(batch)
-        runid = batch.runid
-        seen.append(topics)
-        judged = to_numpy(pc.is_in(qrels.qid, value_set=topics))
-        if not judged.any():
-            continue
-        table = build_table(
-            qrels.take(judged), batch, batch_opts, doc_dict=subtopics is not None, run_blocks=(lengths, topics),
-            run_order=True,  # concat_topics puts the topics in order
-        )
-        table = _whole_file_facts(table, qrels, subtopics)
-        if table.nq:
-            parts.append((table.qids, compute_topics(table, requests)))
+    with prefetch(topic_batches(reader, path)) as batches:
+        for batch, lengths, topics in batches:
+            rows += len(batch)
+            runid = batch.runid
+            seen.append(topics)
+            judged = to_numpy(pc.is_in(qrels.qid, value_set=topics))
+            if not judged.any():
+                continue
+            table = build_table(
+                qrels.take(judged), batch, batch_opts, doc_dict=subtopics is not None, run_blocks=(lengths, topics),
+                run_order=True,  # concat_topics puts the topics in order
+            )
+            table = _whole_file_facts(table, qrels, subtopics)
+            if table.nq:
+                parts.append((table.qids, compute_topics(table, requests)))
     done = pa.concat_arrays(seen) if seen else binary_array([])
     if rows == 0:
         if reader.size == 0:
@@ -362,12 +428,23 @@ def _whole_file_facts(table: EvalTable, qrels: Qrels, subtopics: Any) -> EvalTab
 
 
 def should_stream(path: object, stream: bool | None) -> bool:
-    """Stream when asked, or automatically for a large regular file."""
+    """Stream when asked, or automatically for a large regular file or any compressed one.
+
+    The size on disk says nothing about a compressed file's size in memory (a 260 KB
+    gzip can expand to 256 MiB), so every gzip, bzip2 or xz run is streamed; the
+    chunks bound its memory whatever it expands to.
+    """
     if stream is not None:
         return bool(stream) and isinstance(path, (str, os.PathLike)) and os.fspath(path) != "-"
     if not isinstance(path, (str, os.PathLike)) or os.fspath(path) == "-":
         return False
     try:
-        return os.path.isfile(path) and os.path.getsize(path) >= STREAM_THRESHOLD
+        if not os.path.isfile(path):
+            return False
+        if os.path.getsize(path) >= STREAM_THRESHOLD:
+            return True
+        with open(path, "rb") as fh:
+            head = fh.read(10)
     except OSError:
         return False
+    return head.startswith((GZIP_MAGIC, XZ_MAGIC)) or is_bzip2(head)

@@ -7,7 +7,8 @@ Formats (``auto`` detects them by content, after gzip/bzip2/xz/zstd decompressio
 - ``tsv`` / ``csv``: a header line naming the columns, then one row per line
   (tab- or comma-separated, ``"``-quoting as pandas writes it).
 - ``jsonl``: JSON Lines, one object per line.
-- ``parquet``: a Parquet file (detected by its ``PAR1`` magic).
+- ``parquet``: a Parquet file (detected by its ``PAR1`` magic at both ends: a TREC
+  file whose first topic id starts with ``PAR1`` stays TREC text).
 - ``msmarco`` (runs only, never detected): ``qid docno rank`` per line, no score;
   the score is derived from the rank (``-rank``), so rank 1 is best.
 
@@ -39,10 +40,10 @@ QRELS_FORMATS = ("auto", "trec", "tsv", "csv", "jsonl", "parquet")
 ROLES = ("qid", "docno", "score", "rel", "runid", "rank")
 # names recognised without --column, in order of preference
 ALIASES: dict[str, tuple[str, ...]] = {
-    "qid": ("qid", "query_id", "topic"),
-    "docno": ("docno", "doc_id", "docid"),
+    "qid": ("qid", "query_id", "topic", "query-id", "queryid"),  # query-id, corpus-id, score: BEIR's qrels
+    "docno": ("docno", "doc_id", "docid", "corpus-id", "corpus_id", "doc"),
     "score": ("score",),
-    "rel": ("rel", "relevance"),
+    "rel": ("rel", "relevance", "label"),  # and BEIR's "score" (see _find_column)
     "runid": ("runid", "run_id"),
     "rank": ("rank",),
 }
@@ -139,6 +140,8 @@ def _find_column(role: str, names: Sequence[str], columns: Mapping[str, str]) ->
     for alias in ALIASES[role]:
         if alias in lowered:
             return lowered[alias]
+    if role == "rel" and {"query-id", "corpus-id", "score"} <= set(lowered):
+        return lowered["score"]  # BEIR's qrels header: query-id corpus-id score (a run's score is never a label)
     return None
 
 
@@ -167,7 +170,7 @@ def detect(data: bytes, columns: Mapping[str, str] | None = None) -> str:
     is a header; anything else is TREC text.
     """
     columns = columns or {}
-    if data[:4] == PARQUET_MAGIC:
+    if is_parquet(data):
         return "parquet"
     if data[:4096].lstrip()[:1] == b"{" and _json_object_line(_first_line(data.lstrip())):
         return "jsonl"
@@ -179,6 +182,20 @@ def detect(data: bytes, columns: Mapping[str, str] | None = None) -> str:
                 return fmt
             return "trec"
     return "trec"
+
+
+def is_parquet(data: bytes) -> bool:
+    """Parquet by its head and its footer (both ``PAR1``), not by the first four bytes alone."""
+    return len(data) >= 12 and data[:4] == PARQUET_MAGIC and data[-4:] == PARQUET_MAGIC
+
+
+def strip_header_bom(src: Source, fmt: str, columns: Mapping[str, str]) -> None:
+    """A spreadsheet's CSV/TSV export starts with a UTF-8 byte order mark: drop it there.
+    Anywhere else (TREC text) it is refused, since trec_eval would read it as part of an id."""
+    from .trec import BOM
+
+    if src.data.startswith(BOM) and (fmt if fmt != "auto" else detect(src.data[len(BOM):], columns)) in ("csv", "tsv"):
+        src.data = src.data[len(BOM):]
 
 
 def _json_object_line(line: bytes) -> bool:
@@ -294,10 +311,17 @@ def parse_qrels_source(src: Source, *, fmt: str = "auto", columns: Mapping[str, 
     from .trec import parse_qrels
 
     columns = columns or {}
+    strip_header_bom(src, fmt, columns)
     refuse_bom(src)
     kind = detect(src.data, columns) if fmt == "auto" else fmt
     if kind == "trec":
-        return parse_qrels(src)
+        try:
+            return parse_qrels(src)
+        except InputError as exc:
+            if not exc.detail.startswith("expected 4 fields") or not exc.detail.endswith(("got 6", "got 7")):
+                raise
+            hint = "; it looks like a run (qid iter docno rank score runid): are QRELS and RUN swapped? QRELS comes first"
+            raise type(exc)(src.name, exc.detail + hint, exc.line) from None
     if not src.data:
         raise InputError(src.name, "the qrels file is empty")
     tab = _read_tabular(src, kind, ("qid", "docno", "rel"), (), columns, "qrels")
@@ -317,29 +341,23 @@ def parse_run_source(src: Source, *, fmt: str = "auto", columns: Mapping[str, st
     from .trec import parse_run
 
     columns = columns or {}
+    strip_header_bom(src, fmt, columns)
     refuse_bom(src)
     kind = detect(src.data, columns) if fmt == "auto" else fmt
     if kind == "trec":
         try:
             return parse_run(src)
         except InputError as exc:
-            if not exc.detail.startswith("expected at least 6 fields"):
-                raise
-            if exc.line == 1 and _looks_like_header(src.data):
-                hint = "; is line 1 a header? name its columns with --column, e.g. --column qid=NAME,docno=NAME"
-            elif exc.detail.endswith("got 3"):
-                hint = "; for an MS MARCO run (qid docno rank) use --run-format msmarco"
-            else:
-                raise
-            raise type(exc)(src.name, exc.detail + hint, exc.line) from None
+            raise explain_run_error(exc, src.data) from None
     if not src.data:
         raise InputError(src.name, "the run file is empty")
     if kind == "msmarco":
         return _parse_msmarco(src)
-    tab = _read_tabular(src, kind, ("qid", "docno", "score"), ("runid",), columns, "run")
+    by_rank = "rank" in columns and "score" not in columns  # --column rank=NAME: score = -rank
+    tab = _read_tabular(src, kind, ("qid", "docno", "rank" if by_rank else "score"), ("runid",), columns, "run")
     if tab.nrows == 0:
         raise InputError(src.name, "the run file has no results")
-    score = _floats(tab, "score", "score")
+    score = -_floats(tab, "rank", "rank") if by_rank else _floats(tab, "score", "score")
     runid = default_runid(src.name)
     if "runid" in tab.cols:
         last = _ids(tab, "runid")[tab.nrows - 1].as_py()
@@ -353,6 +371,43 @@ def parse_run_source(src: Source, *, fmt: str = "auto", columns: Mapping[str, st
         lineno=tab.lineno,
         runid=runid,
     )
+
+
+def explain_run_error(exc: InputError, data: bytes) -> InputError:
+    """A TREC run's parse error with a hint at the likely slip (a header line, a CSV
+    without its header, a qrels file or an MS MARCO run given as the run). ``data`` is
+    the text the error's line number counts in."""
+    if exc.line == 1 and exc.detail.startswith("score '") and exc.detail.endswith("is not a number") and not any(
+        _is_number(f) for f in _first_line(data).decode("utf-8", "replace").split()[3:5]
+    ):
+        hint = "; line 1 looks like a header, which TREC text does not have: delete it"
+    elif not exc.detail.startswith("expected at least 6 fields"):
+        return exc
+    elif exc.line == 1 and _looks_like_header(data):
+        hint = "; is line 1 a header? name its columns with --column, e.g. --column qid=NAME,docno=NAME"
+    elif exc.detail.endswith(("got 1", "got 2")) and _bad_line(data, exc.line).count(b",") >= 2:
+        hint = ("; the line looks comma-separated: give the file a header line naming its columns "
+                "(e.g. qid,docno,score) to read it as CSV")
+    elif exc.detail.endswith("got 4"):
+        hint = "; it looks like a qrels file (qid iter docno rel): give QRELS first, then RUN"
+    elif exc.detail.endswith("got 3"):
+        hint = "; for an MS MARCO run (qid docno rank) use --run-format msmarco"
+    else:
+        return exc
+    return type(exc)(exc.path, exc.detail + hint, exc.line)
+
+
+def _bad_line(data: bytes, line: int | None) -> bytes:
+    """The text of 1-based physical ``line`` (for a hint; an error path only)."""
+    if not line or line > 10000:  # a hint is not worth a long scan
+        return b""
+    start = 0
+    for _ in range(line - 1):
+        start = data.find(b"\n", start) + 1
+        if start == 0:
+            return b""
+    end = data.find(b"\n", start)
+    return data[start : end if end >= 0 else len(data)]
 
 
 def _parse_msmarco(src: Source) -> Run:
@@ -436,6 +491,13 @@ def _resolve(
             if role in columns:
                 raise InputError(src, f"--column {role}={columns[role]}: no such column (columns: {listing})")
             if role in required:
+                rank = _find_column("rank", names, {}) if role == "score" else None
+                if rank is not None:  # --column score=rank would rank backwards
+                    raise InputError(
+                        src, f"no 'score' column for the {what} (columns: {listing}); to rank by its '{rank}' "
+                        f"column (rank 1 first: score = -rank) give --column rank={rank}, or name a score "
+                        "column with --column score=NAME"
+                    )
                 raise InputError(
                     src, f"no '{role}' column for the {what} (columns: {listing}); name one with --column {role}=NAME"
                 )
@@ -502,7 +564,8 @@ def _read_delimited(
     try:
         table = pacsv.read_csv(
             pa.BufferReader(src.data),
-            pacsv.ReadOptions(use_threads=True, block_size=1 << 24),
+            # the header as _header_fields read it (blanks around names dropped)
+            pacsv.ReadOptions(use_threads=True, block_size=1 << 24, column_names=names, skip_rows=1),
             pacsv.ParseOptions(
                 delimiter=delim,
                 quote_char='"',
@@ -522,8 +585,16 @@ def _read_delimited(
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowKeyError) as exc:
         raise _delimited_error(src, delim, kind, len(names), exc) from None
     lineno = _line_numbers(src.data, table.num_rows, 1, "empty")
-    cols = {role: table.column(col).combine_chunks() for role, col in found.items()}
+    cols = {role: _trim(table.column(col).combine_chunks()) for role, col in found.items()}
     return _Table(src.name, cols, lineno, kind)
+
+
+def _trim(arr: pa.Array) -> pa.Array:
+    """Blanks around a CSV/TSV value are padding, as around a header name (``1, a, 3``)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return pc.ascii_trim(arr.view(pa.large_string()), " \t").view(pa.large_binary())
 
 
 def _delimited_error(src: Source, delim: str, kind: str, ncols: int, exc: Exception) -> InputError:

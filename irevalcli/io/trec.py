@@ -4,7 +4,9 @@ Parsing is vectorised over the whole file with numpy: no Python code runs per
 line. A file is split into whitespace-separated tokens exactly as trec_eval's
 ``isspace`` loop does (space, tab, CR, VT, FF separate fields; LF ends a line),
 so any run of spaces and tabs between fields and CRLF line ends work. Ids stay
-bytes: they are never decoded, hashed or coerced.
+bytes: they are never decoded, hashed or coerced. A CR that is not followed by LF
+ends a line (an old Mac file), where trec_eval reads it as a space and so sees
+one line.
 
 Comment lines are lines whose first non-blank character is ``#``; a ``#``
 anywhere else (inside a docno, say) is data.
@@ -75,13 +77,13 @@ def read_source(path: str | os.PathLike[str], *, what: str, stdin: BinaryIO | No
     spath = os.fspath(path)
     if spath == "-":
         stream = stdin if stdin is not None else sys.stdin.buffer
-        raw = stream.read()
         name = "<stdin>"
+        raw = _read_all(stream, name)
     else:
         name = spath
         try:
             with open(spath, "rb") as fh:
-                raw = fh.read()
+                raw = _read_all(fh, name)
         except FileNotFoundError:
             raise InputError(name, f"cannot read {what} file: no such file") from None
         except IsADirectoryError:
@@ -95,7 +97,69 @@ def read_source(path: str | os.PathLike[str], *, what: str, stdin: BinaryIO | No
     return Source(name=name, data=data, sha256=digest)
 
 
+MAX_LINE = 16 << 20  # bytes a single line may take: longer is an error, not gigabytes of memory
+_FIRST_BLOCK = 1 << 20
+
+
+def _read_all(fh: BinaryIO, name: str) -> bytes:
+    """The whole stream; text whose first block holds a NUL byte (``/dev/zero``) fails at once
+    instead of being read until memory runs out."""
+    first = fh.read(_FIRST_BLOCK)
+    check_first_block(first, name)
+    rest = fh.read() if len(first) == _FIRST_BLOCK else b""
+    return first + rest if rest else first
+
+
+def check_first_block(block: bytes, name: str) -> None:
+    """A NUL byte in the first block of an uncompressed, non-Parquet input is an error now."""
+    if block[:4] == b"PAR1" or block.startswith((GZIP_MAGIC, XZ_MAGIC, ZSTD_MAGIC)) or is_bzip2(block[:10]):
+        return
+    _check_nul(block, name)
+
+
+def check_line_lengths(data: bytes, name: str, nl: np.ndarray | None = None) -> None:
+    """A line longer than :data:`MAX_LINE` is an error naming it (its tokens would take many
+    times its size in memory)."""
+    import numpy as np
+
+    if len(data) <= MAX_LINE:
+        return
+    if nl is None:
+        nl = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+    ends = np.concatenate((nl, [len(data)]))
+    gaps = np.diff(ends, prepend=-1) - 1
+    long = np.flatnonzero(gaps > MAX_LINE)
+    if len(long):
+        raise line_too_long(name, int(long[0]) + 1)
+
+
+def line_too_long(name: str, line: int) -> InputError:
+    limit = f"{MAX_LINE >> 20} MiB" if MAX_LINE % (1 << 20) == 0 else f"{MAX_LINE} bytes"
+    return InputError(name, f"line longer than {limit} (the limit for one line)", line)
+
+
+def has_bare_cr(data: bytes) -> bool:
+    """A CR that is not part of a CRLF: an old Mac line end (two memchr-speed scans)."""
+    return b"\r" in data and data.count(b"\r") != data.count(b"\r\n")
+
+
+def bare_cr_to_lf(data: bytes) -> bytes:
+    """A lone CR ends a line, as LF and CRLF do. trec_eval reads it as a space, so a file
+    with CR line ends is one line to it and would score as one result; ireval reads lines.
+    Binary Parquet is left alone."""
+    if not has_bare_cr(data) or (len(data) >= 12 and data[:4] == b"PAR1" and data[-4:] == b"PAR1"):
+        return data
+    import re
+
+    return re.sub(rb"\r(?!\n)", b"\n", data)
+
+
 def _decompress(raw: bytes, name: str, what: str) -> bytes:
+    """The decompressed bytes, with lone CR line ends read as line ends."""
+    return bare_cr_to_lf(_inflate(raw, name, what))
+
+
+def _inflate(raw: bytes, name: str, what: str) -> bytes:
     try:
         if raw.startswith(GZIP_MAGIC):
             return gzip.decompress(raw)
@@ -160,6 +224,7 @@ def tokenize(data: bytes, name: str, *, blank_lines_ok: bool, what: str) -> Line
     if not data:
         raise InputError(name, f"the {what} file is empty")
     _check_nul(data, name)
+    check_line_lengths(data, name)
     if not data.endswith(b"\n"):
         data = data + b"\n"
     buf = np.frombuffer(data, dtype=np.uint8)
@@ -217,8 +282,10 @@ def _fast_table(data: bytes, ncols: int | None, min_cols: int, types: dict) -> p
     import pyarrow.compute as pc
     import pyarrow.csv as csv
 
-    end = data.find(b"\n")
-    first = data[:end] if end >= 0 else data
+    end = data.find(b"\n", 0, 1 << 16)
+    if end < 0:
+        return None  # no line end in the first 64 KiB: not a plain table (the tokenizer says why)
+    first = data[:end]
     if b" " in first and b"\t" not in first:
         d, other = b" ", b"\t"
     elif b"\t" in first and b" " not in first:
