@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: run test test-all conformance bench clean
+.PHONY: run test test-all test-slow lint conformance bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 $(TEST_STAMP): $(STAMP)
-	$(BIN)/pip install --quiet -e '.[test,plot]'
+	$(BIN)/pip install --quiet -e '.[test,plot,lint]'
 	touch $(TEST_STAMP)
 
 run: $(STAMP)
@@ -30,6 +30,16 @@ test: $(TEST_STAMP)
 
 test-all: $(TEST_STAMP)
 	$(BIN)/python -m pytest -q -m ''
+
+# the slow tests alone (differential against the reference libraries, fuzzing): test + test-slow = test-all
+test-slow: $(TEST_STAMP)
+	$(BIN)/python -m pytest -q -m slow
+
+# ruff (lint rules and format) and mypy, as configured in pyproject.toml
+lint: $(TEST_STAMP)
+	$(BIN)/ruff check irevalcli tests benchmarks fuzz
+	$(BIN)/ruff format --check irevalcli tests benchmarks fuzz
+	$(BIN)/mypy
 
 # trec_eval's own test cases, from the project's copy (tests/data/trec_eval)
 conformance: $(STAMP)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from .engine.evaluate import Results, evaluate_table
 from .errors import InputError, IrevalError, UsageError
 from .io.tabular import streamable
-from .measures.names import resolve
+from .measures.names import Request, resolve
 from .io.trec import Qrels, Run, read_zscores
 from .engine.stream import should_stream
 from .io.subtopics import load_subtopics
@@ -236,6 +236,21 @@ def _measure_list(measures: Any) -> list[str]:
     return items
 
 
+def _requests(measures: Any, *, rel_format: str, compat: str) -> list[Request]:
+    """The requests for ``measures``: a name, a list of names, or a list of such lists.
+
+    Each inner list is resolved on its own, as one ``-m`` command line (so ``[["P.5"],
+    ["P.10"]]`` asks for both cutoffs, which trec_eval's grammar keeps apart), and every
+    request is computed on the same table: compare and gate build each run's table once
+    however many measures they check. A label asked for twice keeps its first value.
+    """
+    if not isinstance(measures, str) and isinstance(measures, Sequence) and measures and all(
+        not isinstance(g, str) and isinstance(g, Sequence) for g in measures
+    ):
+        return [r for group in measures for r in resolve(_measure_list(group), rel_format=rel_format, compat=compat)]
+    return resolve(_measure_list(measures), rel_format=rel_format, compat=compat)
+
+
 @_api_names
 @_hash_inputs_switch
 def evaluate(
@@ -292,7 +307,7 @@ def evaluate(
         raise UsageError(f"--ties {ties}: unknown tie rule (known: {', '.join(TIE_RULES)})")
     if ties != "docno" and rel_format != "qrels":
         raise UsageError(f"--ties {ties} applies to -R qrels judgements, not -R {rel_format}")
-    requests = resolve(_measure_list(measures), rel_format=rel_format, compat=compat)
+    requests = _requests(measures, rel_format=rel_format, compat=compat)
     need = [r.labels[0] for r in requests if r.measure.extra.get("needs_subtopics")]
     if need and subtopics is None:
         raise UsageError(f"measure '{need[0]}' needs subtopic judgements: give --subtopics FILE")

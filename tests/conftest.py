@@ -3,11 +3,24 @@
 from __future__ import annotations
 
 import io
+import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# No test may assert a wall-clock time (CI machines are loaded): hypothesis's per-example
+# deadline is one, so it is off for every property test.
+settings.register_profile("ireval", deadline=None)
+settings.load_profile("ireval")
+
+# A background CI job starts pytest with SIGINT ignored, and a child process inherits an
+# ignored signal: the tests that interrupt ireval (Ctrl-C) would then see it carry on.
+# Restore Python's own handler so that children start with the default disposition.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 DATA = Path(__file__).parent / "data"
 TREC_EVAL = DATA / "trec_eval"

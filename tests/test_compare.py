@@ -326,3 +326,41 @@ def test_text_report_counts_unjudged_topics(cli, tmp_path):
     extra = write(tmp_path / "extra.txt", RUN2.read_text() + "999 Q0 X 1 1 x\n")
     out = cli(["compare", QRELS, RUN1, extra]).out.decode()
     assert f"{extra} has 1 topic not judged in {QRELS} (ignored)" in out.splitlines()
+
+
+def test_each_run_table_is_built_once_however_many_batches(monkeypatch, tmp_path):
+    """-m P.5 -m P.10 -m ndcg_cut.5 -m ndcg_cut.10 needs several -m lists (trec_eval keeps the
+    first parameters of a measure), but each run's table is built once (issue 15)."""
+    import irevalcli.api as api
+    from irevalcli.commands.compare import load_inputs, measure_batches, score_run
+
+    calls = []
+    real = api.build_table
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(api, "build_table", counting)
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n2 0 c 2\n")
+    (tmp_path / "r1").write_text("1 Q0 a 1 2 x\n1 Q0 b 2 1 x\n2 Q0 c 1 1 x\n")
+    specs = ["P.5", "P.10", "ndcg_cut.5", "ndcg_cut.10"]
+    batches, labels = measure_batches(specs)
+    assert len(batches) == 2 and labels == ["P_5", "P_10", "ndcg_cut_5", "ndcg_cut_10"]
+    qrels, (run,) = load_inputs(str(tmp_path / "q"), [str(tmp_path / "r1")])
+    scored = score_run(qrels, run, batches, labels)
+    assert len(calls) == 1  # one table for all the batches
+    assert scored.values["P_5"].tolist() == [0.2, 0.2] and scored.values["P_10"].tolist() == [0.1, 0.1]
+    assert scored.values["ndcg_cut_10"].tolist() == [1.0, 1.0]
+
+
+def test_evaluate_takes_lists_of_measure_lists():
+    """evaluate(q, r, [["P.5"], ["P.10"]]): each inner list is one -m command line."""
+    import pandas as pd
+
+    from irevalcli import evaluate
+
+    q = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "rel": [1, 0]})
+    r = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "score": [2.0, 1.0]})
+    s = evaluate(q, r, [["P.1"], ["P.2", "map"]]).results.summary
+    assert (s["P_1"], s["P_2"], s["map"]) == (1.0, 0.5, 1.0)

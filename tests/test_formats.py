@@ -342,7 +342,7 @@ def test_csv_neutralises_formula_cells_but_not_numbers(cli, tmp_path):
 
 
 def test_csv_text_cell_rules():
-    from irevalcli.output.files import csv_text_cell
+    from irevalcli.output.cells import csv_text_cell
 
     assert [csv_text_cell(x) for x in ("=1+1", "+x", "-x", "@SUM(A1)", "\tx", "\rx", "-0.5", "+3", "-1e5", "a=b")] == [
         "'=1+1", "'+x", "'-x", "'@SUM(A1)", "'\tx", "'\rx", "-0.5", "+3", "-1e5", "a=b"]

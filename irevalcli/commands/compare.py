@@ -21,7 +21,9 @@ from typing import TYPE_CHECKING, Any, Literal
 import click
 
 from .options import Integer, ties_option
+from ..analysis.stats import TESTS
 from ..errors import InputError, UsageError
+from ..output.cells import latex_escape, markdown_cell
 
 if TYPE_CHECKING:
     import numpy as np
@@ -142,15 +144,14 @@ def score_run(
     values: dict[str, Any] = {}
     summaries: dict[str, float] = {}
     aggs: dict[str, str] = {}
-    qids: list[str] = []
-    for batch in batches:
-        ev = evaluate(qrels, run, batch, complete=True, rel_level=rel_level, ties=ties)
-        qids = ev.results.qids
-        for col in ev.results.columns:
-            if col.label in labels and col.label not in values and col.per_query is not None and col.kind != "str":
-                values[col.label] = col.per_query
-                summaries[col.label] = math.nan if col.summary is None else float(col.summary)  # type: ignore[arg-type]
-                aggs[col.label] = registry[col.root].agg
+    # one table for every batch: evaluate() resolves each batch as its own -m list
+    ev = evaluate(qrels, run, batches, complete=True, rel_level=rel_level, ties=ties)
+    qids = ev.results.qids
+    for col in ev.results.columns:
+        if col.label in labels and col.label not in values and col.per_query is not None and col.kind != "str":
+            values[col.label] = col.per_query
+            summaries[col.label] = math.nan if col.summary is None else float(col.summary)  # type: ignore[arg-type]
+            aggs[col.label] = registry[col.root].agg
     run_topics = {_decode(q) for q in pc.unique(run.qid).to_pylist()}
     judged = set(qids)
     if not run_topics & judged:
@@ -520,10 +521,6 @@ def terminal_width() -> int:
     return shutil.get_terminal_size((120, 24)).columns
 
 
-def markdown_cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
-
-
 def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[bool]) -> str:
     out = ["| " + " | ".join(markdown_cell(h) for h in headers) + " |",
            "|" + "|".join("---:" if r else "---" for r in right) + "|"]
@@ -689,14 +686,6 @@ def format_markdown(report: Report) -> bytes:
     return "".join(out).encode("utf-8", "surrogateescape")
 
 
-_LATEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
-
-
-def latex_escape(text: str) -> str:
-    return "".join(_LATEX_ESCAPES.get(ch, ch) for ch in text)
-
-
 def format_latex(report: Report) -> bytes:
     """A booktabs tabular; significant differences carry a dagger."""
     alpha = report.meta["options"]["alpha"]
@@ -807,7 +796,7 @@ Wang et al. SIGIR 2012) and trisk[.ALPHA]:MEASURE (TRisk, Dincer et al. SIGIR
 @click.argument("runs", metavar="RUN...", nargs=-1, required=True)
 @click.option("-m", "--measure", "measures", multiple=True, metavar="NAME[.PARAMS]",
               help="Measure to compare on (repeatable; default: map), or a risk measure (see below).")
-@click.option("--test", type=click.Choice(["t", "wilcoxon", "randomization", "sign"]), default="t", show_default=True,
+@click.option("--test", type=click.Choice(TESTS), default="t", show_default=True,
               help="Paired significance test (two-sided).")
 @click.option("--permutations", type=Integer(), default=10000, show_default=True, callback=_positive, metavar="N",
               help="Random sign flips for --test randomization (exact when 2^topics <= N).")

@@ -27,7 +27,8 @@ import click
 from .options import complete_option, rel_level_option, ties_option
 from .completion import complete_path
 from ..errors import UsageError
-from ..output.files import csv_text_cell, format_for, no_short_output_option
+from ..output.cells import csv_text_cell
+from ..output.files import format_for, no_short_output_option
 
 if TYPE_CHECKING:
     import numpy as np

@@ -40,7 +40,6 @@ from .compare import (
     fmt_p,
     fmt_value,
     load_inputs,
-    markdown_cell,
     markdown_table,
     measure_batches,
     plain_table,
@@ -50,14 +49,14 @@ from .compare import (
     stdout_is_terminal,
 )
 from ..errors import GateFailed, InputError, UsageError
-from ..analysis.stats import TEST_NAMES
+from ..output.cells import markdown_cell
+from ..analysis.stats import TEST_NAMES, TESTS
 
 GATE_FORMATS = ("table", "json", "markdown", "junit")
 KINDS = ("min", "max_drop", "max_drop_rel")
 OPTION_OF = {"min": "--min", "max_drop": "--max-drop", "max_drop_rel": "--max-drop-rel"}
 CONFIG_KEYS = ("qrels", "run", "baseline", "measures", "min", "max_drop", "max_drop_rel", "alpha", "test", "seed",
                "permutations", "level_for_rel", "ties")
-TESTS = ("t", "wilcoxon", "randomization", "sign")
 # Absolute slack when comparing a value with a threshold, so that a drop of
 # exactly the tolerance (0.30 - 0.28 = 0.020000000000000018) is within it.
 EPS = 1e-12

@@ -22,7 +22,8 @@ import click
 from .options import complete_option, input_format_options, rel_level_option, ties_option
 from .completion import complete_measure, complete_path
 from ..errors import UsageError
-from ..output.files import no_short_output_option, undecodable_escaped
+from ..output.cells import undecodable_escaped
+from ..output.files import no_short_output_option
 
 PLOT_FORMATS = ("png", "svg")
 

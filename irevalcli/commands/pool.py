@@ -185,7 +185,7 @@ def pool_bytes(pool: Pool, label: str = "-1") -> bytes:
 def counts_text(pool: Pool, depth: int) -> str:
     """The per-run contribution report (stderr), as aligned plain text."""
     head = ("run", "runid", "topics", "pooled", "unique", "judged")
-    from ..output.files import one_line_cell
+    from ..output.cells import one_line_cell
 
     # names are data: a control character in a path or runid is spelt out, never sent to the terminal
     rows = [(one_line_cell(c.path), one_line_cell(c.runid), str(c.topics), str(c.pooled), str(c.unique),
@@ -209,7 +209,7 @@ def counts_csv(pool: Pool) -> bytes:
     import csv
     import io
 
-    from ..output.files import csv_text_cell
+    from ..output.cells import csv_text_cell
 
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")

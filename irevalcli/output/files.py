@@ -53,38 +53,6 @@ EXTENSION_FORMATS = {
 }
 
 
-def undecodable_escaped(text: str) -> str:
-    """``text`` as valid UTF-8: each byte that was not UTF-8 in the input (kept as a
-    surrogate escape) is spelt ``\\xNN``, as ireval's messages spell it. For outputs that
-    must be Unicode text (Parquet string columns, plot labels)."""
-    if not any(0xDC80 <= ord(ch) <= 0xDCFF for ch in text):
-        return text
-    return "".join(f"\\x{ord(ch) - 0xDC00:02x}" if 0xDC80 <= ord(ch) <= 0xDCFF else ch for ch in text)
-
-
-_NUMBER = re.compile(r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$")
-
-
-def csv_text_cell(text: str) -> str:
-    """A text cell of csv output made safe for spreadsheets: a cell a spreadsheet would run
-    as a formula (starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) gets
-    a leading ``'``, unless the whole cell is a plain number (a topic id ``-1``)."""
-    if text[:1] in ("=", "+", "-", "@", "\t", "\r") and not _NUMBER.match(text):
-        return "'" + text
-    return text
-
-
-def one_line_cell(text: str) -> str:
-    """A cell of a markdown, LaTeX or rich table kept on one line and free of control
-    characters: newline, carriage return and tab print as ``\\n``, ``\\r``, ``\\t``,
-    other control characters as ``\\xNN``."""
-    if not any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in text):
-        return text
-    named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-    return "".join(named.get(ch) or (f"\\x{ord(ch):02x}" if ord(ch) < 0x20 or ord(ch) == 0x7F else ch)
-                   for ch in text)
-
-
 # The parameters of ireval's commands that name input files. The command line records their
 # values (:func:`command_inputs`) before a command runs, and every write refuses them as
 # outputs, so a command is protected even where it does not pass its inputs itself.

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..engine.evaluate import Results
-from .files import csv_text_cell, one_line_cell, undecodable_escaped
+from .cells import csv_text_cell, latex_escape, markdown_cell, one_line_cell, undecodable_escaped
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -471,25 +471,14 @@ def format_markdown(runs: Sequence[RunResults], *, per_query: bool = False, summ
     grid = _grid(runs, per_query=per_query, summary=summary)
     text, best = _cells(grid, places)
 
-    def esc(s: str) -> str:
-        return one_line_cell(s).replace("|", "\\|")
-
     ids = _id_columns(per_query)
     head = [*ids, *grid.labels]
     align = ["---"] * len(ids) + ["---" if k == "str" else "---:" for k in grid.kinds]
-    lines = ["| " + " | ".join(esc(h) for h in head) + " |", "| " + " | ".join(align) + " |"]
+    lines = ["| " + " | ".join(markdown_cell(h) for h in head) + " |", "| " + " | ".join(align) + " |"]
     for (qid, ri, _values), cells, marks in zip(grid.rows, text, best):
-        shown = [f"**{esc(c)}**" if b else esc(c) for c, b in zip(cells, marks)]
-        lines.append("| " + " | ".join([*(esc(x) for x in _id_cells(runs, qid, ri, per_query)), *shown]) + " |")
+        shown = [f"**{markdown_cell(c)}**" if b else markdown_cell(c) for c, b in zip(cells, marks)]
+        lines.append("| " + " | ".join([*(markdown_cell(x) for x in _id_cells(runs, qid, ri, per_query)), *shown]) + " |")
     return ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape")
-
-
-_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
-
-
-def latex_escape(s: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in one_line_cell(s))
 
 
 def format_latex(runs: Sequence[RunResults], *, per_query: bool = False, summary: bool = True,
