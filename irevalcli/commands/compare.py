@@ -150,7 +150,7 @@ def score_run(
     for col in ev.results.columns:
         if col.label in labels and col.label not in values and col.per_query is not None and col.kind != "str":
             values[col.label] = col.per_query
-            summaries[col.label] = math.nan if col.summary is None else float(col.summary)  # type: ignore[arg-type]
+            summaries[col.label] = math.nan if col.summary is None else float(col.summary)
             aggs[col.label] = registry[col.root].agg
     run_topics = {_decode(q) for q in pc.unique(run.qid).to_pylist()}
     judged = set(qids)

@@ -295,4 +295,4 @@ def curve_command(
         data = to_json(curves, per_query=per_query)
     else:
         data = to_csv([(p, c) for p, _, c in curves], per_query=per_query)
-    write_output(data, output, fmt, inputs=inputs)
+    write_output(data, output, fmt or "csv", inputs=inputs)

@@ -165,7 +165,7 @@ def _toml_loads(text: str) -> dict[str, Any]:
     try:
         import tomllib
     except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
+        import tomli as tomllib  # type: ignore[no-redef, unused-ignore]
     return tomllib.loads(text)
 
 

@@ -445,7 +445,7 @@ def measures_reference(fmt: str) -> str:
 
     registry = load()
     measures = [measure_info(m) for m in registry.values()]
-    families = [
+    families: list[dict[str, Any]] = [
         {"spelling": _family_form(f), "name": f.name, "library": f.style, "also_spelled": list(f.synonyms),
          "maps_to": list(f.roots), "arguments": list(f.args), "cutoff": f.cutoff if f.style != "ranx" else "optional",
          "definition": f.definition}

@@ -199,7 +199,7 @@ def pr_curves(
     for run in runs:
         ev = evaluate(qrels, run, ["iprec_at_recall"], complete=complete, rel_level=rel_level, ties=ties)
         points = [
-            (float(c.label.rsplit("_", 1)[1]), float(c.summary))  # type: ignore[arg-type]
+            (float(c.label.rsplit("_", 1)[1]), float(c.summary))
             for c in ev.results.columns
             if c.root == "iprec_at_recall" and c.summary is not None
         ]
@@ -240,7 +240,7 @@ def topic_diffs(
                 "name one (e.g. P.10 or ndcg_cut.10)"
             )
         label = cols[0].label
-        values.append(dict(zip(ev.results.qids, (float(v) for v in cols[0].per_query))))  # type: ignore[union-attr]
+        values.append(dict(zip(ev.results.qids, (float(v) for v in cols[0].per_query))))
     common = [q for q in values[0] if q in values[1]]
     if not common:
         raise UsageError("the two runs have no evaluated topic in common")

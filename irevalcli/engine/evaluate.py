@@ -9,6 +9,7 @@ trec_eval's accumulators add them.
 from __future__ import annotations
 
 import math
+from typing import Any
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -44,11 +45,14 @@ class Results:
     compat: str = "10.0"
     diagnostics: list[str] = field(default_factory=list)
 
-    def per_query_frame(self):  # type: ignore[no-untyped-def]
+    def per_query_frame(self) -> Any:
         """Tidy per-topic table: qid, measure, value (strings in ``text``)."""
         import pandas as pd
 
-        rows_q, rows_m, rows_v, rows_t = [], [], [], []
+        rows_q: list[str] = []
+        rows_m: list[str] = []
+        rows_v: list[float] = []
+        rows_t: list[str | None] = []
         for col in self.columns:
             if col.per_query is None:
                 continue
@@ -62,10 +66,12 @@ class Results:
                 rows_t.extend([None] * len(self.qids))
         return pd.DataFrame({"qid": rows_q, "measure": rows_m, "value": rows_v, "text": rows_t})
 
-    def summary_frame(self):  # type: ignore[no-untyped-def]
+    def summary_frame(self) -> Any:
         import pandas as pd
 
-        m, v, t = [], [], []
+        m: list[str] = []
+        v: list[float] = []
+        t: list[str | None] = []
         for col in self.columns:
             if col.summary is None:
                 continue
@@ -153,7 +159,7 @@ def concat_topics(parts: list[tuple[list[str], list[TopicColumn]]]) -> tuple[lis
             flat = [x for piece in pieces for x in piece]  # type: ignore[union-attr]
             columns.append(TopicColumn(first.label, first.measure, [flat[i] for i in order]))
         else:
-            merged = np.concatenate(pieces)  # type: ignore[arg-type]
+            merged: np.ndarray = np.concatenate(pieces)  # type: ignore[arg-type]
             w = None if first.weights is None else np.concatenate([cols[j].weights for _, cols in parts])[idx]
             columns.append(TopicColumn(first.label, first.measure, merged[idx], w))
     return [qids[i] for i in order], columns

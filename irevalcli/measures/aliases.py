@@ -362,9 +362,9 @@ def _es_precision(args: dict[str, Any], at: str | None, spec: str) -> Target:
 def _ranx(root: str, cut_root: str | None, *, big: bool = False) -> Callable:
     def build(args: dict[str, Any], at: str | None, spec: str) -> Target:
         k = _int_cutoff(at, spec)
-        view = {"view": ("drop", args["level"])} if "level" in args else {}
+        view: dict[str, Any] = {"view": ("drop", args["level"])} if "level" in args else {}
         if k is None:
-            return Target(cut_root, (BIG,), **view) if big else Target(root, (), **view)
+            return Target(cut_root or root, (BIG,), **view) if big else Target(root, (), **view)
         return Target(cut_root or root, (k,), **view)
 
     return build
@@ -373,7 +373,7 @@ def _ranx(root: str, cut_root: str | None, *, big: bool = False) -> Callable:
 def _ranx_rbp(args: dict[str, Any], at: str | None, spec: str) -> Target:
     if at is None or not re.fullmatch(r"[0-9]+", at):
         raise MeasureParamError(f"{spec}: ranx's rbp needs its persistence as digits, e.g. rbp.95 (p = 0.95)")
-    view = {"view": ("drop", args["level"])} if "level" in args else {}
+    view: dict[str, Any] = {"view": ("drop", args["level"])} if "level" in args else {}
     return Target("rbp_label", (("p", float(f"0.{at}")),), **view)
 
 
@@ -595,7 +595,9 @@ def _value(text: str, spec: str) -> Any:
 
 def _split_top(text: str, sep: str = ",") -> list[str]:
     """Split at ``sep`` outside braces and quotes (``gains={0:1,1:4},judged_only=True``)."""
-    parts, depth, quote, cur = [], 0, "", []
+    parts: list[str] = []
+    cur: list[str] = []
+    depth, quote = 0, ""
     for ch in text:
         if quote:
             quote = "" if ch == quote else quote
@@ -668,13 +670,13 @@ def parse(spec: str) -> Friendly | None:
     r = _RANX_RE.match(spec)
     if r and r.group("name") in FAMILIES and FAMILIES[r.group("name")].style == "ranx":
         fam = FAMILIES[r.group("name")]
-        args: dict[str, Any] = {}
+        ranx_args: dict[str, Any] = {}
         if r.group("level") is not None:
-            args["level"] = int(r.group("level"))
+            ranx_args["level"] = int(r.group("level"))
         at = r.group("at")
         if fam.name != "rbp" and at is not None and spec[len(fam.name)] == ".":
             return None  # name.N is trec_eval's syntax, not ranx's
-        return Friendly(spec, fam, fam.build(args, at, spec))
+        return Friendly(spec, fam, fam.build(ranx_args, at, spec))
     return None
 
 
@@ -688,7 +690,7 @@ def wrap(meas: Any, target: Target) -> Any:
         return meas
     from . import _util
 
-    makers = {
+    makers: dict[str, Callable[[Any, Any], Any]] = {
         "level": _util.at_level,
         "binary": _util.binary,
         "drop": _util.drop_below,

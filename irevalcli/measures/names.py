@@ -100,9 +100,9 @@ def parse_params(meas: Measure, text: str, spec: str) -> Params:
         return Params(tuple(cut), text)
     if kind == "double_cutoffs":
         dcut = sorted(_atof(t, spec, "cutoff") for t in items)
-        for a, b in zip(dcut, dcut[1:]):
-            if a == b:
-                raise MeasureParamError(f"{spec}: cutoff {a:g} is given twice")
+        for x, y in zip(dcut, dcut[1:]):
+            if x == y:
+                raise MeasureParamError(f"{spec}: cutoff {x:g} is given twice")
         return Params(tuple(dcut), text)
     if kind == "double_params":
         vals = tuple(_atof(t, spec, "parameter") for t in items)
@@ -232,9 +232,9 @@ class Suggester:
         lowered: dict[str, str] = {}
         for fam in FAMILIES:
             lowered.setdefault(fam.lower(), fam)
-        fam = lowered.get(m.group(1).lower())
-        if fam is not None:
-            yield fam + m.group(2)
+        family = lowered.get(m.group(1).lower())
+        if family is not None:
+            yield family + m.group(2)
 
     def _misspelt(self, spec: str) -> Iterable[str]:
         name, dot, rest = spec.partition(".")
@@ -303,8 +303,8 @@ def resolve(
             continue
         if rel_format not in meas.rel_formats:
             needs = " or ".join(f"-R {f}" for f in sorted(meas.rel_formats))
-            hint = {"prefs": "all_prefs", "qrels_prefs": "all_prefs", "qrels_jg": "qrels_jg"}.get(rel_format)
-            extra = f"; with -R {rel_format} use -m {hint}" if hint else ""
+            nick = {"prefs": "all_prefs", "qrels_prefs": "all_prefs", "qrels_jg": "qrels_jg"}.get(rel_format)
+            extra = f"; with -R {rel_format} use -m {nick}" if nick else ""
             raise MeasureParamError(
                 f"measure '{root}' cannot be computed from -R {rel_format} judgements (it needs {needs}){extra}"
             )

@@ -252,7 +252,7 @@ def _tidy(results: Results, *, per_query: bool, summary: bool) -> tuple[list, li
             for ti, q in enumerate(results.qids):
                 qid.append(q)
                 meas.append(c.label)
-                v = c.per_query[ti]  # type: ignore[index]
+                v = c.per_query[ti]
                 if c.kind == "str":
                     val.append(None)
                     txt.append(v)
