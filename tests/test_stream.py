@@ -277,7 +277,8 @@ def test_error_paths_exit_2_under_load(tmp_path):
 
 @pytest.mark.slow
 def test_error_paths_exit_2_under_load_many_times(tmp_path):
-    _repeat_error_paths(tmp_path, 40)
+    # 12 x 23 error paths = 276 runs; the abort was seen in 1 run in 10 to 20
+    _repeat_error_paths(tmp_path, 12)
 
 
 def test_prefetch_worker_is_joined_when_the_consumer_fails():
