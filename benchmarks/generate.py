@@ -253,7 +253,7 @@ def generate(which: str, scale: float = 1.0, seed: int = DEFAULT_SEED) -> dict:
 
     spec = SPECS[which]
     rng = np.random.default_rng([seed, spec.index])
-    nq = max(1, int(round(spec.n_queries * scale)))
+    nq = max(1, round(spec.n_queries * scale))
     qids = _qids(spec, nq, rng)
 
     # ---- judgements per query

@@ -25,12 +25,12 @@ import sys
 import atheris
 
 with atheris.instrument_imports(include=["irevalcli"]):
+    from irevalcli.core.table import EvalOptions, build_table
     from irevalcli.engine.evaluate import evaluate_table
     from irevalcli.errors import IrevalError
-    from irevalcli.output.formatters import FORMATTERS
-    from irevalcli.measures.names import resolve
     from irevalcli.io.trec import Source, parse_qrels, parse_run
-    from irevalcli.core.table import EvalOptions, build_table
+    from irevalcli.measures.names import resolve
+    from irevalcli.output.formatters import FORMATTERS
 
 INCLUDE_KNOWN = os.environ.get("IREVAL_FUZZ_KNOWN") == "1"
 KNOWN = re.compile(r"[0-9]{16,}|[eE][+]?0*[0-9]{3,}|[eE][+]?0*(1[6-9]|[2-9][0-9])|[0-9]{4,}\s*="

@@ -8,14 +8,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from .engine.evaluate import Results, evaluate_table
-from .errors import InputError, IrevalError, UsageError
-from .io.tabular import streamable
-from .measures.names import Request, resolve
-from .io.trec import Qrels, Run, read_zscores
-from .engine.stream import should_stream
-from .io.subtopics import load_subtopics
 from .core.table import EvalOptions, build_table
+from .engine.evaluate import Results, evaluate_table
+from .engine.stream import should_stream
+from .errors import InputError, IrevalError, UsageError
+from .io.subtopics import load_subtopics
+from .io.tabular import streamable
+from .io.trec import Qrels, Run, read_zscores
+from .measures.names import Request, resolve
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from irevalcli.measures.aliases import BIG, describe, parse
 from irevalcli.errors import MeasureParamError, UnknownMeasureError
+from irevalcli.measures.aliases import BIG, describe, parse
 from irevalcli.measures.names import resolve
 
 from .conftest import TREC_EVAL

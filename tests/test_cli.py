@@ -315,7 +315,7 @@ def test_make_run_installs_only_the_runtime_and_conformance_stays_in_the_repo():
     stamp = make[make.index("$(STAMP): pyproject.toml"):make.index("$(TEST_STAMP): $(STAMP)")]
     assert "pip install --quiet -e .\n" in stamp and "[" not in stamp  # no extras for `make run`
     assert "run: $(STAMP)\n" in make and "test: $(TEST_STAMP)\n" in make
-    assert "$(BIN)/pip install --quiet -e '.[test,plot]'" in make
+    assert "$(BIN)/pip install --quiet -e '.[test,plot,lint]'" in make  # make test: tests, plots, linters
     conformance = make[make.index("conformance: "):]
     assert conformance.split("\n")[1] == "\t$(BIN)/python tests/run_conformance.py $(BIN)/ireval tests/data/trec_eval"
     assert ".." not in make  # nothing outside the clone
@@ -366,7 +366,7 @@ def test_reading_a_run_from_a_terminal_says_so(cli, files, monkeypatch, prefix):
 
 
 def test_no_terminal_note_for_a_pipe_or_a_named_run(cli, files):
-    q, r = files
+    q, _r = files
     assert cli(["-m", "map", q, "-"], stdin=RUN.encode()).err == ""  # the fixture's stdin is no terminal
 
 

@@ -291,7 +291,7 @@ def test_standard_input_is_named_dash(cli):
 def test_rich_table_fits_80_columns(cli, monkeypatch):
     """An 80-column terminal gets two tables (means, then paired statistics), no line wider than 80,
     no blank lines piled under the title, and every word of every cell whole."""
-    from irevalcli.commands.compare import _table_rows, run_compare, Settings, format_rich
+    from irevalcli.commands.compare import Settings, _table_rows, format_rich, run_compare
 
     monkeypatch.setenv("COLUMNS", "80")
     monkeypatch.setattr("irevalcli.commands.compare.stdout_is_terminal", lambda: True)

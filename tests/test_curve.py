@@ -242,7 +242,7 @@ def test_output_that_is_an_input_is_refused(cli, files):
 
 
 def test_csv_text_cells_cannot_be_formulas(cli, tmp_path):
-    q = write(tmp_path / "qrels.txt", "=1+1 0 a 1\n-7 0 a 1\n")
+    write(tmp_path / "qrels.txt", "=1+1 0 a 1\n-7 0 a 1\n")
     r = write(tmp_path / "-r.txt", "=1+1 Q0 a 1 1 r\n-7 Q0 a 1 1 r\n")
     res = cli(["curve", "-q", "--recall-levels", "1", "--", "qrels.txt", "-r.txt"], cwd=tmp_path)
     assert res.code == 0, res.err

@@ -87,8 +87,8 @@ import pytest
 pytrec_eval = pytest.importorskip("pytrec_eval")
 pytrec_eval_ext = pytest.importorskip("pytrec_eval_ext")
 
-from irevalcli import evaluate
-from irevalcli.errors import IrevalError, MissingTopicError
+from irevalcli import evaluate  # noqa: E402 (after the skips: the references are optional)
+from irevalcli.errors import IrevalError, MissingTopicError  # noqa: E402
 
 HAS_COMPAT = "compat" in inspect.signature(evaluate).parameters
 needs_compat = pytest.mark.skipif(

@@ -295,8 +295,8 @@ def test_auc_on_a_small_ranking():
 
 
 def test_auc_topics_without_pairs_have_no_value_and_gauc_weights():
-    qrels = BIN_QRELS + [("2", "p", 1), ("2", "q", 0), ("3", "r", 1)]
-    run = BIN_RUN + [("2", "q", 2.0), ("2", "p", 1.0), ("3", "r", 1.0)]
+    qrels = [*BIN_QRELS, ("2", "p", 1), ("2", "q", 0), ("3", "r", 1)]
+    run = [*BIN_RUN, ("2", "q", 2.0), ("2", "p", 1.0), ("3", "r", 1.0)]
     pq = per_query(qrels, run, ["auc"])
     assert pq[("1", "auc")] == pytest.approx(5 / 9) and pq[("2", "auc")] == 0.0
     assert math.isnan(pq[("3", "auc")])  # no judged non-relevant document

@@ -240,8 +240,8 @@ def test_trec_per_query_lines_match_printf_one_by_one(monkeypatch, block, z):
     """The block-wise ``%`` formatting of -q lines equals formatting each line on its own."""
     import numpy as np
 
-    from irevalcli.output import formatters
     from irevalcli.engine.evaluate import Column, Results
+    from irevalcli.output import formatters
 
     monkeypatch.setattr(formatters, "_TOPICS_PER_BLOCK", block)
     qids = ["1", "10", "2", "b%s", "\udcff"]
@@ -320,8 +320,8 @@ def _hostile(tmp_path: Path, qid: bytes, runid: bytes, run_name: str = "run.txt"
 def test_table_shows_markup_as_written(cli, tmp_path, runid, qid):
     _hostile(tmp_path, qid, runid)
     for terminal in (False, True):
-        from irevalcli.output.formatters import RunResults, format_table
         from irevalcli import evaluate
+        from irevalcli.output.formatters import RunResults, format_table
 
         ev = evaluate(str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt"), ["map"])
         text = format_table([RunResults("run.txt", ev.results.runid, "", ev.results)], per_query=True,

@@ -450,7 +450,7 @@ def test_text_report_counts_unjudged_topics(gate, data):
     write(data / "extra.txt", run_text([1] * 8, "extra") + "99 Q0 X 1 1 extra\n98 Q0 X 1 1 extra\n")
     res = gate("qrels.txt", "extra.txt", "--baseline", "perfect.txt", "--min", "map=0.5")
     assert "extra.txt has 2 topics not judged in qrels.txt (ignored)" in res.out.decode().splitlines()
-    code, doc = gate_json(gate, "qrels.txt", "extra.txt", "--min", "map=0.5")
+    _code, doc = gate_json(gate, "qrels.txt", "extra.txt", "--min", "map=0.5")
     assert doc["inputs"]["run"]["unjudged_topics"] == 2
 
 

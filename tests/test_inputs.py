@@ -18,7 +18,6 @@ import pytest
 from irevalcli import evaluate
 from irevalcli.api import load_qrels, load_run
 from irevalcli.errors import DuplicateDocError, InputError, UsageError
-from irevalcli.output.formatters import format_trec
 from irevalcli.io.tabular import (
     default_runid,
     detect,
@@ -29,6 +28,7 @@ from irevalcli.io.tabular import (
     streamable,
 )
 from irevalcli.io.trec import Source
+from irevalcli.output.formatters import format_trec
 
 from .conftest import TREC_EVAL, write
 
@@ -484,7 +484,7 @@ def test_reading_is_vectorised_on_a_large_run(tmp_path):
         df.to_parquet(paths["parquet"])
         for key, path in paths.items():
             got = []
-            calls[key, n] = _calls_while(lambda: got.append(load_run(path)))
+            calls[key, n] = _calls_while(lambda got=got, path=path: got.append(load_run(path)))
             run = got[0]
             assert len(run) == n and run.docno[n - 1].as_py() == f"d{n - 1}".encode()
     for key in ("csv", "jsonl", "parquet"):

@@ -198,8 +198,8 @@ def test_gm_map_single_topic(ap_all: Any) -> None:
 
 def test_gm_map_floor_for_zero_topic() -> None:
     # topic z has R = 0 -> map 0 -> ln(max(0, 1e-5))
-    q = AP_QRELS + [("z", "z1", 0)]
-    r = AP_RUN + [("z", "z1", 1.0)]
+    q = [*AP_QRELS, ("z", "z1", 0)]
+    r = [*AP_RUN, ("z", "z1", 1.0)]
     e = ev(q, r, ["map", "gm_map"])
     assert summ(e, "map") == approx((AP_MAP + 0.0) / 2)
     assert summ(e, "gm_map") == approx(math.exp((log(AP_MAP) + log(1e-5)) / 2))
@@ -821,8 +821,7 @@ def test_judged_only() -> None:
     e = ev(
         AP_QRELS,
         AP_RUN,
-        ["num_ret", "num_rel_ret", "num_nonrel_judged_ret", "map", "Rprec", "bpref", "infAP", "P.5", "relstring"]
-        + ["unj.5", "rbp", "rbp_resid"],
+        ["num_ret", "num_rel_ret", "num_nonrel_judged_ret", "map", "Rprec", "bpref", "infAP", "P.5", "relstring", "unj.5", "rbp", "rbp_resid"],
         judged_only=True,
     )
     assert pq(e, "num_ret", "ap") == 6
@@ -1101,8 +1100,8 @@ def test_Rndcg_changes_follow_gain_values_not_levels() -> None:
 def test_topic_with_only_negative_qrels() -> None:
     # topic n: every qrels value is negative -> R = 0, no judged levels (trec_eval reuses
     # the previous topic's counts here; the sane reading is R = 0). Ranking n1 (-2), n3 (-1).
-    q = AP_QRELS + [("n", "n1", -1), ("n", "n2", -1)]
-    r = AP_RUN + [("n", "n1", 2.0), ("n", "n3", 1.0)]
+    q = [*AP_QRELS, ("n", "n1", -1), ("n", "n2", -1)]
+    r = [*AP_RUN, ("n", "n1", 2.0), ("n", "n3", 1.0)]
     measures = ["num_rel", "num_nonrel_judged_ret", "map", "bpref", "ndcg", "ndcg_cut.5", "Rndcg", "relstring", "unj.5"]
     e = ev(q, r, [*measures, "rbp_resid"])
     assert pq(e, "num_rel", "n") == 0

@@ -13,9 +13,9 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from irevalcli.io.arrow import binary_array, from_numpy, to_numpy, valid_mask
-from irevalcli.errors import InputError
 from irevalcli.engine.stream import prefetch
+from irevalcli.errors import InputError
+from irevalcli.io.arrow import binary_array, from_numpy, to_numpy, valid_mask
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -64,9 +64,8 @@ def test_prefetch_raises_in_order():
         raise InputError("run.txt", "bad line", 7)
 
     got = []
-    with pytest.raises(InputError) as exc:  # the items before the error arrive first
-        with prefetch(items()) as it:
-            got.extend(it)
+    with pytest.raises(InputError) as exc, prefetch(items()) as it:  # the items before the error arrive first
+        got.extend(it)
     assert got == [1, 2]
     assert exc.value.line == 7
 

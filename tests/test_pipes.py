@@ -174,7 +174,7 @@ def test_signal_while_reading_input(big, tmp_path):
         out = d / "scores.txt"
         out.write_bytes(b"previous\n")
         runs[sig] = (_start_blocked(big, out), out)
-    for sig, (proc, out) in runs.items():
+    for sig, (proc, _out) in runs.items():
         proc.send_signal(sig)
         try:
             proc.stdin.close()
@@ -201,14 +201,14 @@ def _signal_during_run(d: Path, tmps: list[Path], sigs: list[int], delays: list[
                                 cwd=d, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         procs.append((proc, fifo, out))
     start = []
-    for proc, fifo, out in procs:
+    for _proc, fifo, _out in procs:
         with open(fifo, "wb") as fh:  # returns once ireval has opened it: main() is running
             fh.write((d / "q").read_bytes())
         start.append(time.monotonic())
-    for (proc, fifo, out), sig, delay, t0 in sorted(zip(procs, sigs, delays, start), key=lambda x: x[2] + x[3]):
+    for (proc, _fifo, _out), sig, delay, t0 in sorted(zip(procs, sigs, delays, start), key=lambda x: x[2] + x[3]):
         time.sleep(max(0.0, t0 + delay - time.monotonic()))
         proc.send_signal(sig)
-    for (proc, fifo, out), sig in zip(procs, sigs):
+    for (proc, _fifo, out), sig in zip(procs, sigs):
         stdout, stderr = proc.communicate(timeout=60)
         assert stdout == b""
         # 0: finished before the signal; killed by it (-2, -15): the signal came after main()

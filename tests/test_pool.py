@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from irevalcli.api import load_qrels, load_run
-from irevalcli.errors import DuplicateDocError, OutputError
 from irevalcli.commands.pool import build_pool, pool_bytes
+from irevalcli.errors import DuplicateDocError, OutputError
 
 from .conftest import write
 

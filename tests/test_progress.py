@@ -132,7 +132,6 @@ def test_file_names_are_not_markup(tmp_path):
 
     console = Console(file=io.StringIO(), width=200, force_terminal=False, color_system=None)
     p = Progress(True)
-    with p:
-        with p.step("reading [/x] [red]run[/red]"):
-            console.print(p._live.make_tasks_table(p._live.tasks))  # type: ignore[union-attr]
+    with p, p.step("reading [/x] [red]run[/red]"):
+        console.print(p._live.make_tasks_table(p._live.tasks))  # type: ignore[union-attr]
     assert "reading [/x] [red]run[/red]" in console.file.getvalue()

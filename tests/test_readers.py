@@ -6,7 +6,6 @@ import bz2
 import gzip
 import lzma
 
-import numpy as np
 import pytest
 
 from irevalcli.errors import InputError
@@ -184,8 +183,8 @@ def test_line_longer_than_the_limit_is_an_error_naming_it(cli, tmp_path, monkeyp
 
 
 def test_nul_after_the_first_chunk_is_found_before_reading_on(tmp_path):
-    from irevalcli.errors import InputError
     from irevalcli.engine.stream import ChunkReader
+    from irevalcli.errors import InputError
 
     p = tmp_path / "r"
     p.write_bytes(b"1 Q0 a 1 2 r\n" * 50 + b"\0" * 10000)

@@ -15,8 +15,6 @@ import random
 import numpy as np
 import pytest
 
-from irevalcli.measures import gain as gain_mod
-from irevalcli.measures.registry import REGISTRY, Params
 from irevalcli.core.table import (
     EvalOptions,
     EvalTable,
@@ -25,6 +23,8 @@ from irevalcli.core.table import (
     seg_cumsum_exact,
     seg_read_sparse,
 )
+from irevalcli.measures import gain as gain_mod
+from irevalcli.measures.registry import REGISTRY, Params
 
 NEG0 = -0.0
 

@@ -291,16 +291,14 @@ def test_prefetch_worker_is_joined_when_the_consumer_fails():
 
     def items():
         try:
-            for i in range(1000):
-                yield i
+            yield from range(1000)
         finally:
             closed.append(threading.current_thread().name)
 
-    with pytest.raises(ZeroDivisionError):
-        with prefetch(items()) as it:
-            for i in it:
-                if i == 3:
-                    1 / 0
+    with pytest.raises(ZeroDivisionError), prefetch(items()) as it:
+        for i in it:
+            if i == 3:
+                raise ZeroDivisionError
     assert closed == ["ireval-prefetch"]
     assert not [t for t in threading.enumerate() if t.name == "ireval-prefetch"]
 
@@ -316,10 +314,9 @@ def test_prefetch_worker_error_is_raised_in_order_and_joined():
         raise KeyError("x")
 
     got = []
-    with pytest.raises(KeyError):
-        with prefetch(items()) as it:
-            for i in it:
-                got.append(i)
+    with pytest.raises(KeyError), prefetch(items()) as it:
+        for i in it:
+            got.append(i)
     assert got == [1, 2]
     assert not [t for t in threading.enumerate() if t.name == "ireval-prefetch"]
 

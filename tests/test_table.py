@@ -7,13 +7,13 @@ import random
 import numpy as np
 import pytest
 
-from irevalcli.io.arrow import binary_array
+from irevalcli.core.table import EvalOptions, _numeric_ids, _permuted, build_table, rank_order, rank_permutation
 from irevalcli.engine.evaluate import evaluate_table
 from irevalcli.errors import DuplicateDocError
-from irevalcli.output.formatters import format_trec
-from irevalcli.measures.names import resolve
+from irevalcli.io.arrow import binary_array
 from irevalcli.io.trec import Source, parse_qrels, parse_run
-from irevalcli.core.table import EvalOptions, _numeric_ids, _permuted, build_table, rank_order, rank_permutation
+from irevalcli.measures.names import resolve
+from irevalcli.output.formatters import format_trec
 
 
 def src(text):

@@ -20,16 +20,16 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
-from .options import Integer, ties_option
 from ..analysis.stats import TESTS
 from ..errors import InputError, UsageError
 from ..output.cells import latex_escape, markdown_cell
+from .options import Integer, ties_option
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from ..measures.names import Request
     from ..io.trec import Qrels, Run
+    from ..measures.names import Request
 
 COMPARE_FORMATS = ("table", "json", "markdown", "latex", "csv")
 # Aggregates whose summary is a sum over topics (num_ret, num_rel_ret, TP ...), not a mean.
@@ -137,7 +137,6 @@ def score_run(
     import pyarrow.compute as pc
 
     from ..api import evaluate
-
     from ..measures.catalog import load
 
     registry = load()

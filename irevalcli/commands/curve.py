@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .options import complete_option, rel_level_option, ties_option
-from .completion import complete_path
 from ..errors import UsageError
 from ..output.cells import csv_text_cell
 from ..output.files import format_for, no_short_output_option
+from .completion import complete_path
+from .options import complete_option, rel_level_option, ties_option
 
 if TYPE_CHECKING:
     import numpy as np

@@ -31,7 +31,9 @@ from typing import Any
 
 import click
 
-from .options import Integer, ties_option
+from ..analysis.stats import TEST_NAMES, TESTS
+from ..errors import GateFailed, InputError, UsageError
+from ..output.cells import markdown_cell
 from .compare import (
     Scored,
     comparable_labels,
@@ -48,9 +50,7 @@ from .compare import (
     short,
     stdout_is_terminal,
 )
-from ..errors import GateFailed, InputError, UsageError
-from ..output.cells import markdown_cell
-from ..analysis.stats import TEST_NAMES, TESTS
+from .options import Integer, ties_option
 
 GATE_FORMATS = ("table", "json", "markdown", "junit")
 KINDS = ("min", "max_drop", "max_drop_rel")

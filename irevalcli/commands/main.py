@@ -25,16 +25,16 @@ from typing import Any
 
 import click
 
-from ..version import VERSION as __version__
 from ..errors import IrevalError, OutputError, UsageError
+from ..output.files import TERMINATING_SIGNALS, silence_broken_pipe, write_output
+from ..version import VERSION as __version__
+from .options import Choice, CLong, input_format_options, ties_option
 
 EXIT_OK = 0
 EXIT_GATE_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
 
-
-from .options import Choice, CLong, input_format_options, ties_option
 
 
 def _complete_first(ctx: Any, param: Any, incomplete: str) -> list[Any]:
@@ -89,7 +89,6 @@ file and line); 1 is reserved for a failed quality gate; 3 internal error.
 """
 
 
-from ..output.files import TERMINATING_SIGNALS, silence_broken_pipe, write_output  # noqa: E402
 
 
 @click.command(
@@ -192,11 +191,11 @@ def run_eval(
     ties: str = "docno",
 ) -> None:
     from ..api import REL_FORMATS, evaluate
-    from ..output.formatters import OUTPUT_FORMATS, TABLE_FORMATS, RunResults, format_runs, format_trec_pieces
-    from ..output.files import check_not_input, check_output_path, format_for, is_stdout
-    from ..io.tabular import expand_runs, parse_column_map, read_qrels_file, read_run_file, streamable
-    from ..output.progress import Progress, wanted
     from ..engine.stream import should_stream
+    from ..io.tabular import expand_runs, parse_column_map, read_qrels_file, read_run_file, streamable
+    from ..output.files import check_not_input, check_output_path, format_for, is_stdout
+    from ..output.formatters import OUTPUT_FORMATS, TABLE_FORMATS, RunResults, format_runs, format_trec_pieces
+    from ..output.progress import Progress, wanted
 
     fmt = format_for(output, fmt, OUTPUT_FORMATS, "trec")
     assert fmt is not None
@@ -440,8 +439,8 @@ def measures_reference(fmt: str) -> str:
     import json
 
     from ..measures.aliases import FAMILIES
-    from ..measures.registry import NICKNAMES
     from ..measures.catalog import load
+    from ..measures.registry import NICKNAMES
 
     registry = load()
     measures = [measure_info(m) for m in registry.values()]
@@ -503,8 +502,8 @@ def measures_reference(fmt: str) -> str:
 def measures_command(name: str | None, fmt: str = "text") -> None:
     """List every measure (or describe NAME): parameters, defaults, definition, reference."""
     from ..measures.aliases import FAMILIES, describe
-    from ..measures.names import RANX_RBP, label_form, suggest
     from ..measures.catalog import load
+    from ..measures.names import RANX_RBP, label_form, suggest
     from ..measures.registry import NICKNAMES
 
     if fmt != "text":
@@ -904,7 +903,7 @@ def _main(args: list[str], debug: bool) -> int:
             _say("ireval: cannot write to standard output: it is closed")
             return EXIT_USAGE
         return _internal(exc, debug)
-    except Exception as exc:  # noqa: BLE001  a bug: one line, traceback only with --debug
+    except Exception as exc:
         return _signal_outcome() or _internal(exc, debug)
 
 

@@ -46,7 +46,7 @@ class Integer(click.ParamType):
 
     name = "integer"
 
-    def __init__(self, min: int | None = None) -> None:  # noqa: A002  (click's spelling)
+    def __init__(self, min: int | None = None) -> None:
         self.min = min
 
     def convert(self, value: Any, param: Any, ctx: Any) -> int:

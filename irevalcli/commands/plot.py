@@ -19,11 +19,11 @@ from typing import Any
 
 import click
 
-from .options import complete_option, input_format_options, rel_level_option, ties_option
-from .completion import complete_measure, complete_path
 from ..errors import UsageError
 from ..output.cells import undecodable_escaped
 from ..output.files import no_short_output_option
+from .completion import complete_measure, complete_path
+from .options import complete_option, input_format_options, rel_level_option, ties_option
 
 PLOT_FORMATS = ("png", "svg")
 
@@ -53,7 +53,7 @@ def _matplotlib() -> Any:
         os.environ["MPLCONFIGDIR"] = private
         os.chdir(private)
         import matplotlib
-        import matplotlib.font_manager  # noqa: F401  builds its font list now, in the private directory
+        import matplotlib.font_manager
     except ImportError:
         raise UsageError("ireval plot needs matplotlib: pip install 'irevalcli[plot]'") from None
     finally:

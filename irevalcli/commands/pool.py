@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .options import input_format_options, ties_option
-from .completion import complete_path
 from ..errors import OutputError, UsageError
 from ..output.files import no_short_output_option
+from .completion import complete_path
+from .options import input_format_options, ties_option
 
 if TYPE_CHECKING:
     import pyarrow as pa

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..io.arrow import binary_array, from_numpy, to_numpy, valid_mask
 from ..errors import DuplicateDocError, MissingTopicError, NoQueriesError
+from ..io.arrow import binary_array, from_numpy, to_numpy, valid_mask
 
 if TYPE_CHECKING:
     import pyarrow as pa

@@ -9,15 +9,15 @@ trec_eval's accumulators add them.
 from __future__ import annotations
 
 import math
-from typing import Any
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-from ..measures.names import Request
-from ..measures.registry import Measure, values_2d
 from ..core.table import EvalOptions, EvalTable
 from ..io.trec import ZScores
+from ..measures.names import Request
+from ..measures.registry import Measure, values_2d
 
 MIN_GEO_MEAN = 1e-5
 

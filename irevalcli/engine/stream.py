@@ -26,16 +26,23 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..core.table import EvalOptions, EvalTable, build_table, check_qrels_duplicates, runs_of
+from ..errors import InputError, MissingTopicError, NoQueriesError
 from ..io import trec as readers
 from ..io.arrow import binary_array, to_numpy
-from ..io.trec import ZScores
-from .evaluate import Results, TopicColumn, compute_topics, concat_topics, summarize
-from ..errors import InputError, MissingTopicError, NoQueriesError
-from ..measures.names import Request
 from ..io.trec import (
-    GZIP_MAGIC, XZ_MAGIC, Qrels, Run, Source, is_bzip2, line_too_long, parse_run,
+    GZIP_MAGIC,
+    XZ_MAGIC,
+    Qrels,
+    Run,
+    Source,
+    ZScores,
+    is_bzip2,
+    line_too_long,
+    parse_run,
 )
-from ..core.table import EvalOptions, EvalTable, build_table, check_qrels_duplicates, runs_of
+from ..measures.names import Request
+from .evaluate import Results, TopicColumn, compute_topics, concat_topics, summarize
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -235,7 +242,7 @@ def _topic_batches(
 _DONE = object()
 
 
-class prefetch:  # noqa: N801  used as a function: ``with prefetch(items) as it``
+class prefetch:
     """Run the iterator ``items`` in a worker thread, ``depth`` items ahead.
 
     Reading and parsing the next chunk (decompression, Arrow's CSV parser) mostly
@@ -284,7 +291,7 @@ class prefetch:  # noqa: N801  used as a function: ``with prefetch(items) as it`
             for item in self._items:
                 if not self._put((item, None)):
                     return
-        except BaseException as exc:  # noqa: BLE001  handed to the consumer, raised there
+        except BaseException as exc:
             self._put((_DONE, exc))
             return
         finally:

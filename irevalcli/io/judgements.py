@@ -31,9 +31,9 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 
+from ..core.table import PLACEHOLDER_DOCNO, EvalOptions, EvalTable, _decode, _factorize_sorted
 from ..errors import DuplicateDocError, InputError, MissingTopicError, NoQueriesError, UsageError
 from .trec import Run, Source, _space_lut, parse_floats, parse_ints, read_source, take_tokens, tokenize
-from ..core.table import PLACEHOLDER_DOCNO, EvalOptions, EvalTable, _decode, _factorize_sorted
 
 if TYPE_CHECKING:
     import pyarrow as pa

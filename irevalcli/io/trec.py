@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING, BinaryIO
 
 import numpy as np
 
-from .arrow import binary_array, from_numpy, to_numpy
 from ..errors import InputError
+from .arrow import binary_array, from_numpy, to_numpy
 
 if TYPE_CHECKING:
     import pyarrow as pa

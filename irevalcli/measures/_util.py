@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from .registry import Params
 from ..core.table import EvalTable, seg_accumulate
+from .registry import Params
 
 
 @dataclass(frozen=True)

@@ -121,7 +121,7 @@ def _im_ndcg(args: dict[str, Any], at: str | None, spec: str) -> Target:
         if dcg != "log2":
             raise MeasureParamError(f"{spec}: gains apply to dcg=log2 only (ir_measures has no exp-log2 with gains)")
         gview = ("gains", _gains_map(args["gains"], spec))
-        views = ([gview] + ([view["view"]] + list(view["views"]) if view else []))
+        views = ([gview] + ([view["view"], *list(view["views"])] if view else []))
         view = {"view": views[0], "views": tuple(views[1:])}
     if dcg == "log2":
         return Target("ndcg", (), **view) if k is None else Target("ndcg_cut", (k,), **view)
@@ -150,7 +150,7 @@ def _im_rbp(args: dict[str, Any], at: str | None, spec: str) -> Target:
         rel = args["rel"]
         if not isinstance(rel, int) or isinstance(rel, bool):
             raise MeasureParamError(f"{spec}: rel={rel!r} is not an integer")
-        views = (("binary", rel),) + top
+        views = (("binary", rel), *top)
     else:
         views = top
     return Target("rbp", (("p", p),), view=views[0] if views else None, views=views[1:])

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import Params, measure
 from ..core.table import EvalTable
 from .precision import CUTOFFS, _safe_div
+from .registry import Params, measure
 
 MIN_GEO_MEAN = 1e-5
 INFAP_EPSILON = 1e-5

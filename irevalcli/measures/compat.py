@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import MeasureParamError
-from .registry import Params, measure
 from ..core.table import EvalTable
+from ..errors import MeasureParamError
 from ._util import pair
+from .registry import Params, measure
 
 
 @measure("compat", params="pairs", citation="Clarke, Vtyurina & Smucker, TOIS 2021 (ir_measures' compat provider)")

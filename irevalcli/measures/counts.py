@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import Params, measure
 from ..core.table import EvalTable
+from .registry import Params, measure
 
 ALL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
 

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import MeasureParamError
-from .registry import Params, measure
 from ..core.table import EvalTable
+from ..errors import MeasureParamError
 from ._util import exclusive, gmax, opt, pair, seg_cumprod, top_k
+from .registry import Params, measure
 
 DEPTH = 1000  # cwl_eval's max_n
 CUTOFFS = (5, 10, 20)

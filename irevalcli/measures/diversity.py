@@ -22,10 +22,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import MeasureParamError, UsageError
-from .registry import Params, measure
 from ..core.table import EvalTable
+from ..errors import MeasureParamError, UsageError
 from ._util import opt, pair
+from .registry import Params, measure
 
 ALPHA = 0.5
 BETA = 0.5
@@ -403,7 +403,7 @@ def nnrbp(t: EvalTable, p: Params) -> np.ndarray:
     depth = int(per_topic.max(initial=0))
     if 0.0 < beta < 1.0 and depth:
         cap = math.log(1e-18 * (1.0 - beta) / max(int(st.S.max(initial=1)), 1)) / math.log(beta)
-        depth = min(depth, max(int(math.ceil(cap)), 1))
+        depth = min(depth, max(math.ceil(cap), 1))
     elif beta == 0.0:
         depth = min(depth, 1)
     ig = _ideal_gains(t, st, alpha, max(depth, 1))

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import MeasureParamError
-from .registry import Params, measure
 from ..core.table import EvalTable
+from ..errors import MeasureParamError
 from ._util import OptParams, opt
 from .precision import CUTOFFS, _safe_div
+from .registry import Params, measure
 
 
 @measure("recip_rank_cut", params="long_cutoffs", default=(5, 10, 20), citation="Kantor & Voorhees, IR 2000")

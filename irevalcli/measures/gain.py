@@ -24,9 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from .registry import Params, measure
 from ..core.table import EvalTable, seg_cumsum_exact
 from .precision import CUTOFFS
+from .registry import Params, measure
 
 _VALID_INT = re.compile(r"^[+-]?[0-9]+$")
 
@@ -80,7 +80,7 @@ def gains(t: EvalTable, pairs: tuple[tuple[str, float], ...], rescale: bool = Fa
     cand_gain = np.zeros(len(cand), dtype=np.float64)
     il_parts: list[tuple[np.ndarray, np.ndarray]] = []  # (topic per element, gain)
     for nl in np.unique(NL).tolist():
-        topics = np.flatnonzero(NL == nl)
+        topics = np.flatnonzero(nl == NL)
         # entries: [level, gain, level whose judged count it takes (or None)]
         entries: list[list[Any]] = [[lv, g, None] for lv, g in pair_entries]
         by_level: dict[int, list[Any]] = {}

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import MeasureParamError
-from .registry import Params, measure
 from ..core.table import EvalTable, seg_cumsum_exact
+from ..errors import MeasureParamError
 from ._util import exclusive, gmax, ideal, opt, pair, row_label, seg_cumprod
 from .precision import CUTOFFS
+from .registry import Params, measure
 
 ERR_CUTOFFS = (5, 10, 20)
 

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .registry import Params, measure
 from .ap import map_
 from .precision import CUTOFFS, P, Rprec_mult
+from .registry import Params, measure
 
 if TYPE_CHECKING:  # (relformats is imported when a -R format needs it)
     from ..io.judgements import JgTable

@@ -17,6 +17,7 @@ ireval also accepts the output labels as input (``P_5``, ``ndcg_cut_10``,
 from __future__ import annotations
 
 import difflib
+import itertools
 import math
 import re
 from collections.abc import Iterable, Sequence
@@ -94,13 +95,13 @@ def parse_params(meas: Measure, text: str, spec: str) -> Params:
         cut = sorted(_atol(t, spec, "cutoff") for t in items)
         if cut[0] <= 0:
             raise MeasureParamError(f"{spec}: cutoff {cut[0]} is not a positive integer")
-        for a, b in zip(cut, cut[1:]):
+        for a, b in itertools.pairwise(cut):
             if a == b:
                 raise MeasureParamError(f"{spec}: cutoff {a} is given twice")
         return Params(tuple(cut), text)
     if kind == "double_cutoffs":
         dcut = sorted(_atof(t, spec, "cutoff") for t in items)
-        for x, y in zip(dcut, dcut[1:]):
+        for x, y in itertools.pairwise(dcut):
             if x == y:
                 raise MeasureParamError(f"{spec}: cutoff {x:g} is given twice")
         return Params(tuple(dcut), text)
@@ -225,7 +226,7 @@ class Suggester:
     def _friendly_case(self, spec: str) -> Iterable[str]:
         """``p@10`` -> ``P@10``: an ir_measures or ranx family name in the wrong case."""
         m = re.match(r"^([A-Za-z_]+)(.*)$", spec)
-        if not m or not m.group(2)[:1] in ("@", "(", ""):
+        if not m or m.group(2)[:1] not in ("@", "(", ""):
             return
         from .aliases import FAMILIES
 
@@ -333,8 +334,8 @@ def _with_friendly(
     requests: list[Request], friendly: dict[str, Friendly], registry: dict[str, Measure], rel_format: str, compat: str
 ) -> list[Request]:
     """Add the friendly names' requests; each sorts after its measure's trec_eval request."""
-    from .aliases import wrap
     from ._util import OptParams
+    from .aliases import wrap
 
     order = {root: i for i, root in enumerate(registry)}
     keyed = [((order[r.measure.name], 0, 0), r) for r in requests]
@@ -368,7 +369,7 @@ def merge_repeated_cutoffs(specs: Sequence[str]) -> tuple[list[str], list[tuple[
     values: dict[str, list[float]] = {}
     ignored: dict[str, list[str]] = {}
     for spec in specs:
-        name, dot, text = spec.partition(".")
+        name, _dot, text = spec.partition(".")
         meas = registry.get(name)
         if meas is None:
             label = label_form(spec, registry)

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import Params, measure
 from ..core.table import EvalTable
 from ._util import opt
 from .ap import _judged_nonrel_rows
 from .precision import CUTOFFS, _safe_div
+from .registry import Params, measure
 
 
 @measure("P_ret", params="long_cutoffs", default=CUTOFFS,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import Params, measure
 from ..core.table import EvalTable, seg_suffix_max
+from .registry import Params, measure
 
 CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 RECALL_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)

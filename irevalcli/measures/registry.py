@@ -128,15 +128,7 @@ def nickname(name: str, members: Sequence[str]) -> None:
 
 
 # trec_eval 10.0's measure table: output order. Measures ireval adds come after.
-TREC_ORDER = (
-    "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall P "
-    "relstring recall infAP gm_bpref Rprec_mult utility 11pt_avg binG G dcg ideal_dcg ndcg ndcg_rel "
-    "Rndcg ndcg_cut map_cut relative_P success set_P set_relative_P set_recall set_map set_F "
-    "num_nonrel_judged_ret prefs_num_prefs_poss prefs_num_prefs_ful prefs_num_prefs_ful_ret "
-    "prefs_simp prefs_pair prefs_avgjg prefs_avgjg_Rnonrel prefs_simp_ret prefs_pair_ret "
-    "prefs_avgjg_ret prefs_avgjg_Rnonrel_ret prefs_simp_imp prefs_pair_imp prefs_avgjg_imp "
-    "map_avgjg P_avgjg Rprec_mult_avgjg yaap rbp rbp_resid unj"
-).split()
+TREC_ORDER = ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "yaap", "rbp", "rbp_resid", "unj"]
 
 def sort_registry(own_families: Sequence[str]) -> None:
     """Put the registry in output order: trec_eval's measures in its table order

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import Params, measure
 from ..core.table import EvalTable
 from .precision import _safe_div
+from .registry import Params, measure
 
 
 def _four_coefficients(vals: tuple[float, ...]) -> str | None:

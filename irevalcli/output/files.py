@@ -192,7 +192,7 @@ def _target(path: str, option: str) -> tuple[str, os.stat_result | None, bool]:
     raise OutputError(f"{option} {path}: is {kind}; ireval writes regular files, character devices and FIFOs")
 
 
-def TERMINATING_SIGNALS() -> list[int]:  # noqa: N802
+def TERMINATING_SIGNALS() -> list[int]:
     """The signals ireval turns into a clean exit (temporary files removed, one line on
     stderr): SIGINT (Ctrl-C), SIGTERM, and SIGHUP (the terminal or the CI runner went
     away). SIGPIPE and SIGXFSZ are ignored by Python, so they arrive as write errors."""

@@ -27,12 +27,12 @@ if TYPE_CHECKING:
 def _fmt_float(v: float) -> str:
     if math.isnan(v):
         return "  -nan"  # glibc prints the x86 default NaN (0.0/0.0) as -nan
-    return "%6.4f" % v  # noqa: UP031  printf semantics, exactly as trec_eval prints
+    return "%6.4f" % v
 
 
 def _trec_value(kind: str, v: Any) -> str:
     if kind == "int":
-        return "%d" % int(v)  # noqa: UP031
+        return "%d" % int(v)
     if kind == "str":
         return str(v)
     return _fmt_float(float(v))

@@ -57,7 +57,7 @@ class Progress:
         self.enabled = enabled
         self._live: Any = None
 
-    def __enter__(self) -> Progress:  # noqa: PYI034
+    def __enter__(self) -> Progress:
         if self.enabled:
             from rich.console import Console
             from rich.progress import (
