@@ -124,7 +124,7 @@ def test_readers_raise_only_their_own_one_line_errors(data):
 
 @pytest.mark.fuzz
 @pytest.mark.slow
-@long(20000)
+@long(5000)
 @given(FILE_BYTES)
 def test_readers_long(data):
     _check_readers(data)
@@ -269,7 +269,7 @@ def test_measure_names_resolve_or_raise_one_line(specs):
 
 @pytest.mark.fuzz
 @pytest.mark.slow
-@long(20000)
+@long(5000)
 @given(st.lists(ANY_SPEC, min_size=1, max_size=4))
 def test_measure_names_long(specs):
     _check_resolve(specs)
@@ -367,7 +367,7 @@ def test_evaluation_exits_0_or_2_with_one_line(case):
 
 @pytest.mark.fuzz
 @pytest.mark.slow
-@long(5000)
+@long(1500)
 @given(evaluation())
 def test_evaluation_long(case):
     with tempfile.TemporaryDirectory() as d:
