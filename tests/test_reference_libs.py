@@ -289,3 +289,29 @@ def test_ranx(seed):
     ours = ireval_values(qrels, run, RANX)
     # bpref: ranx leaves R = 0 or no judged non-relevant undefined; make() avoids both
     compare(ours, theirs, RANX)
+
+
+def make_tied(seed: int):
+    """make()'s judgements with a run whose scores tie often (four distinct values per topic),
+    its rows in a random order within each topic."""
+    qrels, run = make(seed)
+    rng = np.random.default_rng(seed + 100)
+    run = run.assign(score=rng.integers(1, 5, size=len(run)).astype(float))
+    order = np.lexsort((rng.random(len(run)), run["qid"].astype(int).to_numpy()))
+    return qrels, run.iloc[order].reset_index(drop=True)
+
+
+CWL_TIED = ["RBP(rel=1)", "RBP(rel=2,p=0.9)", "INST(max_rel=4)", *CWL]
+
+
+@pytest.mark.parametrize("seed", NEW_SEEDS)
+def test_cwl_eval_with_ties_under_ties_input(seed):
+    """cwl_eval's provider sorts each topic by score with a stable sort: tied documents keep
+    their order in the run, which is ireval's --ties input (issue 16)."""
+    qrels, run = make_tied(seed)
+    assert run.duplicated(["qid", "score"]).any()  # the ties this test is about
+    theirs = im_values(qrels, run, CWL_TIED)
+    compare(ireval_values(qrels, run, CWL_TIED, ties="input"), theirs, CWL_TIED)
+    # and under trec_eval's rule (docno descending) the numbers differ: the ties matter
+    ours_docno = ireval_values(qrels, run, CWL_TIED)
+    assert any(not math.isclose(ours_docno[k], v, abs_tol=1e-9) for k, v in theirs.items() if k in ours_docno)
