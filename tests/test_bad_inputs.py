@@ -819,6 +819,18 @@ OUT_CATALOGUE = [
     OutCase("curve-o", ["curve", Q, R, "-o", "c.csv"], 2, _no_o("curve", "c.csv")),
     OutCase("plot-o", ["plot", "pr", Q, R, "-o", "p.png"], 2, _no_o("plot", "p.png")),
     OutCase("pool-o", ["pool", R, "-o", "p.txt"], 2, _no_o("pool", "p.txt")),
+    OutCase("compare-o", ["compare", Q, R, R, "-o", "c.txt"], 2, _no_o("compare", "c.txt")),
+    OutCase("gate-o", ["gate", Q, R, "--min", "map=0.1", "-o", "g.txt"], 2, _no_o("gate", "g.txt")),
+    OutCase("compare-format-from-the-extension", ["compare", Q, R, R, "--output", "c.json"], 0, "",
+            created={"c.json": None}),
+    OutCase("compare-format-contradicts-the-extension", ["compare", Q, R, R, "--format", "csv", "--output", "c.json"],
+            2, "ireval: --format csv contradicts --output c.json, whose name says json; drop --format or give "
+            "a name that matches it\n"),
+    OutCase("gate-junit-from-the-extension", ["gate", Q, R, "--min", "map=0.1", "--output", "g.xml"], 0, "",
+            created={"g.xml": None}),
+    OutCase("gate-extension-names-a-format-gate-does-not-write", ["gate", Q, R, "--min", "map=0.1", "--output",
+            "g.parquet"], 2, "ireval: --output g.parquet: the name says parquet, which ireval gate does not write "
+            "(formats: table, json, markdown, junit); give a name that matches the format\n"),
     # ---- repeated cutoffs: trec_eval's bytes, and a note ------------------------------------------------------
     OutCase("repeated-cutoffs-note", ["-m", "P.5", "-m", "P.10", Q, R], 0,
             "ireval: note: -m P.10 ignored: trec_eval keeps the first parameters given for a measure (-m P.5); "
@@ -865,3 +877,23 @@ def test_compare_and_gate_never_write_over_an_input(cli, tmp_path, args, out, in
     assert (res.code, res.out, res.err) == (2, b"", _same_file("--output", out, inp))
     for name, content in ((Q, Q0), (R, R0), ("run2.txt", R0)):
         assert (tmp_path / name).read_bytes() == content
+
+
+def test_compare_and_gate_outputs_by_name_and_csv_cells(cli, tmp_path):
+    """--output's name picks compare's and gate's format; a run whose name a spreadsheet would
+    run as a formula stays text in compare's csv (issue 13 item 24, issue 14 item 6)."""
+    import json
+    import xml.etree.ElementTree as ET
+
+    for name, content in ((Q, Q0), (R, R0), ("=cmd.txt", R0)):
+        (tmp_path / name).write_bytes(content)
+    res = cli(["compare", Q, R, "=cmd.txt", "--output", "c.json"], cwd=tmp_path)
+    assert (res.code, res.out, res.err) == (0, b"", "")
+    assert json.loads((tmp_path / "c.json").read_text())["comparisons"][0]["run"] == "=cmd.txt"
+    res = cli(["compare", Q, R, "=cmd.txt", "--format", "csv"], cwd=tmp_path)
+    assert res.code == 0 and b"\n'=cmd.txt," in res.out and b"\n=cmd.txt," not in res.out
+    res = cli(["gate", Q, R, "--min", "map=0.1", "--output", "g.xml"], cwd=tmp_path)
+    assert res.code == 0 and ET.parse(tmp_path / "g.xml").getroot().tag in ("testsuites", "testsuite")
+    (tmp_path / "old.txt").write_bytes(b"previous\n")
+    res = cli(["compare", Q, R, R, "--output", R], cwd=tmp_path)
+    assert (res.code, res.out) == (2, b"") and (tmp_path / R).read_bytes() == R0

@@ -22,7 +22,8 @@ import click
 
 from ..analysis.stats import TESTS
 from ..errors import InputError, UsageError
-from ..output.cells import latex_escape, markdown_cell
+from ..output.cells import csv_text_cell, latex_escape, markdown_cell
+from ..output.files import no_short_output_option
 from .options import Integer, ties_option
 
 if TYPE_CHECKING:
@@ -729,9 +730,9 @@ CSV_FIELDS = ("run", "baseline", "measure", "mean", "baseline_mean", "mean_diff"
 def _csv_cell(v: Any) -> str:
     if v is None:
         return ""
-    if isinstance(v, float):
+    if isinstance(v, (int, float)):
         return repr(v)
-    return str(v)
+    return csv_text_cell(str(v))  # a run named =HYPERLINK(...) is text, never a formula
 
 
 def format_csv(report: Report) -> bytes:
@@ -814,13 +815,15 @@ Wang et al. SIGIR 2012) and trisk[.ALPHA]:MEASURE (TRisk, Dincer et al. SIGIR
 @click.option("-l", "--level_for_rel", "rel_level", type=Integer(), default=1, metavar="N",
               help="Relevant means a judgement >= N (default 1).")
 @ties_option()
-@click.option("--format", "fmt", type=click.Choice(COMPARE_FORMATS), default="table", show_default=True,
-              help="Output format (table: rich on a terminal, plain text otherwise).")
+@click.option("--format", "fmt", type=click.Choice(COMPARE_FORMATS), default=None,
+              help="Output format (table: rich on a terminal, plain text otherwise) [default: table, or the one "
+                   "the --output name says].")
 @click.option("--output", metavar="PATH", help="Write the output to PATH atomically (default: stdout).")
+@no_short_output_option("ireval compare")
 @click.option("--debug", is_flag=True, help="Show a traceback for errors.")
 def compare_command(qrels: str, baseline: str, runs: tuple[str, ...], measures: tuple[str, ...], test: str,
                     permutations: int, correction: str | None, bootstrap: int, confidence: float, seed: int,
-                    alpha: float, worst: int, rel_level: int, fmt: str, output: str | None, debug: bool,
+                    alpha: float, worst: int, rel_level: int, fmt: str | None, output: str | None, debug: bool,
                     ties: str = "docno") -> None:
     """Compare RUNs with BASELINE on the topics judged in QRELS, with paired statistics.
 
@@ -829,8 +832,12 @@ def compare_command(qrels: str, baseline: str, runs: tuple[str, ...], measures: 
     difference, a p-value (corrected for several comparisons) and an effect size.
     A topic a run has no results for scores 0, as with trec_eval -c, and is reported.
     """
-    from ..output.files import write_output
+    from ..output.files import check_not_input, check_output_path, format_for, is_stdout, write_output
 
+    fmt = format_for(output, fmt, COMPARE_FORMATS, "table", command="ireval compare") or "table"
+    if not is_stdout(output):  # refused before any work, not after it
+        check_output_path(output)  # type: ignore[arg-type]
+        check_not_input(output, [qrels, baseline, *runs])
     settings = Settings(test=test, correction=correction, permutations=permutations, bootstrap=bootstrap, seed=seed,
                         confidence=confidence, alpha=alpha, worst=worst)
     report = run_compare(qrels, baseline, runs, list(measures) or ["map"], settings, rel_level=rel_level,

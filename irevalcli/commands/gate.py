@@ -34,6 +34,7 @@ import click
 from ..analysis.stats import TEST_NAMES, TESTS
 from ..errors import GateFailed, InputError, UsageError
 from ..output.cells import markdown_cell
+from ..output.files import no_short_output_option
 from .compare import (
     Scored,
     comparable_labels,
@@ -656,20 +657,26 @@ or baseline sharing no topic with QRELS).
 @click.option("--config", metavar="FILE",
               help="TOML file with qrels, run, baseline, measures, [min], [max_drop], [max_drop_rel], test, alpha; "
                    "command-line options override it.")
-@click.option("--format", "fmt", type=click.Choice(GATE_FORMATS), default="table", show_default=True,
-              help="Report format (table: rich on a terminal, plain text otherwise).")
+@click.option("--format", "fmt", type=click.Choice(GATE_FORMATS), default=None,
+              help="Report format (table: rich on a terminal, plain text otherwise) [default: table, or the one "
+                   "the --output name says].")
 @click.option("--output", metavar="PATH", help="Write the report to PATH atomically (default: stdout).")
+@no_short_output_option("ireval gate")
 @click.option("--debug", is_flag=True, help="Show a traceback for errors.")
 def gate_command(files: tuple[str, ...], baseline: str | None, floors: tuple[str, ...], max_drop: tuple[str, ...],
                  max_drop_rel: tuple[str, ...], measures: tuple[str, ...], alpha: float | None, test: str | None,
-                 permutations: int | None, seed: int | None, rel_level: int | None, config: str | None, fmt: str,
+                 permutations: int | None, seed: int | None, rel_level: int | None, config: str | None, fmt: str | None,
                  output: str | None, debug: bool, ties: str | None = None) -> None:
     """Check RUN against quality floors and a baseline; exit 1 if a check fails.
 
     Every judged topic of QRELS counts: a topic the run has no results for scores 0.
     """
-    from ..output.files import write_output
+    from ..output.files import check_not_input, check_output_path, format_for, is_stdout, write_output
 
+    fmt = format_for(output, fmt, GATE_FORMATS, "table", command="ireval gate") or "table"
+    if not is_stdout(output):  # refused before any work, not after it
+        check_output_path(output)  # type: ignore[arg-type]
+        check_not_input(output, [*files, baseline, config])
     spec = build_spec(files, baseline=baseline, floors=floors, max_drop=max_drop, max_drop_rel=max_drop_rel,
                       measures=measures, alpha=alpha, test=test, seed=seed, permutations=permutations,
                       rel_level=rel_level, config=config, ties=ties)

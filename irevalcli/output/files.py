@@ -50,6 +50,7 @@ EXTENSION_FORMATS = {
     ".tex": "latex",
     ".png": "png",
     ".svg": "svg",
+    ".xml": "junit",
 }
 
 
