@@ -416,3 +416,29 @@ def test_repeated_cutoffs_computed_in_every_non_trec_format(cli, tmp_path):
     assert res.out.decode().split("\t")[0].strip() == "P_5" and b"P_10" not in res.out
     assert res.err == ("ireval: note: -m P.10 ignored: trec_eval keeps the first parameters given for a measure "
                        "(-m P.5); write -m P.5,10\n")
+
+
+@pytest.mark.parametrize("width", [80, 40])
+def test_table_on_a_terminal_fits_its_width_without_cutting_words(width):
+    """Issue 14 item 16: six measures and two runs are 93 columns wide; at 80 (or 40) the runs
+    are numbered with a legend, and measures that still do not fit go to further tables."""
+    import re
+
+    from irevalcli import evaluate
+    from irevalcli.output.formatters import RunResults, format_runs
+
+    root = Path(__file__).resolve().parent.parent / "examples"
+    measures = ["map", "P.10", "ndcg_cut.10", "recall.100", "recip_rank", "bpref"]
+    runs = []
+    for name in ("run.txt", "run2.txt"):
+        ev = evaluate(root / "qrels.txt", root / name, measures)
+        runs.append(RunResults(f"examples/{name}", ev.results.runid, "", ev.results))
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", format_runs("table", runs, terminal=True, width=width).decode())
+    lines = plain.split("\n")
+    assert max(map(len, lines)) <= width
+    words = plain.split()
+    for label in ("map", "bpref", "recip_rank", "P_10", "recall_100", "ndcg_cut_10", "0.8803"):
+        assert label in words  # whole, never folded
+    assert "1: examples/run.txt (runid bm25)" in lines and "2: examples/run2.txt (runid dense)" in lines
+    wide = format_runs("table", runs, terminal=True, width=200).decode()
+    assert "examples/run2.txt" in wide and "(runid" not in wide  # what fits is shown as it is

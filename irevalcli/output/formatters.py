@@ -504,34 +504,75 @@ def format_latex(runs: Sequence[RunResults], *, per_query: bool = False, summary
 
 def format_table(runs: Sequence[RunResults], *, per_query: bool = False, summary: bool = True,
                  places: int | None = 4, terminal: bool = False, width: int | None = None, **_: Any) -> bytes:
-    """A rich table for people: colour and bold on a terminal, plain text otherwise."""
+    """A rich table for people: colour and bold on a terminal, plain text otherwise.
+
+    On a terminal the table fits its width, deliberately: when run paths and runids do not
+    fit, runs are numbered and a legend under the table names them; when the measures still
+    do not fit, they are shown in several tables of as many columns as fit. Nothing is cut
+    mid-word. Plain text (a pipe, a file) is never wrapped."""
     import io
 
-    from rich import box
     from rich.console import Console
-    from rich.table import Table
 
     grid = _grid(runs, per_query=per_query, summary=summary)
     text, best = _cells(grid, places)
+    buf = io.StringIO()
+    console = Console(file=buf, width=width or 10_000, force_terminal=terminal, color_system="standard" if terminal
+                      else None, no_color=not terminal, highlight=False, emoji=False, legacy_windows=False)
+    columns = list(range(len(grid.labels)))
+    numbered = False
+    if terminal and width:
+        def fits(cols: list[int], numbered: bool) -> bool:
+            table = _rich_table(runs, grid, text, best, cols, per_query=per_query, terminal=terminal, numbered=numbered)
+            return console.measure(table, options=console.options.update(max_width=1_000_000)).maximum <= width
+
+        numbered = not fits(columns, False)
+        groups: list[list[int]] = []
+        for c in columns:  # greedily, as many measure columns per table as fit
+            if groups and fits([*groups[-1], c], numbered):
+                groups[-1].append(c)
+            else:
+                groups.append([c])
+    else:
+        groups = [columns]
+    for i, cols in enumerate(groups):
+        if i:
+            console.print()
+        console.print(_rich_table(runs, grid, text, best, cols, per_query=per_query, terminal=terminal,
+                                  numbered=numbered))
+    if numbered:
+        from rich.text import Text
+
+        console.print()
+        for ri, run in enumerate(runs):
+            console.print(Text(one_line_cell(f"{ri + 1}: {run.path} (runid {run.runid})")))
+    out = "\n".join(line.rstrip() for line in buf.getvalue().split("\n"))
+    return out.encode("utf-8", "surrogateescape")
+
+
+def _rich_table(runs: Sequence[RunResults], grid: Any, text: Any, best: Any, cols: list[int], *, per_query: bool,
+                terminal: bool, numbered: bool) -> Any:
+    """One rich table of the measure columns ``cols``; runs by number when ``numbered``."""
+    from rich import box
+    from rich.table import Table
+
     table = Table(box=box.SIMPLE_HEAD if terminal else box.ASCII2, show_edge=terminal, pad_edge=False)
-    for h in _id_columns(per_query):
+    ids = (["run", "qid"] if per_query else ["run"]) if numbered else _id_columns(per_query)
+    for h in ids:
         table.add_column(h, overflow="fold")
-    for label, kind in zip(grid.labels, grid.kinds):
-        table.add_column(_text(label), justify="left" if kind == "str" else "right", no_wrap=True)
+    for c in cols:
+        table.add_column(_text(grid.labels[c]), justify="left" if grid.kinds[c] == "str" else "right", no_wrap=True)
     previous = None
     for (qid, ri, _values), cells, marks in zip(grid.rows, text, best):
         section = per_query and previous is not None and qid != previous
         previous = qid
         if section:
             table.add_section()
-        table.add_row(*(_text(x) for x in _id_cells(runs, qid, ri, per_query)),
-                      *[_text(c, "bold" if b else "") for c, b in zip(cells, marks)])
-    buf = io.StringIO()
-    console = Console(file=buf, width=width or 10_000, force_terminal=terminal, color_system="standard" if terminal
-                      else None, no_color=not terminal, highlight=False, emoji=False, legacy_windows=False)
-    console.print(table)
-    out = "\n".join(line.rstrip() for line in buf.getvalue().split("\n"))
-    return out.encode("utf-8", "surrogateescape")
+        id_cells = ([str(ri + 1), qid] if per_query else [str(ri + 1)]) if numbered else \
+            _id_cells(runs, qid, ri, per_query)
+        table.add_row(*(_text(x) for x in id_cells),
+                      *[_text(cells[c], "bold" if marks[c] else "") for c in cols])
+    return table
 
 
 def _text(s: str, style: str = "") -> Any:
