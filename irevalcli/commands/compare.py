@@ -24,7 +24,7 @@ from ..analysis.stats import TESTS
 from ..errors import InputError, UsageError
 from ..output.cells import csv_text_cell, latex_escape, markdown_cell
 from ..output.files import no_short_output_option
-from .options import Integer, ties_option
+from .options import Decimal, Integer, ties_option
 
 if TYPE_CHECKING:
     import numpy as np
@@ -804,11 +804,11 @@ Wang et al. SIGIR 2012) and trisk[.ALPHA]:MEASURE (TRisk, Dincer et al. SIGIR
               help="Multiple-comparison correction over runs x measures [default: holm when more than one].")
 @click.option("--bootstrap", type=Integer(), default=10000, show_default=True, callback=_positive, metavar="N",
               help="Bootstrap resamples for the confidence interval of the mean difference.")
-@click.option("--confidence", type=float, default=0.95, show_default=True, callback=_probability, metavar="LEVEL",
+@click.option("--confidence", type=Decimal(), default=0.95, show_default=True, callback=_probability, metavar="LEVEL",
               help="Confidence level of the interval.")
 @click.option("--seed", type=Integer(min=0), default=0, show_default=True, metavar="N",
               help="Seed of the bootstrap and randomization test: same inputs and seed, same output.")
-@click.option("--alpha", type=float, default=0.05, show_default=True, callback=_probability,
+@click.option("--alpha", type=Decimal(), default=0.05, show_default=True, callback=_probability,
               help="Mark differences whose (corrected) p-value is below this.")
 @click.option("--worst", type=Integer(min=0), default=0, show_default=True, metavar="N",
               help="Also list the N topics each run lost most on.")

@@ -51,7 +51,7 @@ from .compare import (
     short,
     stdout_is_terminal,
 )
-from .options import Integer, ties_option
+from .options import Decimal, Integer, ties_option
 
 GATE_FORMATS = ("table", "json", "markdown", "junit")
 KINDS = ("min", "max_drop", "max_drop_rel")
@@ -643,7 +643,7 @@ or baseline sharing no topic with QRELS).
                    "below it.")
 @click.option("-m", "--measure", "measures", multiple=True, metavar="NAME[.PARAMS]",
               help="Also report this measure, without a check (repeatable).")
-@click.option("--alpha", type=float, default=None, callback=_probability,
+@click.option("--alpha", type=Decimal(), default=None, callback=_probability,
               help="A drop beyond its tolerance must also be significant at this level (one-sided paired test); "
                    "one whose p-value cannot be computed fails.")
 @click.option("--test", type=click.Choice(TESTS), default=None, help="Paired test for --alpha [default: t].")

@@ -120,3 +120,19 @@ def ties_option(default: str | None = "docno", extra: str = "") -> F:
         help="Order of documents with equal scores: docno (descending, trec_eval's rule) or input "
              f"(their order in the run file, as ranx and TF-Ranking){extra}.",
     )
+
+
+class Decimal(click.ParamType):
+    """A finite number in decimal notation and nothing else (``0.05``, ``5e-2``): what ireval's
+    own commands take for probabilities and levels. Unlike click's float, no ``1_0``, ``nan``,
+    ``inf`` or hexadecimal."""
+
+    name = "number"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> float:
+        if isinstance(value, float):
+            return value
+        text = str(value).strip()
+        if not re.fullmatch(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?", text):
+            self.fail(f"'{value}' is not a decimal number", param, ctx)
+        return float(text)

@@ -23,7 +23,7 @@ import click
 from ..errors import OutputError, UsageError
 from ..output.files import no_short_output_option
 from .completion import complete_path
-from .options import input_format_options, ties_option
+from .options import Integer, input_format_options, ties_option
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -238,7 +238,7 @@ judged = its top documents left out because --qrels judges them.
 @click.option(
     "--depth",
     "-k",
-    type=int,
+    type=Integer(),
     default=100,
     show_default=True,
     metavar="N",
