@@ -578,7 +578,7 @@ def test_compat_908_has_no_rbp_or_unj(name: str) -> None:
 # many more seeds: excluded from the default run (marked slow as well, since the default
 # addopts deselect "slow"); run with `pytest -m differential` or `make test-all`
 
-HEAVY_CHUNKS = [list(range(10_000 + 200 * i, 10_000 + 200 * (i + 1))) for i in range(10)]
+HEAVY_CHUNKS = [list(range(10_000 + 200 * i, 10_000 + 200 * (i + 1))) for i in range(6)]  # 1,200 seeds
 
 
 @pytest.mark.slow
