@@ -498,3 +498,23 @@ def test_stdin_errors_streamed(tmp_path):
     with pytest.raises(InputError) as e:
         evaluate(q, "-", ["map"], stdin=io.BytesIO(gzip.compress(bad)[:-9]), chunk_bytes=16)
     assert str(e.value).startswith("<stdin>: cannot read run file: corrupt or truncated compressed data (")
+
+
+def test_a_line_longer_than_a_chunk_is_copied_a_bounded_number_of_times(tmp_path, monkeypatch):
+    """The sibling of item 19 in the reader: a line longer than a chunk was carried into
+    the next chunk and copied again with every chunk read (quadratic up to the 16 MiB line
+    limit). Blocks now grow with the carried line: a few reads, whatever its length."""
+    import irevalcli.engine.stream as stream
+
+    long_doc = "d" * (400 << 10)
+    text = f"1 Q0 a 1 3 r\n1 Q0 {long_doc} 2 2 r\n2 Q0 b 1 1 r\n"
+    run = write(tmp_path / "run", text)
+    q = write(tmp_path / "q", f"1 0 a 1\n1 0 {long_doc} 1\n2 0 b 1\n")
+    whole = evaluate(q, run, ["all_trec"], stream=False)
+    reads = []
+    real = stream._fill
+    monkeypatch.setattr(stream, "_fill", lambda s, view: reads.append(len(view)) or real(s, view))
+    streamed = evaluate(q, run, ["all_trec"], stream=True, chunk_bytes=4096)
+    assert trec(streamed) == trec(whole)
+    assert len(reads) < 12  # was one read (and one copy of the line so far) per 4 KiB: 100
+    assert sum(reads) < 4 * len(text)

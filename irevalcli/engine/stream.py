@@ -189,7 +189,10 @@ class ChunkReader:
         lines = 0  # line ends read so far
         while not last:
             lead = prefix + carry
-            buf = bytearray(len(lead) + self.chunk_bytes)
+            # a line longer than a chunk is read on in blocks at least as long as what is
+            # carried: its bytes are copied O(1) times each, not once a chunk
+            want = max(self.chunk_bytes, len(carry))
+            buf = bytearray(len(lead) + want)
             buf[: len(lead)] = lead
             try:
                 n = _fill(stream, memoryview(buf)[len(lead) :])
@@ -198,7 +201,7 @@ class ChunkReader:
                     self.name, f"cannot read run file: corrupt or truncated compressed data ({exc})"
                 ) from None
             self.size += n
-            last = n < self.chunk_bytes
+            last = n < want
             del buf[len(lead) + n :]
             if sniff and (last or b"\n" in buf):  # the first line is whole: is it TREC text?
                 from ..io.tabular import detect
