@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import os
 import random
 import shlex
 import sys
@@ -243,21 +244,24 @@ def _repeat_error_paths(tmp_path: Path, times: int) -> None:
     base = str(ROOT / "examples" / "run.txt")
     cases = []
     for name, (path, msg) in _error_inputs(tmp_path).items():
-        for cmd in ("eval", "eval-stream", "compare", "gate"):
+        for cmd in ("eval", "eval-stream", "eval-stdin", "compare", "gate"):
             if cmd == "eval-stream" and name == "csv-no-score":
                 continue  # only TREC text is streamed
             args = {
                 "eval": [qrels, str(path)],
                 "eval-stream": ["--stream", qrels, str(path)],
+                "eval-stdin": [qrels, "-"],  # streamed from standard input (CSV: read whole from the spool)
                 "compare": ["compare", qrels, base, str(path)],
                 "gate": ["gate", qrels, str(path), "--min", "map=0.1"],
             }[cmd]
-            cases += [(f"{cmd} {name}", args, msg)] * times
+            stdin = path if cmd == "eval-stdin" else None
+            cases += [(f"{cmd} {name}", args, msg, stdin)] * times
     busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(3)]
     try:
         def one(case):
-            label, args, msg = case
-            p = subprocess.run([*IREVAL, *args], capture_output=True, cwd=tmp_path, timeout=600)
+            label, args, msg, stdin = case
+            with open(stdin or os.devnull, "rb") as fh:
+                p = subprocess.run([*IREVAL, *args], stdin=fh, capture_output=True, cwd=tmp_path, timeout=600)
             return label, p.returncode, p.stdout, p.stderr.decode("utf-8", "replace"), msg
 
         with ThreadPoolExecutor(4) as pool:
