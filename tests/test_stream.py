@@ -522,3 +522,38 @@ def test_a_line_longer_than_a_chunk_is_copied_a_bounded_number_of_times(tmp_path
     assert trec(streamed) == trec(whole)
     assert len(reads) < 12  # was one read (and one copy of the line so far) per 4 KiB: 100
     assert sum(reads) < 4 * len(text)
+
+
+def test_stdin_without_a_temporary_directory_is_read_whole(tmp_path, monkeypatch):
+    """Streaming standard input needs a spool; without a writable temporary directory
+    nothing has been read yet, so it is read whole (same results), never lost."""
+    import io
+    import tempfile
+
+    q, r = TREC_EVAL / "qrels.test", TREC_EVAL / "results.test"
+    expected = trec(evaluate(q, r, ["all_trec"], stream=False))
+
+    def refuse(*a, **k):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", refuse)
+    parsed = _count_parsed(monkeypatch)
+    got = evaluate(q, "-", ["all_trec"], stdin=io.BytesIO(r.read_bytes()), chunk_bytes=500)
+    assert trec(got) == expected and parsed == []
+
+
+def test_stdin_spool_that_cannot_be_written_is_a_one_line_error(tmp_path, monkeypatch):
+    """A full temporary directory while standard input is spooled: one line naming the
+    cause and what to do, never a traceback (the bytes read could not be read again)."""
+    import io
+    import tempfile
+
+    class Full(io.BytesIO):
+        def write(self, data):
+            raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", lambda *a, **k: Full())
+    with pytest.raises(InputError) as e:
+        evaluate(TREC_EVAL / "qrels.test", "-", ["map"], stdin=io.BytesIO((TREC_EVAL / "results.test").read_bytes()))
+    assert str(e.value) == ("<stdin>: cannot keep a temporary copy of standard input (No space left on device); "
+                            "give the run as a file, or set TMPDIR to a directory with room")

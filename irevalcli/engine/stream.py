@@ -78,7 +78,14 @@ class _HashingReader(io.RawIOBase):
             if self.enabled:
                 self.sha.update(memoryview(b)[:n])
             if self.spool is not None:
-                self.spool.write(memoryview(b)[:n])
+                try:
+                    self.spool.write(memoryview(b)[:n])
+                except OSError as exc:  # a full disk: the bytes read could not be read again
+                    raise InputError(
+                        "<stdin>",
+                        f"cannot keep a temporary copy of standard input ({exc.strerror or exc}); "
+                        "give the run as a file, or set TMPDIR to a directory with room",
+                    ) from None
         return n or 0
 
     def head(self, size: int) -> bytes:
@@ -135,8 +142,16 @@ class ChunkReader:
         import tempfile
 
         source = self._stdin if self._stdin is not None else sys.stdin.buffer
-        self._spool = tempfile.TemporaryFile(prefix="ireval-stdin-")  # noqa: SIM115  unlinked already
+        try:
+            self._spool = tempfile.TemporaryFile(prefix="ireval-stdin-")  # noqa: SIM115  unlinked already
+        except OSError:  # no temporary directory to write to: nothing read yet, read it whole
+            raise NotGrouped from None
         return source, self._spool
+
+    @property
+    def spooled(self) -> bool:
+        """Whether standard input is being spooled (false before it was opened)."""
+        return self._spool is not None
 
     def rest(self) -> IO[bytes]:
         """Standard input as it was given, from its first byte: the spooled bytes, then
@@ -498,7 +513,7 @@ def evaluate_stream(
         return _evaluate_stream(qrels, reader, requests, opts, num_qrels_topics=num_qrels_topics,
                                 num_rel_complete=num_rel_complete, zscores=zscores, subtopics=subtopics)
     except NotGrouped as exc:
-        exc.rest = reader.rest() if reader.is_stdin else None  # type: ignore[attr-defined]
+        exc.rest = reader.rest() if reader.is_stdin and reader.spooled else None  # type: ignore[attr-defined]
         raise
     finally:
         reader.close()
