@@ -287,8 +287,9 @@ def evaluate(
     ``ties``: how documents with equal scores are ordered, ``"docno"`` (descending; trec_eval's
     rule, in both versions) or ``"input"`` (their order in the run; ranx's and TF-Ranking's).
     ``stream``: evaluate a run file topic block by topic block in bounded memory
-    (default: automatically for files of 32 MiB or more and gzip/bzip2/xz files); a file that is not
-    grouped by topic is then read whole. The results are identical either way.
+    (default: automatically for files of 32 MiB or more, gzip/bzip2/xz files and standard input);
+    a run that is not grouped by topic is then read whole (standard input from a temporary
+    spool of what was read). The results are identical either way.
     ``hash_inputs``: record each input file's SHA-256 (``Evaluation.qrels.sha256`` and
     ``.run.sha256``; empty when False, which saves reading time on large runs).
     ``subtopics``: subtopic judgements (``qid subtopic docno rel``; a path or a DataFrame with
@@ -325,7 +326,8 @@ def evaluate(
 
     nqrels_topics = len(np.unique(_codes(q.qid)))
     num_rel_complete = int(np.count_nonzero(q.rel > 0))
-    if only_query is None and should_stream(run, stream) and streamable(run):
+    spooled = None
+    if only_query is None and should_stream(run, stream) and (os.fspath(run) == "-" or streamable(run)):
         from .engine.stream import CHUNK_BYTES, NotGrouped, evaluate_stream
 
         opts = EvalOptions(rel_level=rel_level, max_docs=max_docs, judged_only=judged_only, complete=complete,
@@ -334,13 +336,20 @@ def evaluate(
             results, sha = evaluate_stream(
                 q, os.fspath(run), requests, opts, num_qrels_topics=nqrels_topics,
                 num_rel_complete=num_rel_complete, zscores=z, chunk_bytes=chunk_bytes or CHUNK_BYTES, subtopics=sub,
+                stdin=stdin,
             )
-            info = Run.empty(os.fspath(run), results.runid)
+            info = Run.empty("<stdin>" if os.fspath(run) == "-" else os.fspath(run), results.runid)
             info.sha256 = sha
             return Evaluation(results=results, qrels=q, run=info)
-        except NotGrouped:
-            results = None  # not grouped by topic: read it whole below
-    r = load_run(run, stdin=stdin)
+        except NotGrouped as exc:
+            # not grouped by topic (or, on standard input, not TREC text): read it whole below;
+            # standard input from its first byte again, spooled while it was streamed
+            spooled = getattr(exc, "rest", None)
+    if spooled is not None:
+        with spooled:
+            r = load_run(run, stdin=spooled)
+    else:
+        r = load_run(run, stdin=stdin)
     opts = EvalOptions(
         rel_level=rel_level,
         max_docs=max_docs,

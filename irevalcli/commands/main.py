@@ -130,8 +130,8 @@ file and line); 1 is reserved for a failed quality gate; 3 internal error.
 @ties_option()
 @click.option("-v", "--version", "show_version", is_flag=True, help="Print the version and exit.")
 @click.option("--stream/--no-stream", "stream", default=None,
-              help="Evaluate the run topic by topic in bounded memory (default: for run files of 32 MiB or more and compressed runs; "
-                   "a run not grouped by topic is then read whole).")
+              help="Evaluate the run topic by topic in bounded memory (default: for run files of 32 MiB or more, compressed runs "
+                   "and standard input; a run not grouped by topic is then read whole).")
 @click.option("--format", "fmt", type=Choice(["trec", "json", "parquet", "csv", "markdown", "latex", "table"]),
               default=None,
               help="Output format: trec_eval's text (default), json, parquet, or a results table (runs as rows, "
@@ -248,7 +248,7 @@ def run_eval(
         for i, path in enumerate(run_paths):
             label = path if len(run_paths) == 1 else f"run {i + 1}/{len(run_paths)} {path}"
             the_run: Any = path
-            if only_query is not None or run_format != "auto" or not (should_stream(path, stream) and streamable(path)):
+            if only_query is not None or run_format != "auto" or not (should_stream(path, stream) and (path == "-" or streamable(path))):
                 with prog.reading(f"reading {label}", path) as advance:
                     the_run = read_run_file(path, fmt=run_format, columns=cmap, progress=advance)
             with prog.step(f"evaluating {label}"):

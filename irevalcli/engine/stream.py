@@ -59,23 +59,63 @@ class NotGrouped(Exception):
 
 
 class _HashingReader(io.RawIOBase):
-    """Passes bytes through and hashes them (the SHA-256 is of the file as stored)."""
+    """Passes bytes through and hashes them (the SHA-256 is of the file as stored).
 
-    def __init__(self, fh: IO[bytes]) -> None:
+    With a ``spool`` file it also copies every byte it reads there: standard input
+    cannot be read again, so a run that turns out not to be grouped by topic (or not
+    TREC text) is read whole from the spool plus the rest of the input (:meth:`rest`).
+    :meth:`head` reads the first bytes ahead (to recognise a compressed stream
+    without seeking) and gives them again to the next reads."""
+
+    def __init__(self, fh: IO[bytes], spool: IO[bytes] | None = None) -> None:
         from ..io.trec import HASH_INPUTS
 
         self.fh = fh
         self.sha = hashlib.sha256()
         self.enabled = HASH_INPUTS.get()
+        self.spool = spool
+        self.ahead = b""
 
     def readable(self) -> bool:
         return True
 
-    def readinto(self, b) -> int:  # type: ignore[no-untyped-def]
+    def _read(self, b) -> int:  # type: ignore[no-untyped-def]
         n = self.fh.readinto(b)
-        if n and self.enabled:
-            self.sha.update(memoryview(b)[:n])
+        if n:
+            if self.enabled:
+                self.sha.update(memoryview(b)[:n])
+            if self.spool is not None:
+                try:
+                    self.spool.write(memoryview(b)[:n])
+                except OSError as exc:  # a full disk: the bytes read could not be read again
+                    raise InputError(
+                        "<stdin>",
+                        f"cannot keep a temporary copy of standard input ({exc.strerror or exc}); "
+                        "give the run as a file, or set TMPDIR to a directory with room",
+                    ) from None
         return n or 0
+
+    def head(self, size: int) -> bytes:
+        buf = bytearray(size)
+        got = 0
+        while got < size:
+            n = self._read(memoryview(buf)[got:])
+            if not n:
+                break
+            got += n
+        self.ahead = bytes(buf[:got])
+        return self.ahead
+
+    def readinto(self, b) -> int:  # type: ignore[no-untyped-def]
+        if self.ahead:
+            n = min(len(b), len(self.ahead))
+            b[:n] = self.ahead[:n]
+            self.ahead = self.ahead[n:]
+            return n
+        return self._read(b)
+
+    def close(self) -> None:  # the file is its owner's to close (standard input stays open)
+        super().close()
 
 
 class ChunkReader:
@@ -84,66 +124,131 @@ class ChunkReader:
     :meth:`chunks` is a generator that takes, through ``send``, the bytes to put in
     front of the next chunk (the caller's unfinished tail), so each byte of the file
     is copied once, into the chunk's buffer, however the chunks are cut.
+
+    ``path`` ``-`` reads standard input (``stdin``, else ``sys.stdin.buffer``), as it
+    arrives, spooling what it reads to an unnamed temporary file for :meth:`rest`;
+    its format is not known beforehand, so a first chunk that is not TREC text
+    (CSV, JSON Lines, Parquet, zstd) raises :class:`NotGrouped` too.
     """
 
-    def __init__(self, path: str, chunk_bytes: int = CHUNK_BYTES) -> None:
+    def __init__(self, path: str, chunk_bytes: int = CHUNK_BYTES, *, stdin: IO[bytes] | None = None) -> None:
         self.path = path
         self.chunk_bytes = chunk_bytes
         self.sha256 = ""
         self.size = 0
+        self.is_stdin = path == "-"
+        self.name = "<stdin>" if self.is_stdin else path
+        self._stdin = stdin
+        self._spool: IO[bytes] | None = None
+
+    def _open(self) -> tuple[IO[bytes], IO[bytes] | None]:
+        """The raw input and, for standard input, the spool."""
+        if not self.is_stdin:
+            return open(self.path, "rb"), None  # noqa: SIM115  closed by chunks()
+        import sys
+        import tempfile
+
+        source = self._stdin if self._stdin is not None else sys.stdin.buffer
+        try:
+            self._spool = tempfile.TemporaryFile(prefix="ireval-stdin-")  # noqa: SIM115  unlinked already
+        except OSError:  # no temporary directory to write to: nothing read yet, read it whole
+            raise NotGrouped from None
+        return source, self._spool
+
+    @property
+    def spooled(self) -> bool:
+        """Whether standard input is being spooled (false before it was opened)."""
+        return self._spool is not None
+
+    def rest(self) -> IO[bytes]:
+        """Standard input as it was given, from its first byte: the spooled bytes, then
+        what was not read yet (after :class:`NotGrouped`, to read the run whole)."""
+        assert self._spool is not None
+        source = self._stdin if self._stdin is not None else __import__("sys").stdin.buffer
+        spool, self._spool = self._spool, None
+        while block := source.read(1 << 20):
+            spool.write(block)
+        spool.seek(0)
+        return spool
+
+    def close(self) -> None:
+        """Drop the spool (nothing to read again)."""
+        if self._spool is not None:
+            self._spool.close()
+            self._spool = None
 
     def chunks(self) -> Generator[tuple[bytearray, bool], bytes | None, None]:
         """Yields ``(data, last)``: ``data`` ends at a line end unless ``last``. Send the
         bytes to prepend to the next chunk (``None`` or ``b""``: nothing)."""
-        with open(self.path, "rb") as fh:
-            head = fh.read(10)
-            fh.seek(0)
-            raw = _HashingReader(fh)
-            buffered = io.BufferedReader(raw, buffer_size=1 << 20)
-            stream: IO[bytes]
-            if head.startswith(GZIP_MAGIC):
-                stream = gzip.GzipFile(fileobj=buffered)
-            elif is_bzip2(head):
-                stream = bz2.BZ2File(buffered)
-            elif head.startswith(XZ_MAGIC):
-                stream = lzma.LZMAFile(buffered)
+        fh, spool = self._open()
+        try:
+            yield from self._chunks(fh, spool)
+        finally:
+            if not self.is_stdin:
+                fh.close()
+
+    def _chunks(self, fh: IO[bytes], spool: IO[bytes] | None) -> Generator[tuple[bytearray, bool], bytes | None, None]:
+        from ..io.trec import ZSTD_MAGIC
+
+        raw = _HashingReader(fh, spool)
+        head = raw.head(10)
+        buffered = io.BufferedReader(raw, buffer_size=1 << 20)
+        sniff = self.is_stdin  # a file's format was recognised before streaming it
+        if sniff and (head.startswith((ZSTD_MAGIC, b"PAR1"))):
+            raise NotGrouped  # read whole: zstd and Parquet are not streamed
+        stream: IO[bytes]
+        if head.startswith(GZIP_MAGIC):
+            stream = gzip.GzipFile(fileobj=buffered)
+        elif is_bzip2(head):
+            stream = bz2.BZ2File(buffered)
+        elif head.startswith(XZ_MAGIC):
+            stream = lzma.LZMAFile(buffered)
+        else:
+            stream = buffered
+        prefix = b""  # sent by the caller
+        carry = b""  # a line begun at the end of the last block
+        last = False
+        lines = 0  # line ends read so far
+        while not last:
+            lead = prefix + carry
+            # a line longer than a chunk is read on in blocks at least as long as what is
+            # carried: its bytes are copied O(1) times each, not once a chunk
+            want = max(self.chunk_bytes, len(carry))
+            buf = bytearray(len(lead) + want)
+            buf[: len(lead)] = lead
+            try:
+                n = _fill(stream, memoryview(buf)[len(lead) :])
+            except (OSError, EOFError, lzma.LZMAError, zlib.error) as exc:
+                raise InputError(
+                    self.name, f"cannot read run file: corrupt or truncated compressed data ({exc})"
+                ) from None
+            self.size += n
+            last = n < want
+            del buf[len(lead) + n :]
+            if sniff and (last or b"\n" in buf):  # the first line is whole: is it TREC text?
+                from ..io.tabular import detect
+
+                sniff = False
+                if detect(bytes(buf[: 1 << 16])) != "trec":
+                    raise NotGrouped
+            nul = buf.find(b"\0", len(lead))
+            if nul >= 0:  # TREC text: a NUL is an error wherever it is, found before reading on
+                raise InputError(self.name, "contains a NUL byte", lines + buf.count(b"\n", len(lead), nul) + 1)
+            lines += buf.count(b"\n", len(lead))
+            if not last:
+                cut = buf.rfind(b"\n", len(prefix))
+                if cut < 0:  # no line end in this block: read on, up to the limit for one line
+                    if len(buf) - len(prefix) > readers.MAX_LINE:
+                        raise line_too_long(self.name, lines + 1)
+                    carry = bytes(buf[len(prefix) :])
+                    continue
+                carry = bytes(buf[cut + 1 :])
+                del buf[cut + 1 :]
             else:
-                stream = buffered
-            prefix = b""  # sent by the caller
-            carry = b""  # a line begun at the end of the last block
-            last = False
-            lines = 0  # line ends read so far
-            while not last:
-                lead = prefix + carry
-                buf = bytearray(len(lead) + self.chunk_bytes)
-                buf[: len(lead)] = lead
-                try:
-                    n = _fill(stream, memoryview(buf)[len(lead) :])
-                except (OSError, EOFError, lzma.LZMAError, zlib.error) as exc:
-                    raise InputError(
-                        self.path, f"cannot read run file: corrupt or truncated compressed data ({exc})"
-                    ) from None
-                self.size += n
-                last = n < self.chunk_bytes
-                del buf[len(lead) + n :]
-                nul = buf.find(b"\0", len(lead))
-                if nul >= 0:  # TREC text: a NUL is an error wherever it is, found before reading on
-                    raise InputError(self.path, "contains a NUL byte", lines + buf.count(b"\n", len(lead), nul) + 1)
-                lines += buf.count(b"\n", len(lead))
-                if not last:
-                    cut = buf.rfind(b"\n", len(prefix))
-                    if cut < 0:  # no line end in this block: read on, up to the limit for one line
-                        if len(buf) - len(prefix) > readers.MAX_LINE:
-                            raise line_too_long(self.path, lines + 1)
-                        carry = bytes(buf[len(prefix) :])
-                        continue
-                    carry = bytes(buf[cut + 1 :])
-                    del buf[cut + 1 :]
-                else:
-                    while buffered.read(1 << 20):  # hash whatever the decompressor left unread
-                        pass
-                    self.sha256 = raw.sha.hexdigest() if raw.enabled else ""
-                prefix = (yield buf, last) or b""
+                while buffered.read(1 << 20):  # hash whatever the decompressor left unread
+                    pass
+                self.sha256 = raw.sha.hexdigest() if raw.enabled else ""
+            prefix = (yield buf, last) or b""
 
 
 def _fill(stream: IO[bytes], view: memoryview) -> int:
@@ -174,25 +279,12 @@ def _last_topic_start(qid: pa.Array) -> int:
         width *= 4
 
 
-def _line_offset(data: bytes, newlines: int, line: int) -> int:
-    """Byte offset where 1-based ``line`` starts in ``data``, which holds ``newlines`` line ends."""
-    if line <= 1:
-        return 0
-    back = newlines - (line - 1) + 1  # line ends to step back over, the last one included
-    if back <= 1 << 14:
-        pos = len(data)
-        for _ in range(back):
-            pos = data.rfind(b"\n", 0, pos)
-        return pos + 1
-    return int(np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)[line - 2]) + 1
-
-
 def topic_batches(reader: ChunkReader, name: str) -> Iterator[tuple[Run, np.ndarray, pa.Array]]:
     """(run rows of complete topics, rows per topic, topic ids) from a grouped run file.
 
-    The last topic of a chunk may go on in the next one, so its lines are sent
-    back to the reader to lead the next chunk; the rows before it are handed on
-    as a zero-copy slice. Raises :class:`NotGrouped` when a topic reappears
+    The last topic of a chunk may go on in the next one, so its parsed rows are
+    kept (zero-copy slices) and joined to the next chunk's rows of the same topic
+    when it ends; the rows before it are handed on as a zero-copy slice. Raises :class:`NotGrouped` when a topic reappears
     after its block ended.
     """
     chunks = reader.chunks()
@@ -202,41 +294,95 @@ def topic_batches(reader: ChunkReader, name: str) -> Iterator[tuple[Run, np.ndar
         chunks.close()  # the file and the decompressor, now, whatever happened
 
 
+def _first_topic_end(qid: pa.Array) -> int:
+    """Row where the first topic's block ends (looks forward from the start, widening)."""
+    import pyarrow.compute as pc
+
+    n = len(qid)
+    first = qid[0]
+    width = 4096
+    while True:
+        hi = min(width, n)
+        other = np.flatnonzero(~to_numpy(pc.equal(qid.slice(0, hi), first)))
+        if len(other):
+            return int(other[0])
+        if hi == n:
+            return n
+        width *= 4
+
+
 def _topic_batches(
     chunks: Generator[tuple[bytearray, bool], bytes | None, None], name: str
 ) -> Iterator[tuple[Run, np.ndarray, pa.Array]]:
     seen: set[bytes] = set()
     base = 0  # physical lines of the file before the current chunk
-    data, last = next(chunks)
+    # The rows of the last, possibly unfinished, topic, as parsed pieces: each byte of
+    # the file is parsed once, however many chunks a topic spans (sending its bytes
+    # back to lead the next chunk re-parsed them on every chunk: quadratic).
+    pending: list[Run] = []
     while True:
+        data, last = chunks.send(None)  # nothing to put in front: the pieces are kept parsed
         run = _parse_chunk(data, name, base)
-        held: bytes | bytearray = b""  # lines of the last, possibly unfinished, topic
-        newlines = run.lines or data.count(b"\n")  # non-last chunks end in a line end
-        if not len(run):
-            base += newlines
-        else:
+        base += run.lines or data.count(b"\n")  # non-last chunks end in a line end
+        del data
+        if len(run):
             start = len(run) if last else _last_topic_start(run.qid)
-            if start == 0:  # one topic so far: keep reading
-                held = data
+            if start == 0:  # the chunk is one topic: it continues the pending one, or ends it
+                if pending and pending[0].qid[0].as_py() != run.qid[0].as_py():
+                    yield _checked(_concat(pending), seen)
+                    pending = []
+                pending.append(run)
             else:
-                batch = run.slice(0, start)
-                lengths, topics = runs_of(batch.qid)
-                names = topics.to_pylist()
-                if len(set(names)) != len(names) or not seen.isdisjoint(names):
-                    raise NotGrouped
-                seen.update(names)
-                yield batch, lengths, topics
-                if start < len(run):
-                    line = int(run.lineno[start]) - base
-                    held = data[_line_offset(data, newlines, line) :]
-                    base += line - 1
-                else:
-                    base += newlines
+                done = 0  # rows of the chunk that finish the pending topic: joined to it
+                if pending:
+                    if pending[0].qid[0].as_py() == run.qid[0].as_py():
+                        done = _first_topic_end(run.qid)
+                        pending.append(run.slice(0, done))
+                    yield _checked(_concat(pending), seen)
+                if done < start:  # the chunk's own complete topics: a zero-copy slice
+                    yield _checked(run.slice(done, start), seen)
+                pending = [_own(run.slice(start, len(run)))] if start < len(run) else []
         if last:
+            if pending:
+                yield _checked(_concat(pending), seen)
             return
         del run
-        data, last = chunks.send(held)
-        del held
+
+
+def _checked(batch: Run, seen: set[bytes]) -> tuple[Run, np.ndarray, pa.Array]:
+    """``batch`` with its topic blocks; :class:`NotGrouped` if a topic appears twice."""
+    lengths, topics = runs_of(batch.qid)
+    names = topics.to_pylist()
+    if len(set(names)) != len(names) or not seen.isdisjoint(names):
+        raise NotGrouped
+    seen.update(names)
+    return batch, lengths, topics
+
+
+def _own(run: Run) -> Run:
+    """A copy of the rows of the slice ``run``, so the whole chunk they came from can go
+    (each row is copied at most once: only a chunk's unfinished last topic is)."""
+    import pyarrow as pa
+
+    return Run(run.name, run.sha256, pa.concat_arrays([run.qid]), pa.concat_arrays([run.docno]), run.score.copy(),
+               run.lineno.copy(), run.runid)
+
+
+def _concat(pieces: list[Run]) -> Run:
+    """The rows of ``pieces`` in order, as one run (no copy for one piece)."""
+    if len(pieces) == 1:
+        return pieces[0]
+    import pyarrow as pa
+
+    def arrays(col: str) -> pa.Array:
+        parts = [getattr(p, col) for p in pieces]
+        if len({a.type for a in parts}) > 1:  # the fast and the tokenizing parser differ
+            parts = [a.cast(pa.large_binary()) for a in parts]
+        return pa.concat_arrays(parts)
+
+    last = pieces[-1]
+    return Run(last.name, last.sha256, arrays("qid"), arrays("docno"), np.concatenate([p.score for p in pieces]),
+               np.concatenate([p.lineno for p in pieces]), last.runid)
 
 
 _DONE = object()
@@ -361,17 +507,42 @@ def evaluate_stream(
     zscores: ZScores | None = None,
     chunk_bytes: int = CHUNK_BYTES,
     subtopics: Any = None,
+    stdin: IO[bytes] | None = None,
 ) -> tuple[Results, str]:
-    """Evaluate the run at ``path`` chunk by chunk; returns the results and the run's SHA-256.
+    """Evaluate the run at ``path`` (``-``: standard input, or ``stdin``) chunk by chunk;
+    returns the results and the run's SHA-256.
 
-    Raises :class:`NotGrouped` when the file is not grouped by topic.
+    Raises :class:`NotGrouped` when the file is not grouped by topic; for standard
+    input its ``rest`` is then the whole input again (spooled), to be read whole.
     """
+    reader = ChunkReader(path, chunk_bytes, stdin=stdin)
+    try:
+        return _evaluate_stream(qrels, reader, requests, opts, num_qrels_topics=num_qrels_topics,
+                                num_rel_complete=num_rel_complete, zscores=zscores, subtopics=subtopics)
+    except NotGrouped as exc:
+        exc.rest = reader.rest() if reader.is_stdin and reader.spooled else None  # type: ignore[attr-defined]
+        raise
+    finally:
+        reader.close()
+
+
+def _evaluate_stream(
+    qrels: Qrels,
+    reader: ChunkReader,
+    requests: list[Request],
+    opts: EvalOptions,
+    *,
+    num_qrels_topics: int,
+    num_rel_complete: int,
+    zscores: ZScores | None,
+    subtopics: Any,
+) -> tuple[Results, str]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
     check_qrels_duplicates(qrels)
     batch_opts = replace(opts, complete=False)
-    reader = ChunkReader(path, chunk_bytes)
+    path = reader.name
     parts: list[tuple[list[str], list[TopicColumn]]] = []
     seen: list[pa.Array] = []
     runid = ""
@@ -435,16 +606,21 @@ def _whole_file_facts(table: EvalTable, qrels: Qrels, subtopics: Any) -> EvalTab
 
 
 def should_stream(path: object, stream: bool | None) -> bool:
-    """Stream when asked, or automatically for a large regular file or any compressed one.
+    """Stream when asked, or automatically for a large regular file, any compressed one
+    and standard input (``-``).
 
     The size on disk says nothing about a compressed file's size in memory (a 260 KB
     gzip can expand to 256 MiB), so every gzip, bzip2 or xz run is streamed; the
-    chunks bound its memory whatever it expands to.
+    chunks bound its memory whatever it expands to. Standard input has no size and
+    can hold anything: it is streamed too (a run that is not grouped by topic, or
+    not TREC text, is then read whole from what was spooled plus the rest).
     """
-    if stream is not None:
-        return bool(stream) and isinstance(path, (str, os.PathLike)) and os.fspath(path) != "-"
-    if not isinstance(path, (str, os.PathLike)) or os.fspath(path) == "-":
+    if not isinstance(path, (str, os.PathLike)):
         return False
+    if stream is not None:
+        return bool(stream)
+    if os.fspath(path) == "-":
+        return True
     try:
         if not os.path.isfile(path):
             return False
