@@ -93,17 +93,15 @@ def qrels_from_frame(df: Any, name: str = "<qrels DataFrame>") -> Qrels:
     rel_col = _frame_column(df, "rel", name, "qrels")
     if len(df) == 0:
         raise InputError(name, "the qrels DataFrame has no judgements")
-    rel = pd.to_numeric(df[rel_col], errors="coerce")
-    bad = rel.isna() | (rel != np.floor(rel))
-    if bad.any():
-        i = int(np.flatnonzero(bad.to_numpy())[0])
-        raise InputError(name, f"relevance label '{df[rel_col].iloc[i]}' is not an integer", i + 1)
+    from .io.trec import whole_column
+
+    rel = whole_column(df[rel_col], name, "relevance label")
     return Qrels(
         name=name,
         sha256="",
         qid=_frame_to_binary(df, qid_col, name),
         docno=_frame_to_binary(df, doc_col, name),
-        rel=rel.to_numpy(dtype=np.int64),
+        rel=rel,
         lineno=np.arange(1, len(df) + 1, dtype=np.int64),
     )
 

@@ -119,12 +119,17 @@ CATALOGUE = [
     Case("label-float", 2,
          f"ireval: {Q}:1: relevance label '1.5' is not an integer (trec_eval would truncate it; ireval refuses)\n",
          qrels=b"1 0 a 1.5\n"),
-    Case("label-float-integral", 2,
-         f"ireval: {Q}:1: relevance label '1.0' is not an integer (trec_eval would truncate it; ireval refuses)\n",
-         qrels=b"1 0 a 1.0\n"),
+    # a whole number is a label however it is written (1.0 and 1e0 are 1, as atol reads them);
+    # an exponent that changes the value is refused, since trec_eval's atol stops at the 'e'
     Case("label-exponent", 2,
-         f"ireval: {Q}:3: relevance label '1e3' is not an integer (trec_eval would truncate it; ireval refuses)\n",
+         f"ireval: {Q}:3: relevance label '1e3' is 1000, but trec_eval reads it as 1; write 1000\n",
          qrels=b"1 0 a 1\n2 0 a 1\n1 0 b 1e3\n"),
+    Case("label-negative-fraction", 2,
+         f"ireval: {Q}:2: relevance label '-0.5' is not an integer (trec_eval would truncate it; ireval refuses)\n",
+         qrels=b"1 0 a 1\n1 0 b -0.5\n"),
+    Case("label-csv-fraction", 2,
+         f"ireval: {Q}:3: relevance label '0.5' is not an integer (trec_eval would truncate it; ireval refuses)\n",
+         qrels=b"qid,docno,rel\n1,a,1\n1,b,0.5\n"),
     Case("label-out-of-range", 2, f"ireval: {Q}:1: relevance label '99999999999999999999' is out of range\n",
          qrels=b"1 0 a 99999999999999999999\n"),
     # ---- infinities: accepted, ranked as strtod reads them ---------------------------

@@ -414,7 +414,7 @@ def _parse_msmarco(src: Source) -> Run:
     import numpy as np
     import pyarrow as pa
 
-    from .trec import _fast_table, parse_ints, take_tokens, tokenize
+    from .trec import _fast_table, parse_whole, take_tokens, tokenize
 
     fast = _fast_table(src.data, 3, 3, {0: pa.large_binary(), 1: pa.large_binary(), 2: pa.int64()})
     if fast is not None and len(fast):
@@ -433,7 +433,7 @@ def _parse_msmarco(src: Source) -> Run:
             )
         f0 = lines.first_tok
         qid, docno = take_tokens(lines, f0), take_tokens(lines, f0 + 1)
-        rank = parse_ints(take_tokens(lines, f0 + 2), lines.lineno, src.name, "rank")
+        rank = parse_whole(take_tokens(lines, f0 + 2), lines.lineno, src.name, "rank")
         lineno = np.asarray(lines.lineno, dtype=np.int64)
     return Run(
         name=src.name,
@@ -810,11 +810,12 @@ def _floats(tab: _Table, role: str, what: str) -> np.ndarray:
 
 
 def _ints(tab: _Table, role: str, what: str) -> np.ndarray:
-    """Integers; a typed float column must hold whole numbers; text must be integer literals."""
+    """Whole numbers (labels, ranks), one rule for every format: typed integers; typed
+    floats and text that are whole numbers (``1.0``, ``1e0``); anything else is refused."""
     import numpy as np
     import pyarrow as pa
 
-    from .trec import parse_ints
+    from .trec import first_not_whole, parse_whole
 
     arr = _plain(tab.cols[role])
     _first_null(tab, arr, role)
@@ -823,14 +824,14 @@ def _ints(tab: _Table, role: str, what: str) -> np.ndarray:
         values = arr.cast(pa.int64()).to_numpy(zero_copy_only=False)
     elif pa.types.is_floating(t) or pa.types.is_decimal(t):
         f = arr.cast(pa.float64()).to_numpy(zero_copy_only=False)
-        bad = ~np.isfinite(f) | (f != np.floor(f)) | (np.abs(f) > 2.0**62)
-        if bad.any():
-            i = int(np.argmax(bad))
-            raise tab.error(f"{what} '{f[i]:g}' is not an integer", i)
+        bad = first_not_whole(f)
+        if bad is not None:
+            i, why = bad
+            raise tab.error(f"{what} '{f[i]:g}' {why}", i)
         values = f.astype(np.int64)
     elif pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t) or pa.types.is_large_binary(t):
         try:
-            values = parse_ints(arr.cast(pa.large_binary()), tab.lineno, tab.name, what)
+            values = parse_whole(arr.cast(pa.large_binary()), tab.lineno, tab.name, what)
         except InputError as exc:
             raise tab.rewrap(exc) from None
     else:

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 
@@ -416,6 +416,90 @@ def parse_ints(tokens: pa.Array, lines_no: np.ndarray, name: str, what: str) -> 
     return np.ascontiguousarray(values, dtype=np.int64)
 
 
+NOT_WHOLE = "is not an integer (trec_eval would truncate it; ireval refuses)"
+MAX_WHOLE_FLOAT = 2.0**53  # a float beyond this may not be the integer it was written as
+
+
+def first_not_whole(values: np.ndarray) -> tuple[int, str] | None:
+    """The first of some float values that is not a whole number ``(index, why)``, or None.
+
+    One rule for every input format: a whole number is accepted however it is typed or
+    written (``1``, ``1.0``, ``1e0``), anything else is refused."""
+    import numpy as np
+
+    f = np.asarray(values, dtype=np.float64)
+    bad = ~np.isfinite(f) | (f != np.floor(f)) | (np.abs(f) > MAX_WHOLE_FLOAT)
+    if not bad.any():
+        return None
+    i = int(np.argmax(bad))
+    return i, ("is out of range" if np.isfinite(f[i]) and f[i] == np.floor(f[i]) else NOT_WHOLE)
+
+
+def whole_column(series: Any, name: str, what: str) -> np.ndarray:
+    """A DataFrame column of whole numbers (labels), by the rule of every file format:
+    numbers and numeric text that are whole (``1``, ``1.0``, ``"1e0"``) are accepted;
+    ``0.5``, ``inf``, missing values and words are refused, naming the row."""
+    import numpy as np
+    import pandas as pd
+
+    num = pd.to_numeric(series, errors="coerce")
+    missing = num.isna().to_numpy()
+    if missing.any():
+        i = int(np.argmax(missing))
+        v = series.iloc[i]
+        why = "is missing" if pd.isna(v) else "is not a number"
+        raise InputError(name, f"{what} '{v}' {why}", i + 1)
+    f = num.to_numpy(dtype=np.float64)
+    if pd.api.types.is_integer_dtype(num.dtype):
+        return num.to_numpy(dtype=np.int64)
+    bad = first_not_whole(f)
+    if bad is not None:
+        i, why = bad
+        raise InputError(name, f"{what} '{series.iloc[i]}' {why}", i + 1)
+    return f.astype(np.int64)
+
+
+def _atol(text: str) -> int:
+    """What C's atol reads: leading blanks are gone already, then a sign and digits."""
+    import re
+
+    m = re.match(r"[+-]?[0-9]+", text)
+    return int(m.group(0)) if m else 0
+
+
+def parse_whole(tokens: pa.Array, lines_no: np.ndarray, name: str, what: str, *, trec_text: bool = False) -> np.ndarray:
+    """Whole numbers written in decimal: ``1``, ``-1``, and, since their value is whole,
+    ``1.0`` and ``1e0`` (every input format accepts those); ``0.5``, ``inf``, ``nan``,
+    hexadecimal and words are refused, naming the line. ``trec_text``: the file is one
+    trec_eval reads itself, with ``atol``, so a number whose exponent changes it
+    (``1e1``: 10 here, 1 to trec_eval) is refused as well."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    exact = _cast(tokens, pa.int64())
+    if exact is not None and not _has_hex(tokens):
+        return np.ascontiguousarray(exact, dtype=np.int64)
+    values = _cast(tokens, pa.float64()) if not _has_hex(tokens) else None
+    if values is None:  # some token is not a decimal number: the slow path names it
+        values = np.array(_slow_parse(tokens, lines_no, name, what, _FLOAT_RE, float), dtype=np.float64)
+    bad = first_not_whole(values)
+    if bad is not None:
+        i, why = bad
+        text = tokens[i].as_py().decode("utf-8", "replace")
+        raise InputError(name, f"{what} '{shown(text)}' {why}", int(lines_no[i]))
+    if trec_text:
+        expo = np.flatnonzero(to_numpy(pc.match_substring(tokens.cast(pa.large_string()), "e", ignore_case=True)))
+        for i in expo.tolist():  # only tokens with an exponent (rare): atol stops at the 'e'
+            text = tokens[i].as_py().decode("ascii")
+            if _atol(text) != int(values[i]):
+                raise InputError(
+                    name, f"{what} '{shown(text)}' is {int(values[i])}, but trec_eval reads it as {_atol(text)}; "
+                    f"write {int(values[i])}", int(lines_no[i]),
+                )
+    return np.ascontiguousarray(values, dtype=np.int64)
+
+
 # --------------------------------------------------------------------------
 # qrels and runs
 
@@ -504,7 +588,7 @@ def parse_four_fields(src: Source, *, what: str, fields: str) -> tuple[list[pa.A
         i = _first_bad(bad)
         raise InputError(src.name, f"expected 4 fields ({fields}), got {int(lines.ntok[i])}", int(lines.lineno[i]))
     f0 = lines.first_tok
-    rel = parse_ints(take_tokens(lines, f0 + 3), lines.lineno, src.name, "relevance label")
+    rel = parse_whole(take_tokens(lines, f0 + 3), lines.lineno, src.name, "relevance label", trec_text=True)
     ids = [take_tokens(lines, f0 + i) for i in range(3)]
     return ids, rel, np.asarray(lines.lineno, dtype=np.int64)
 
