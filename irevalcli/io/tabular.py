@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ..errors import InputError, UsageError
-from .trec import Qrels, Run, Source, read_source, refuse_bom
+from .trec import READ_RANKS, Qrels, Run, Source, read_source, refuse_bom
 
 if TYPE_CHECKING:
     import numpy as np
@@ -353,11 +353,23 @@ def parse_run_source(src: Source, *, fmt: str = "auto", columns: Mapping[str, st
         raise InputError(src.name, "the run file is empty")
     if kind == "msmarco":
         return _parse_msmarco(src)
+    import numpy as np
+
     by_rank = "rank" in columns and "score" not in columns  # --column rank=NAME: score = -rank
-    tab = _read_tabular(src, kind, ("qid", "docno", "rank" if by_rank else "score"), ("runid",), columns, "run")
+    ranks = READ_RANKS.get()  # --ties rank orders by the rank column; a score only breaks equal ranks
+    if ranks:
+        required, optional = ("qid", "docno", "rank"), ("runid",) if by_rank else ("runid", "score")
+    else:
+        required, optional = ("qid", "docno", "rank" if by_rank else "score"), ("runid",)
+    tab = _read_tabular(src, kind, required, optional, columns, "run")
     if tab.nrows == 0:
         raise InputError(src.name, "the run file has no results")
-    score = -_floats(tab, "rank", "rank") if by_rank else _floats(tab, "score", "score")
+    rank = _ranks(tab) if by_rank or ranks else None
+    if "score" in tab.cols:
+        score = _floats(tab, "score", "score")
+    else:
+        assert rank is not None
+        score = -rank.astype(np.float64)
     runid = default_runid(src.name)
     if "runid" in tab.cols:
         last = _ids(tab, "runid")[tab.nrows - 1].as_py()
@@ -370,7 +382,20 @@ def parse_run_source(src: Source, *, fmt: str = "auto", columns: Mapping[str, st
         score=score,
         lineno=tab.lineno,
         runid=runid,
+        rank=rank if ranks else None,
     )
+
+
+def _ranks(tab: _Table) -> np.ndarray:
+    """The rank column: whole numbers, as labels are (``3.0`` is 3, ``2.5`` is refused)."""
+    from .trec import check_rank_range
+
+    rank = _ints(tab, "rank", "rank")
+    try:
+        check_rank_range(rank, tab.lineno, tab.name)
+    except InputError as exc:
+        raise tab.rewrap(exc) from None
+    return rank
 
 
 def explain_run_error(exc: InputError, data: bytes) -> InputError:
@@ -443,7 +468,18 @@ def _parse_msmarco(src: Source) -> Run:
         score=-rank.astype(np.float64),
         lineno=lineno,
         runid=default_runid(src.name),
+        rank=_msmarco_ranks(rank, lineno, src.name),
     )
+
+
+def _msmarco_ranks(rank: np.ndarray, lineno: np.ndarray, name: str) -> np.ndarray | None:
+    """An MS MARCO run's ranks kept for --ties rank (None otherwise)."""
+    from .trec import check_rank_range
+
+    if not READ_RANKS.get():
+        return None
+    check_rank_range(rank, lineno, name)
+    return rank
 
 
 # --------------------------------------------------------------------------
@@ -490,6 +526,11 @@ def _resolve(
         if col is None:
             if role in columns:
                 raise InputError(src, f"--column {role}={columns[role]}: no such column (columns: {listing})")
+            if role == "rank" and what == "run" and READ_RANKS.get():
+                raise InputError(
+                    src, f"no 'rank' column for the run (columns: {listing}); --ties rank orders by it: name one "
+                    "with --column rank=NAME, or use --ties docno or --ties input"
+                )
             if role in required:
                 rank = _find_column("rank", names, {}) if role == "score" else None
                 if rank is not None:  # --column score=rank would rank backwards

@@ -531,6 +531,7 @@ class Run:
     lineno: np.ndarray
     runid: str
     lines: int = 0  # physical lines of the text parsed, when known without counting (else 0)
+    rank: np.ndarray | None = None  # int64 rank column, read only for --ties rank (READ_RANKS)
 
     def __len__(self) -> int:
         return len(self.score)
@@ -545,7 +546,43 @@ class Run:
     def slice(self, start: int, stop: int) -> Run:
         """Rows ``start:stop`` without copying."""
         return Run(self.name, self.sha256, self.qid.slice(start, stop - start), self.docno.slice(start, stop - start),
-                   self.score[start:stop], self.lineno[start:stop], self.runid)
+                   self.score[start:stop], self.lineno[start:stop], self.runid,
+                   rank=self.rank[start:stop] if self.rank is not None else None)
+
+
+# Whether run readers keep the rank column (as int64 ``Run.rank``). Only ``--ties rank``
+# orders by it; trec_eval never reads it, so otherwise it is not parsed (nor checked).
+READ_RANKS: ContextVar[bool] = ContextVar("READ_RANKS", default=False)
+
+
+@contextmanager
+def reading_ranks(enabled: bool) -> Iterator[None]:
+    """Within the block, run readers keep the rank column only if ``enabled``."""
+    token = READ_RANKS.set(enabled)
+    try:
+        yield
+    finally:
+        READ_RANKS.reset(token)
+
+
+def parse_ranks(tokens: pa.Array, lines_no: np.ndarray, name: str) -> np.ndarray:
+    """A run's rank column for ``--ties rank``: whole numbers, by the rule of labels
+    (``3`` and ``3.0`` are 3; ``2.5``, ``x`` and hexadecimal are refused, naming the line)."""
+    import numpy as np
+
+    rank = parse_whole(tokens, lines_no, name, "rank")
+    check_rank_range(rank, lines_no, name)
+    return rank
+
+
+def check_rank_range(rank: np.ndarray, lines_no: np.ndarray, name: str) -> None:
+    """Ranks are ordered as floats: beyond 2**53 they would not all be distinct."""
+    import numpy as np
+
+    big = np.abs(rank) > MAX_WHOLE_FLOAT
+    if big.any():
+        i = int(np.argmax(big))
+        raise InputError(name, f"rank '{int(rank[i])}' is out of range", int(lines_no[i]))
 
 
 def read_qrels(path: str | os.PathLike[str], *, stdin: BinaryIO | None = None) -> Qrels:
@@ -613,19 +650,25 @@ def parse_run(src: Source, *, allow_empty: bool = False) -> Run:
         return Run.empty(src.name)
     refuse_bom(src)
 
-    fast = _fast_table(src.data, None, 6, {0: pa.large_binary(), 2: pa.large_binary(), 4: pa.float64(), 5: pa.binary()})
+    ranks = READ_RANKS.get()
+    want = {0: pa.large_binary(), 2: pa.large_binary(), 4: pa.float64(), 5: pa.binary()}
+    if ranks:
+        want[3] = pa.large_binary()
+    fast = _fast_table(src.data, None, 6, want)
     if fast is not None and len(fast):
         score = to_numpy(fast.column("f4"))
         if not np.isnan(score).any():
+            lineno = np.arange(1, len(fast) + 1, dtype=np.int64)
             return Run(
                 name=src.name,
                 sha256=src.sha256,
                 qid=fast.column("f0").combine_chunks(),
                 docno=fast.column("f2").combine_chunks(),
                 score=score,
-                lineno=np.arange(1, len(fast) + 1, dtype=np.int64),
+                lineno=lineno,
                 runid=fast.column("f5")[-1].as_py().decode("utf-8", "surrogateescape"),
                 lines=len(fast),  # the fast path refuses blank and comment lines: one row a line
+                rank=parse_ranks(fast.column("f3").combine_chunks(), lineno, src.name) if ranks else None,
             )
     lines = tokenize(src.data, src.name, blank_lines_ok=True, what="run")
     if len(lines.ntok) == 0 and allow_empty:
@@ -654,6 +697,7 @@ def parse_run(src: Source, *, allow_empty: bool = False) -> Run:
         score=score,
         lineno=np.asarray(lines.lineno, dtype=np.int64),
         runid=runid,
+        rank=parse_ranks(take_tokens(lines, f0 + 3), lines.lineno, src.name) if ranks else None,
     )
 
 
