@@ -130,6 +130,16 @@ CATALOGUE = [
     Case("label-csv-fraction", 2,
          f"ireval: {Q}:3: relevance label '0.5' is not an integer (trec_eval would truncate it; ireval refuses)\n",
          qrels=b"qid,docno,rel\n1,a,1\n1,b,0.5\n"),
+    # --ties rank reads the rank field (no other rule does), as a whole number
+    Case("rank-not-a-number-under-ties-rank", 2, f"ireval: {R}:2: rank 'x' is not a number\n",
+         run=b"1 Q0 a 1 3 r\n1 Q0 b x 2 r\n", args=["--ties", "rank", "-m", "map"]),
+    Case("rank-fraction-under-ties-rank", 2,
+         f"ireval: {R}:1: rank '1.5' is not an integer (trec_eval would truncate it; ireval refuses)\n",
+         run=b"1 Q0 a 1.5 3 r\n", args=["--ties", "rank", "-m", "map"]),
+    Case("rank-missing-column-under-ties-rank", 2,
+         f"ireval: {R}: no 'rank' column for the run (columns: qid, docno, score); --ties rank orders by it: "
+         "name one with --column rank=NAME, or use --ties docno or --ties input\n",
+         run=b"qid,docno,score\n1,a,3\n", args=["--ties", "rank", "-m", "map"]),
     Case("label-out-of-range", 2, f"ireval: {Q}:1: relevance label '99999999999999999999' is out of range\n",
          qrels=b"1 0 a 99999999999999999999\n"),
     # ---- infinities: accepted, ranked as strtod reads them ---------------------------
@@ -321,8 +331,8 @@ CATALOGUE = [
          args=["-N", "all", "-m", "utility"]),
     Case("level-with-trailing-text-is-atol", 0, "", args=["-l", "1x", "-m", "map"], out=MAP_1),
     Case("ties-unknown-rule", 2,
-         "ireval: Invalid value for '--ties': 'rank' is not one of 'docno', 'input'. (see 'ireval --help')\n",
-         args=["--ties", "rank", "-m", "map"]),
+         "ireval: Invalid value for '--ties': 'score' is not one of 'docno', 'input', 'rank'. (see 'ireval --help')\n",
+         args=["--ties", "score", "-m", "map"]),
     Case("ties-input-with-prefs", 2, "ireval: --ties input applies to -R qrels judgements, not -R prefs\n",
          args=["-R", "prefs", "--ties", "input", "-m", "prefs_simp"]),
     Case("peer-spelling-cutoffs-disagree", 2, "ireval: PrecisionMetric(topn=3)@5: topn=3 and @5 disagree\n",
