@@ -480,7 +480,9 @@ def parse_whole(tokens: pa.Array, lines_no: np.ndarray, name: str, what: str, *,
     exact = _cast(tokens, pa.int64())
     if exact is not None and not _has_hex(tokens):
         return np.ascontiguousarray(exact, dtype=np.int64)
-    values = _cast(tokens, pa.float64()) if not _has_hex(tokens) else None
+    values = _cast(tokens, pa.float64())
+    if values is not None and _has_hex(tokens):
+        values = None  # Arrow's cast reads 0x1 as 1: the slow path says it is hexadecimal
     if values is None:  # some token is not a decimal number: the slow path names it
         values = np.array(_slow_parse(tokens, lines_no, name, what, _FLOAT_RE, float), dtype=np.float64)
     bad = first_not_whole(values)
