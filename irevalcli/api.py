@@ -86,24 +86,21 @@ def qrels_from_frame(df: Any, name: str = "<qrels DataFrame>") -> Qrels:
     """A qrels DataFrame with columns qid, docno, rel (or any header spelling a qrels file may
     use: query_id, doc_id, relevance, ...)."""
     import numpy as np
-    import pandas as pd
 
     qid_col = _frame_column(df, "qid", name, "qrels")
     doc_col = _frame_column(df, "docno", name, "qrels")
     rel_col = _frame_column(df, "rel", name, "qrels")
     if len(df) == 0:
         raise InputError(name, "the qrels DataFrame has no judgements")
-    rel = pd.to_numeric(df[rel_col], errors="coerce")
-    bad = rel.isna() | (rel != np.floor(rel))
-    if bad.any():
-        i = int(np.flatnonzero(bad.to_numpy())[0])
-        raise InputError(name, f"relevance label '{df[rel_col].iloc[i]}' is not an integer", i + 1)
+    from .io.trec import whole_column
+
+    rel = whole_column(df[rel_col], name, "relevance label")
     return Qrels(
         name=name,
         sha256="",
         qid=_frame_to_binary(df, qid_col, name),
         docno=_frame_to_binary(df, doc_col, name),
-        rel=rel.to_numpy(dtype=np.int64),
+        rel=rel,
         lineno=np.arange(1, len(df) + 1, dtype=np.int64),
     )
 
@@ -129,6 +126,16 @@ def run_from_frame(df: Any, name: str = "<run DataFrame>", runid: str = "run") -
     runid_col = _find_column("runid", [str(c) for c in df.columns], {})
     if runid_col is not None:
         runid = str(df[runid_col].iloc[-1])
+    from .io.trec import READ_RANKS, check_rank_range, whole_column
+
+    rank = None
+    if READ_RANKS.get():  # --ties rank
+        rank_col = _find_column("rank", [str(c) for c in df.columns], {})
+        if rank_col is None:
+            raise InputError(name, f"the run DataFrame has no rank column, which ties='rank' orders by "
+                                   f"(columns: {', '.join(str(c) for c in df.columns)})")
+        rank = whole_column(df[rank_col], name, "rank")
+        check_rank_range(rank, np.arange(1, len(df) + 1), name)
     return Run(
         name=name,
         sha256="",
@@ -137,6 +144,7 @@ def run_from_frame(df: Any, name: str = "<run DataFrame>", runid: str = "run") -
         score=score.to_numpy(dtype=np.float64),
         lineno=np.arange(1, len(df) + 1, dtype=np.int64),
         runid=runid,
+        rank=rank,
     )
 
 
@@ -251,8 +259,23 @@ def _requests(measures: Any, *, rel_format: str, compat: str) -> list[Request]:
     return resolve(_measure_list(measures), rel_format=rel_format, compat=compat)
 
 
+def _ranks_switch(func: Any) -> Any:
+    """Run readers keep the rank column for the duration of a call with ``ties="rank"``."""
+    import functools
+
+    from .io.trec import reading_ranks
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with reading_ranks(kwargs.get("ties") == "rank"):
+            return func(*args, **kwargs)
+
+    return wrapper
+
+
 @_api_names
 @_hash_inputs_switch
+@_ranks_switch
 def evaluate(
     qrels: Any,
     run: Any,
@@ -285,7 +308,9 @@ def evaluate(
     The keyword options are trec_eval's ``-c -l -M -J -N -D -R -Z``; ``compat="9.0.8"``
     reproduces trec_eval 9.0.8 (the version inside pytrec_eval) instead of 10.0.
     ``ties``: how documents with equal scores are ordered, ``"docno"`` (descending; trec_eval's
-    rule, in both versions) or ``"input"`` (their order in the run; ranx's and TF-Ranking's).
+    rule, in both versions) or ``"input"`` (their order in the run; ranx's and TF-Ranking's);
+    ``"rank"`` orders by the run's rank column ascending instead of the score (equal ranks by
+    score descending, then docno descending); the rank column must then hold whole numbers.
     ``stream``: evaluate a run file topic block by topic block in bounded memory
     (default: automatically for files of 32 MiB or more, gzip/bzip2/xz files and standard input);
     a run that is not grouped by topic is then read whole (standard input from a temporary

@@ -324,10 +324,10 @@ def test_run_errors_name_file_and_line(name, text, message):
 
 def test_qrels_errors_name_file_and_line():
     with pytest.raises(InputError) as err:
-        parse_qrels_source(src("qid\tdocno\trel\n1\ta\t1\n1\tb\t1.0\n", "q.tsv"))
+        parse_qrels_source(src("qid\tdocno\trel\n1\ta\t1\n1\tb\t1.5\n", "q.tsv"))
     assert (
         str(err.value)
-        == "q.tsv:3: relevance label '1.0' is not an integer (trec_eval would truncate it; ireval refuses)"
+        == "q.tsv:3: relevance label '1.5' is not an integer (trec_eval would truncate it; ireval refuses)"
     )
     with pytest.raises(InputError) as err:
         parse_qrels_source(src("qid\tdocno\tscore\n1\ta\t1\n", "q.tsv"))
@@ -349,7 +349,9 @@ def test_parquet_types_and_row_errors(tmp_path):
     frac = _parquet(tmp_path, "f.parquet", pa.table({"qid": ["1", "1"], "docno": ["a", "b"], "rel": [1.0, 1.5]}))
     with pytest.raises(InputError) as err:
         load_qrels(frac)
-    assert str(err.value) == f"{frac}: row 2: relevance label '1.5' is not an integer"
+    assert str(err.value) == (
+        f"{frac}: row 2: relevance label '1.5' is not an integer (trec_eval would truncate it; ireval refuses)"
+    )
     null = _parquet(tmp_path, "n.parquet", pa.table({"qid": ["1", "1"], "docno": ["a", "b"], "score": [1.0, None]}))
     with pytest.raises(InputError) as err:
         load_run(null)
@@ -506,3 +508,103 @@ def test_rank_column_ranks_like_the_trec_run(cli, tmp_path):
     assert by_rank.out == trec.out == b"map                   \tall\t0.6594\n"
     backwards = cli(["-m", "map", "--column", "score=rank", qrels, "r.csv"], cwd=tmp_path)
     assert backwards.out != trec.out  # what the old hint led to
+
+
+# ---- one rule for labels in every format (issue 14 item 8) ---------------------------
+# A whole number is a label however it is typed or written (1, 1.0, -1.0, 1e0); a
+# fraction is refused with the same message everywhere; in trec_eval's own text formats an
+# exponent that changes the value (1e1: atol reads 1) is refused too.
+
+FRACTION = "relevance label '{v}' is not an integer (trec_eval would truncate it; ireval refuses)"
+LABEL_CASES = [("1", 1), ("1.0", 1), ("-1.0", -1), ("1e0", 1), ("0.5", None)]
+
+
+def _label_file(tmp_path: Path, fmt: str, v: str) -> tuple[Path, str]:
+    """A two-judgement qrels whose second label is written ``v``; (path, where the error points)."""
+    if fmt == "trec":
+        p = tmp_path / "q.txt"
+        p.write_text(f"1 0 a 1\n1 0 b {v}\n")
+        return p, f"{p}:2"
+    if fmt in ("csv", "tsv"):
+        d = "," if fmt == "csv" else "\t"
+        p = tmp_path / f"q.{fmt}"
+        p.write_text(f"qid{d}docno{d}rel\n1{d}a{d}1\n1{d}b{d}{v}\n")
+        return p, f"{p}:3"
+    if fmt in ("jsonl", "jsonl-text"):
+        p = tmp_path / "q.jsonl"
+        val = f'"{v}"' if fmt == "jsonl-text" else v
+        first = '"1"' if fmt == "jsonl-text" else "1"
+        p.write_text(f'{{"qid": "1", "docno": "a", "rel": {first}}}\n{{"qid": "1", "docno": "b", "rel": {val}}}\n')
+        return p, f"{p}:2"
+    p = tmp_path / "q.parquet"
+    pq.write_table(pa.table({"qid": ["1", "1"], "docno": ["a", "b"], "rel": [1.0, float(v)]}), p)
+    return p, f"{p}: row 2:"
+
+
+@pytest.mark.parametrize("fmt", ["trec", "csv", "tsv", "jsonl", "jsonl-text", "parquet"])
+@pytest.mark.parametrize("v,want", LABEL_CASES)
+def test_labels_one_rule_in_every_file_format(tmp_path, fmt, v, want):
+    path, where = _label_file(tmp_path, fmt, v)
+    if want is None:
+        with pytest.raises(InputError) as err:
+            load_qrels(path)
+        sep = "" if where.endswith(":") else ":"
+        assert str(err.value) == f"{where}{sep} " + FRACTION.format(v=v)
+    else:
+        assert load_qrels(path).rel.tolist() == [1, want]
+
+
+@pytest.mark.parametrize("kind", ["float", "text", "arrow"])
+@pytest.mark.parametrize("v,want", LABEL_CASES)
+def test_labels_one_rule_in_dataframes(kind, v, want):
+    import pandas as pd
+
+    from irevalcli.api import qrels_from_frame
+    from irevalcli.io.judgements import judgements_from_frame
+    from irevalcli.io.subtopics import subtopics_from_frame
+
+    col = {"float": [1.0, float(v)], "text": ["1", v],
+           "arrow": pd.array([1.0, float(v)], dtype="double[pyarrow]")}[kind]
+    frames = [
+        (lambda: qrels_from_frame(pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "rel": col})).rel,
+         "<qrels DataFrame>"),
+        (lambda: subtopics_from_frame(pd.DataFrame({"qid": ["1", "1"], "subtopic": ["s", "s"], "docno": ["a", "b"],
+                                                     "rel": col})).rel, "<subtopics DataFrame>"),
+        (lambda: judgements_from_frame(pd.DataFrame({"qid": ["1", "1"], "jg": ["j", "j"], "docno": ["a", "b"],
+                                                      "rel": col}), "qrels_jg").level, "<judgements DataFrame>"),
+    ]
+    for read, name in frames:
+        if want is None:
+            with pytest.raises(InputError) as err:
+                read()
+            assert str(err.value) == f"{name}:2: " + FRACTION.format(v=v)
+        else:
+            assert read().tolist() == [1, want]
+
+
+@pytest.mark.parametrize("rel_format", ["subtopics", "qrels_jg"])
+@pytest.mark.parametrize("v,want", LABEL_CASES + [("1e1", "10")])
+def test_labels_one_rule_in_subtopic_and_jg_files(tmp_path, rel_format, v, want):
+    from irevalcli.io.judgements import read_judgements
+    from irevalcli.io.subtopics import read_subtopics
+
+    p = tmp_path / "j.txt"
+    p.write_text(f"1 s a 1\n1 s b {v}\n")
+    read = (lambda: read_subtopics(p).rel) if rel_format == "subtopics" else (lambda: read_judgements(p, "qrels_jg").level)
+    if want is None:
+        with pytest.raises(InputError) as err:
+            read()
+        assert str(err.value) == f"{p}:2: " + FRACTION.format(v=v)
+    elif want == "10":
+        with pytest.raises(InputError) as err:
+            read()
+        assert str(err.value) == f"{p}:2: relevance label '1e1' is 10, but trec_eval reads it as 1; write 10"
+    else:
+        assert read().tolist() == [1, want]
+
+
+def test_label_exponent_is_its_value_outside_trec_text(tmp_path):
+    """Only trec_eval's own format has the atol reading to guard: 1e1 is 10 in a CSV."""
+    p = tmp_path / "q.csv"
+    p.write_text("qid,docno,rel\n1,a,1\n1,b,1e1\n")
+    assert load_qrels(p).rel.tolist() == [1, 10]

@@ -90,6 +90,15 @@ def test_qrels_errors(text, message):
     assert str(e.value) == message
 
 
+def test_label_that_is_not_utf8_is_one_line_error():
+    """A label token with invalid UTF-8 (found by the fuzzer) is 'not a number', not an Arrow error."""
+    from irevalcli.io.trec import Source
+
+    with pytest.raises(InputError) as e:
+        parse_qrels(Source("f", b"1 0 a 1\n1 0 b \xff\n", ""))
+    assert str(e.value) == "f:2: relevance label '\ufffd' is not a number"
+
+
 def test_qrels_comments_anywhere_and_signed_labels():
     q = parse_qrels(src("# head\n# two comment lines in a row\n1 0 a +1\n  # indented\n1 0 b -1\n"))
     assert q.rel.tolist() == [1, -1]

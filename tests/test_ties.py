@@ -1,7 +1,8 @@
-"""--ties docno|input: how documents with equal scores are ordered.
+"""--ties docno|input|rank: how documents with equal scores are ordered.
 
 docno (the default) is trec_eval's rule: descending docno, bytewise. input is ranx's and
-TF-Ranking's: the order of the lines in the run file. Every measure sees the ranking the
+TF-Ranking's: the order of the lines in the run file. rank orders by the run's rank column
+ascending instead of the score (equal ranks: score descending, then docno descending). Every measure sees the ranking the
 rule makes (it is made once, when the table is built), in every command that ranks.
 """
 
@@ -83,8 +84,8 @@ def test_library_refuses_unknown_rule_and_prefs():
     from irevalcli.errors import UsageError
 
     with pytest.raises(UsageError) as e:
-        evaluate("q", "r", ["map"], ties="rank")
-    assert str(e.value) == "ties='rank': unknown tie rule (known: docno, input)"
+        evaluate("q", "r", ["map"], ties="score")
+    assert str(e.value) == "ties='score': unknown tie rule (known: docno, input, rank)"
     with pytest.raises(UsageError) as e:
         evaluate("q", "r", ["prefs_simp"], rel_format="prefs", ties="input")
     assert str(e.value) == "ties='input' applies to rel_format='qrels' judgements, not rel_format='prefs'"
@@ -220,3 +221,143 @@ def test_plot_data_takes_the_rule(cli, tmp_path):
     res = cli(["plot", "pr", "--ties", "sideways", str(tmp_path / "q"), str(tmp_path / "r"), "-o",
                str(tmp_path / "x.png")])
     assert res.code == 2 and "'sideways' is not one of 'docno', 'input'" in res.err
+
+
+# ---- --ties rank: the run's rank column orders the documents ---------------------------------
+
+RQRELS = "1 0 d1 1\n1 0 d2 0\n1 0 d3 0\n2 0 e1 0\n2 0 e2 2\n3 0 f1 1\n3 0 f2 0\n"
+# topic 1: ranks d3=1, d1=2, d2=2 (d2 scores higher) -> d3 d2 d1: d1 at rank 3
+#          by score: d2 (2.0) d1 (1.0) d3 (0.5) -> d1 at rank 2
+# topic 2: equal ranks and scores -> docno descending: e2 e1 (e2 relevant)
+# topic 3: ranks say f1 first, scores say f2 first
+RRUN = ("1 Q0 d1 2 1.0 r\n1 Q0 d3 1 0.5 r\n1 Q0 d2 2 2.0 r\n2 Q0 e1 1 1.0 r\n2 Q0 e2 1 1.0 r\n"
+        "3 Q0 f1 1 0.1 r\n3 Q0 f2 2 0.9 r\n")
+RWANT = {
+    "rank": ("recip_rank            \t1\t0.3333\nrecip_rank            \t2\t1.0000\n"
+             "recip_rank            \t3\t1.0000\nrecip_rank            \tall\t0.7778\n"),
+    "docno": ("recip_rank            \t1\t0.5000\nrecip_rank            \t2\t1.0000\n"
+              "recip_rank            \t3\t0.5000\nrecip_rank            \tall\t0.6667\n"),
+}
+
+
+@pytest.mark.parametrize("rule", ["rank", "docno"])
+def test_rank_rule_by_hand(cli, tmp_path, rule):
+    q, r = write(tmp_path / "q", RQRELS), write(tmp_path / "r", RRUN)
+    res = cli(["-q", "--ties", rule, "-m", "recip_rank", str(q), str(r)])
+    assert res.code == 0 and res.err == ""
+    assert res.out.decode() == RWANT[rule]
+
+
+def _rank_files(tmp_path, seed):
+    """Grouped runs with random ranks (many equal) and scores (many equal), in random line order."""
+    rng = random.Random(seed)
+    qrels, run = [], []
+    for t in range(rng.randint(1, 10)):
+        qid = f"q{t}"
+        docs = rng.sample(range(60), rng.randint(1, 25))
+        for d in docs:
+            if rng.random() < 0.6:
+                qrels.append(f"{qid} 0 D{d} {rng.choice([0, 0, 1, 2])}")
+        run.extend(f"{qid} Q0 D{d} {rng.choice([1, 2, 2, 3, 7])} {rng.choice([1.0, 2.0, 3.0])} r" for d in docs)
+    qrels.append("zz 0 D1 1")
+    return write(tmp_path / "q", "\n".join(qrels) + "\n"), write(tmp_path / "r", "\n".join(run) + "\n")
+
+
+MANY = ["all_trec", "arp", "opa", "rbp.p=0.8", "err", "P_ret.3", "ndcg_exp_cut.5"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_rank_rule_is_a_sort_by_rank_then_score_then_docno(tmp_path, seed):
+    """Every measure sees the ranking the rule describes: the same numbers as the file
+    rewritten in (rank asc, score desc, docno desc) order with distinct scores."""
+    q, r = _rank_files(tmp_path, seed)
+    rows = [line.split() for line in r.read_text().splitlines()]
+    out = []
+    for qid in dict.fromkeys(row[0] for row in rows):
+        mine = [row for row in rows if row[0] == qid]
+        mine.sort(key=lambda row: row[2], reverse=True)  # docno descending (ASCII ids)
+        mine.sort(key=lambda row: -float(row[4]))  # stable: score descending
+        mine.sort(key=lambda row: int(row[3]))  # stable: rank ascending
+        out.extend(f"{qid} Q0 {row[2]} 0 {len(mine) - i} r" for i, row in enumerate(mine))
+    r2 = write(tmp_path / "r2", "\n".join(out) + "\n")
+    a = evaluate(q, r, MANY, complete=True, ties="rank").results
+    b = evaluate(q, r2, MANY, complete=True).results
+    assert format_trec(a, per_query=True) == format_trec(b, per_query=True)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_streamed_and_whole_agree_under_rank_ties(tmp_path, seed):
+    q, r = _rank_files(tmp_path, seed)
+    whole = evaluate(q, r, MANY, stream=False, complete=True, ties="rank")
+    for chunk in (60, 500):
+        streamed = evaluate(q, r, MANY, stream=True, chunk_bytes=chunk, complete=True, ties="rank")
+        assert format_trec(whole.results, per_query=True) == format_trec(streamed.results, per_query=True)
+
+
+def test_constant_rank_column_ranks_as_trec_eval(tmp_path):
+    q, r = _tied_files(tmp_path, 3)  # every rank is 0: equal ranks fall back to score, then docno
+    a = evaluate(q, r, ["all_trec"], complete=True, ties="rank").results
+    b = evaluate(q, r, ["all_trec"], complete=True).results
+    assert format_trec(a, per_query=True) == format_trec(b, per_query=True)
+
+
+def test_rank_rule_in_json_and_every_command(cli, tmp_path):
+    q, r = write(tmp_path / "q", RQRELS), write(tmp_path / "r", RRUN)
+    doc = json.loads(cli(["--format", "json", "--ties", "rank", "-m", "recip_rank", str(q), str(r)]).out)
+    assert doc["options"]["ties"] == "rank" and doc["summary"]["recip_rank"] == pytest.approx(7 / 9)
+    doc = json.loads(cli(["compare", "--format", "json", "--ties", "rank", "-m", "P.1", str(q), str(r), str(r)]).out)
+    assert doc["options"]["ties"] == "rank" and doc["baselines"][0]["mean"] == pytest.approx(2 / 3)
+    res = cli(["gate", "--format", "json", "--ties", "rank", "--min", "P.1=0.6", str(q), str(r)])
+    assert res.code == 0 and json.loads(res.out)["options"]["ties"] == "rank"
+    assert cli(["gate", "--ties", "docno", "--min", "P.1=0.6", str(q), str(r)]).code == 1  # P.1 = 1/3
+    conf = write(tmp_path / "g.toml", f'qrels = "{q}"\nties = "rank"\n[min]\n"P.1" = 0.6\n')
+    res = cli(["gate", "--format", "json", "--config", str(conf), str(r)])
+    assert res.code == 0 and json.loads(res.out)["options"]["ties"] == "rank"
+    pool = cli(["pool", "--depth", "1", "--quiet", "--ties", "rank", str(r)]).out.decode()
+    assert pool.splitlines() == ["1 0 d3 -1", "2 0 e2 -1", "3 0 f1 -1"]
+    curve = cli(["curve", "--points", "all", "--ties", "rank", str(q), str(r)]).out.decode()
+    assert curve.splitlines()[1] == f"{r},1,3,1.0,0.3333333333333333"
+
+
+def test_rank_column_is_read_only_for_the_rank_rule(cli, tmp_path):
+    """trec_eval never reads the rank field: junk there is fine unless --ties rank orders by it."""
+    q = write(tmp_path / "q", "1 0 a 1\n1 0 b 0\n")
+    r = write(tmp_path / "r", "1 Q0 a x 1.0 r\n1 Q0 b 2.5 2.0 r\n")
+    assert cli(["-m", "map", str(q), str(r)]).code == 0
+    res = cli(["--ties", "rank", "-m", "map", str(q), str(r)])
+    assert (res.code, res.out) == (2, b"")
+    assert res.err == f"ireval: {r}:1: rank 'x' is not a number\n"
+    r = write(tmp_path / "r", "1 Q0 a 1.0 1.0 r\n1 Q0 b 2.5 2.0 r\n")
+    res = cli(["--ties", "rank", "-m", "map", str(q), str(r)])
+    assert res.err == f"ireval: {r}:2: rank '2.5' is not an integer (trec_eval would truncate it; ireval refuses)\n"
+
+
+def test_rank_rule_with_tabular_runs_and_dataframes(tmp_path):
+    from irevalcli.errors import InputError
+
+    q = write(tmp_path / "q", RQRELS)
+    rows = [line.split() for line in RRUN.splitlines()]
+    csv = write(tmp_path / "r.csv", "qid,docno,rank,score\n" + "".join(f"{a},{c},{d},{e}\n" for a, _, c, d, e, _ in rows))
+    want = evaluate(q, write(tmp_path / "r", RRUN), ["recip_rank"], ties="rank").results.summary["recip_rank"]
+    assert want == pytest.approx(7 / 9)
+    assert evaluate(q, csv, ["recip_rank"], ties="rank").results.summary["recip_rank"] == want
+    df = pd.DataFrame({"qid": [r[0] for r in rows], "docno": [r[2] for r in rows],
+                       "rank": [float(r[3]) for r in rows], "score": [float(r[4]) for r in rows]})
+    assert evaluate(q, df, ["recip_rank"], ties="rank").results.summary["recip_rank"] == want
+    # no score column: --ties rank needs none (equal ranks then go by docno)
+    norank = write(tmp_path / "n.csv", "qid,docno,score\n1,d1,1\n")
+    with pytest.raises(InputError) as e:
+        evaluate(q, norank, ["recip_rank"], ties="rank")
+    assert str(e.value) == (f"{norank}: no 'rank' column for the run (columns: qid, docno, score); --ties rank "
+                            "orders by it: name one with --column rank=NAME, or use --ties docno or --ties input")
+    with pytest.raises(InputError) as e:
+        evaluate(q, df.drop(columns=["rank"]), ["recip_rank"], ties="rank")
+    assert str(e.value) == ("<run DataFrame>: the run DataFrame has no rank column, which ties='rank' orders by "
+                            "(columns: qid, docno, score)")
+    msm = write(tmp_path / "m.tsv", "".join(f"{a}\t{c}\t{d}\n" for a, _, c, d, _, _ in rows))
+    from irevalcli.io.tabular import read_run_file
+    from irevalcli.io.trec import reading_ranks
+
+    with reading_ranks(True):
+        run = read_run_file(msm, fmt="msmarco")
+    assert run.rank.tolist() == [2, 1, 2, 1, 1, 1, 2]

@@ -229,8 +229,10 @@ def apply_config(spec: GateSpec, path: str) -> None:
         spec.test = t
     if "ties" in doc:
         t = string("ties")
-        if t not in ("docno", "input"):
-            raise InputError(path, f"'ties' must be one of docno, input, got '{t}'")
+        from ..core.table import TIE_RULES
+
+        if t not in TIE_RULES:
+            raise InputError(path, f"'ties' must be one of {', '.join(TIE_RULES)}, got '{t}'")
         spec.ties = t
     if "alpha" in doc:
         a = doc["alpha"]
@@ -429,7 +431,10 @@ def run_gate(spec: GateSpec) -> dict[str, Any]:
     specs = [c.spec for c in checks] + list(spec.measures)
     batches, labels = measure_batches(specs)
     paths = [spec.run] + ([spec.baseline] if spec.baseline is not None else [])
-    qrels, runs = load_inputs(spec.qrels, paths)  # type: ignore[arg-type]
+    from ..io.trec import reading_ranks
+
+    with reading_ranks(spec.ties == "rank"):  # (a config file's ties = "rank" too)
+        qrels, runs = load_inputs(spec.qrels, paths)  # type: ignore[arg-type]
     scored = [score_run(qrels, r, batches, labels, rel_level=spec.rel_level, ties=spec.ties) for r in runs]
     cand = scored[0]
     base = scored[1] if len(scored) > 1 else None

@@ -1,7 +1,8 @@
 """``ireval pool``: a judgment pool from runs, the TREC way.
 
 For every run and topic, the top ``depth`` documents (ranked as trec_eval ranks
-them: score descending, ties by docno descending; the rank column is ignored)
+them: score descending, ties by docno descending, or by the --ties rule; only
+--ties rank reads the rank column)
 go into the pool; the pool is their union, each (topic, docno) once. With
 ``--qrels`` the pairs already judged are left out. The pool is written as a
 qrels-shaped file for assessors, ``qid 0 docno LABEL``, sorted by topic and
@@ -69,7 +70,7 @@ def _top(run: Run, depth: int, ties: str = "docno") -> tuple[pa.Array, pa.Array,
 
     enc = run.qid.dictionary_encode()
     topic = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    order = rank_order(topic, run.score, run.docno, ties, run.lineno)
+    order = rank_order(topic, run.score, run.docno, ties, run.lineno, run.rank)
     t = topic[order]
     starts = np.concatenate(([0], np.flatnonzero(t[1:] != t[:-1]) + 1)) if len(t) else np.zeros(0, np.int64)
     block = np.repeat(starts, np.diff(np.concatenate((starts, [len(t)])))) if len(t) else np.zeros(0, np.int64)

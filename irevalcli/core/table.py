@@ -7,7 +7,9 @@ Built once per evaluation, with every topic id and docno factorised once:
   later, the order of the run); run topics that are not judged are ignored;
 * each topic's results are ranked by score descending, ties broken by docno
   descending (bytewise; trec_eval's rule), or with ``ties="input"`` by their order in the
-  run file (ranx's and TF-Ranking's rule); the rank column of the file is never read;
+  run file (ranx's and TF-Ranking's rule); with ``ties="rank"`` by the run's rank column
+  ascending instead (equal ranks: score descending, then docno descending), the only
+  rule that reads the rank column;
 * ``-M`` keeps the top M, then each document is labelled with its qrels value,
   ``-1`` when it is not in the qrels and ``-2`` when its qrels value is negative;
   ``-J`` then drops the ``-1``/``-2`` documents and closes the gaps;
@@ -25,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import DuplicateDocError, MissingTopicError, NoQueriesError
+from ..errors import DuplicateDocError, MissingTopicError, NoQueriesError, UsageError
 from ..io.arrow import binary_array, from_numpy, to_numpy, valid_mask
 
 if TYPE_CHECKING:
@@ -47,7 +49,8 @@ class EvalOptions:
     num_docs: int = 0  # -N
     only_query: str | None = None  # -D N.qid
     compat: str = "10.0"  # or "9.0.8" (pytrec_eval, Anserini): float32 scores, missing topics skipped
-    ties: str = "docno"  # score ties: "docno" (descending, trec_eval) or "input" (run file order, ranx)
+    ties: str = "docno"  # score ties: "docno" (descending, trec_eval), "input" (run file order, ranx)
+    # or "rank" (the run's rank column ascending, then score, then docno)
 
 
 @dataclass
@@ -332,22 +335,34 @@ def check_qrels_duplicates(qrels: Qrels, key: np.ndarray | None = None) -> None:
         )
 
 
-TIE_RULES = ("docno", "input")
+TIE_RULES = ("docno", "input", "rank")
 
 
 def rank_order(
-    topic: np.ndarray, score: np.ndarray, docno: pa.Array, ties: str = "docno", lineno: np.ndarray | None = None
+    topic: np.ndarray,
+    score: np.ndarray,
+    docno: pa.Array,
+    ties: str = "docno",
+    lineno: np.ndarray | None = None,
+    rank: np.ndarray | None = None,
 ) -> np.ndarray:
     """Row order by topic, then score descending, then docno descending (bytewise), or
-    with ``ties="input"`` the order of the rows in the run file (``lineno`` ascending)."""
-    base, pos, src = rank_permutation(topic, score, docno, ties, lineno)
+    with ``ties="input"`` the order of the rows in the run file (``lineno`` ascending);
+    with ``ties="rank"`` by topic, then the run's ``rank`` ascending, then score
+    descending, then docno descending."""
+    base, pos, src = rank_permutation(topic, score, docno, ties, lineno, rank)
     order = np.arange(len(topic), dtype=np.int64) if base is None else base
     order[pos] = src
     return order
 
 
 def rank_permutation(
-    topic: np.ndarray, score: np.ndarray, docno: pa.Array, ties: str = "docno", lineno: np.ndarray | None = None
+    topic: np.ndarray,
+    score: np.ndarray,
+    docno: pa.Array,
+    ties: str = "docno",
+    lineno: np.ndarray | None = None,
+    rank: np.ndarray | None = None,
 ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
     """:func:`rank_order` as ``(base, pos, src)``: the order is ``base`` (None: the rows
     as they are) with ``order[pos] = src``, the rows of tied (topic, score) groups
@@ -359,7 +374,29 @@ def rank_permutation(
     rows whose (topic, score) is tied are ordered by docno, with Arrow's bytewise sort
     (``ties="docno"``), or by ``lineno``, their line in the run file (``ties="input"``;
     without ``lineno``, their position in the arrays).
+
+    ``ties="rank"`` orders by the run's ``rank`` column instead of the score (ascending:
+    rank 1 first, as the file says), and rows of equal (topic, rank) by score descending,
+    then docno descending: a run whose rank column is constant ranks as trec_eval does.
     """
+    if ties == "rank":
+        if rank is None:
+            raise ValueError("ties='rank' needs the run's rank column")  # pragma: no cover (build_table checks)
+        # ranks are at most 2**53 in magnitude (the readers check), so -rank is exact
+        return _permutation(topic, -np.asarray(rank, dtype=np.float64), docno, ties, lineno, score)
+    return _permutation(topic, score, docno, ties, lineno, None)
+
+
+def _permutation(
+    topic: np.ndarray,
+    score: np.ndarray,
+    docno: pa.Array,
+    ties: str,
+    lineno: np.ndarray | None,
+    then_score: np.ndarray | None,
+) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+    """:func:`rank_permutation` by (topic, ``score`` descending); tied rows by ``then_score``
+    descending (when given), then docno descending, or by input order."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -401,10 +438,14 @@ def rank_permutation(
     if ties == "input":
         line = rows if lineno is None else lineno[rows]
         return base, pos, rows[np.lexsort((line, gid))]
-    if ties != "docno":
+    if ties not in ("docno", "rank"):
         raise ValueError(f"unknown tie rule {ties!r}")  # pragma: no cover (the CLI offers TIE_RULES)
-    tbl = pa.table({"g": from_numpy(gid), "d": docno.take(from_numpy(rows))})
-    perm = to_numpy(pc.sort_indices(tbl, sort_keys=[("g", "ascending"), ("d", "descending")]))
+    cols = {"g": from_numpy(gid), "d": docno.take(from_numpy(rows))}
+    keys = [("g", "ascending"), ("d", "descending")]
+    if then_score is not None:
+        cols["s"] = from_numpy(np.ascontiguousarray(then_score[rows], dtype=np.float64))
+        keys.insert(1, ("s", "descending"))
+    perm = to_numpy(pc.sort_indices(pa.table(cols), sort_keys=keys))
     return base, pos, rows[perm]
 
 
@@ -555,6 +596,12 @@ def build_table(
     rg = r_topic if all_kept else r_topic[keep_run]
     rscore = run.score if all_kept else run.score[keep_run]
     rline = run.lineno if all_kept else run.lineno[keep_run]
+    rrank: np.ndarray | None = None
+    if opts.ties == "rank":
+        if run.rank is None and len(run.score):
+            raise UsageError(f"--ties rank: the run {run.name} was read without its rank column")
+        ranks = run.rank if run.rank is not None else np.zeros(0, dtype=np.int64)
+        rrank = ranks if all_kept else ranks[keep_run]
     if opts.compat == "9.0.8":
         rscore = rscore.astype(np.float32).astype(np.float64)  # 9.0.8 stores scores as float
     if missing.any():
@@ -562,6 +609,8 @@ def build_table(
         rg = np.concatenate((rg, mt))
         rscore = np.concatenate((rscore, np.ones(len(mt))))
         rline = np.concatenate((rline, np.zeros(len(mt), dtype=np.int64)))
+        if rrank is not None:
+            rrank = np.concatenate((rrank, np.ones(len(mt), dtype=np.int64)))
         run_docno = pa.concat_arrays(
             [run_docno.cast(pa.large_binary()), binary_array([PLACEHOLDER_DOCNO] * len(mt))]
         )
@@ -593,7 +642,7 @@ def build_table(
     counts = np.bincount(rg, minlength=nq)
     starts = np.zeros(nq + 1, dtype=np.int64)
     np.cumsum(counts, out=starts[1:])
-    base, pos, src = rank_permutation(rg, rscore, run_docno, opts.ties, rline)
+    base, pos, src = rank_permutation(rg, rscore, run_docno, opts.ties, rline, rrank)
     rg_ranked = rg[base] if base is not None else rg  # (ties stay within their topic)
     if opts.max_docs is not None:
         rg = rg_ranked

@@ -365,7 +365,7 @@ def _own(run: Run) -> Run:
     import pyarrow as pa
 
     return Run(run.name, run.sha256, pa.concat_arrays([run.qid]), pa.concat_arrays([run.docno]), run.score.copy(),
-               run.lineno.copy(), run.runid)
+               run.lineno.copy(), run.runid, rank=None if run.rank is None else run.rank.copy())
 
 
 def _concat(pieces: list[Run]) -> Run:
@@ -381,8 +381,10 @@ def _concat(pieces: list[Run]) -> Run:
         return pa.concat_arrays(parts)
 
     last = pieces[-1]
+    ranks = [p.rank for p in pieces]
+    rank = None if any(r is None for r in ranks) else np.concatenate(ranks)  # type: ignore[arg-type]
     return Run(last.name, last.sha256, arrays("qid"), arrays("docno"), np.concatenate([p.score for p in pieces]),
-               np.concatenate([p.lineno for p in pieces]), last.runid)
+               np.concatenate([p.lineno for p in pieces]), last.runid, rank=rank)
 
 
 _DONE = object()

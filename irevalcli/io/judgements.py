@@ -33,7 +33,7 @@ import numpy as np
 
 from ..core.table import PLACEHOLDER_DOCNO, EvalOptions, EvalTable, _decode, _factorize_sorted
 from ..errors import DuplicateDocError, InputError, MissingTopicError, NoQueriesError, UsageError
-from .trec import Run, Source, _space_lut, parse_floats, parse_ints, read_source, take_tokens, tokenize
+from .trec import Run, Source, _space_lut, parse_floats, parse_whole, read_source, take_tokens, tokenize
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -104,7 +104,7 @@ def parse_judgements(src: Source, rel_format: str) -> Judgements:
     f0 = lines.first_tok
     last = take_tokens(lines, f0 + nf - 1)
     if rel_format == "qrels_jg":
-        level = parse_ints(last, lines.lineno, src.name, "relevance label")
+        level = parse_whole(last, lines.lineno, src.name, "relevance label", trec_text=True)
     else:
         level = parse_floats(last, lines.lineno, src.name, "rel_level")
         nan = np.isnan(level)
@@ -132,13 +132,17 @@ def judgements_from_frame(df: Any, rel_format: str, name: str = "<judgements Dat
     col = "rel" if "rel" in df.columns else "rel_level"
     if col not in df.columns:
         raise InputError(name, "DataFrame has no 'rel' column")
-    level = pd.to_numeric(df[col], errors="coerce")
-    bad = level.isna()
     if rel_format == "qrels_jg":
-        bad = bad | (level != np.floor(level))
-    if bad.any():
-        i = int(np.flatnonzero(bad.to_numpy())[0])
-        raise InputError(name, f"{col} '{df[col].iloc[i]}' is not a number", i + 1)
+        from .trec import whole_column
+
+        level = whole_column(df[col], name, "relevance label")
+    else:
+        level = pd.to_numeric(df[col], errors="coerce")
+        bad = level.isna()
+        if bad.any():
+            i = int(np.flatnonzero(bad.to_numpy())[0])
+            raise InputError(name, f"{col} '{df[col].iloc[i]}' is not a number", i + 1)
+        level = level.to_numpy(dtype=np.float64)
     return Judgements(
         name=name,
         sha256="",
@@ -147,7 +151,7 @@ def judgements_from_frame(df: Any, rel_format: str, name: str = "<judgements Dat
         jg=_frame_to_binary(df, "jg", name),
         jsg=_frame_to_binary(df, "jsg", name) if rel_format == "prefs" else None,
         docno=_frame_to_binary(df, "docno", name),
-        level=level.to_numpy(dtype=np.int64 if rel_format == "qrels_jg" else np.float64),
+        level=level,
         lineno=np.arange(1, len(df) + 1, dtype=np.int64),
     )
 

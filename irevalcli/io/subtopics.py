@@ -49,6 +49,8 @@ def subtopics_from_frame(df: Any, name: str = "<subtopics DataFrame>") -> Subtop
     import numpy as np
     import pyarrow as pa
 
+    from .trec import whole_column
+
     for col in ("qid", "subtopic", "docno", "rel"):
         if col not in df.columns:
             raise InputError(name, f"DataFrame has no '{col}' column")
@@ -62,7 +64,7 @@ def subtopics_from_frame(df: Any, name: str = "<subtopics DataFrame>") -> Subtop
         qid=binary("qid"),
         subtopic=binary("subtopic"),
         docno=binary("docno"),
-        rel=np.asarray(df["rel"], dtype=np.int64),
+        rel=whole_column(df["rel"], name, "relevance label"),
         lineno=np.arange(1, len(df) + 1, dtype=np.int64),
     )
     _check_duplicates(sub)

@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ..errors import InputError, UsageError
-from .trec import Qrels, Run, Source, read_source, refuse_bom
+from .trec import READ_RANKS, Qrels, Run, Source, read_source, refuse_bom
 
 if TYPE_CHECKING:
     import numpy as np
@@ -353,11 +353,23 @@ def parse_run_source(src: Source, *, fmt: str = "auto", columns: Mapping[str, st
         raise InputError(src.name, "the run file is empty")
     if kind == "msmarco":
         return _parse_msmarco(src)
+    import numpy as np
+
     by_rank = "rank" in columns and "score" not in columns  # --column rank=NAME: score = -rank
-    tab = _read_tabular(src, kind, ("qid", "docno", "rank" if by_rank else "score"), ("runid",), columns, "run")
+    ranks = READ_RANKS.get()  # --ties rank orders by the rank column; a score only breaks equal ranks
+    if ranks:
+        required, optional = ("qid", "docno", "rank"), ("runid",) if by_rank else ("runid", "score")
+    else:
+        required, optional = ("qid", "docno", "rank" if by_rank else "score"), ("runid",)
+    tab = _read_tabular(src, kind, required, optional, columns, "run")
     if tab.nrows == 0:
         raise InputError(src.name, "the run file has no results")
-    score = -_floats(tab, "rank", "rank") if by_rank else _floats(tab, "score", "score")
+    rank = _ranks(tab) if by_rank or ranks else None
+    if "score" in tab.cols:
+        score = _floats(tab, "score", "score")
+    else:
+        assert rank is not None
+        score = -rank.astype(np.float64)
     runid = default_runid(src.name)
     if "runid" in tab.cols:
         last = _ids(tab, "runid")[tab.nrows - 1].as_py()
@@ -370,7 +382,20 @@ def parse_run_source(src: Source, *, fmt: str = "auto", columns: Mapping[str, st
         score=score,
         lineno=tab.lineno,
         runid=runid,
+        rank=rank if ranks else None,
     )
+
+
+def _ranks(tab: _Table) -> np.ndarray:
+    """The rank column: whole numbers, as labels are (``3.0`` is 3, ``2.5`` is refused)."""
+    from .trec import check_rank_range
+
+    rank = _ints(tab, "rank", "rank")
+    try:
+        check_rank_range(rank, tab.lineno, tab.name)
+    except InputError as exc:
+        raise tab.rewrap(exc) from None
+    return rank
 
 
 def explain_run_error(exc: InputError, data: bytes) -> InputError:
@@ -414,7 +439,7 @@ def _parse_msmarco(src: Source) -> Run:
     import numpy as np
     import pyarrow as pa
 
-    from .trec import _fast_table, parse_ints, take_tokens, tokenize
+    from .trec import _fast_table, parse_whole, take_tokens, tokenize
 
     fast = _fast_table(src.data, 3, 3, {0: pa.large_binary(), 1: pa.large_binary(), 2: pa.int64()})
     if fast is not None and len(fast):
@@ -433,7 +458,7 @@ def _parse_msmarco(src: Source) -> Run:
             )
         f0 = lines.first_tok
         qid, docno = take_tokens(lines, f0), take_tokens(lines, f0 + 1)
-        rank = parse_ints(take_tokens(lines, f0 + 2), lines.lineno, src.name, "rank")
+        rank = parse_whole(take_tokens(lines, f0 + 2), lines.lineno, src.name, "rank")
         lineno = np.asarray(lines.lineno, dtype=np.int64)
     return Run(
         name=src.name,
@@ -443,7 +468,18 @@ def _parse_msmarco(src: Source) -> Run:
         score=-rank.astype(np.float64),
         lineno=lineno,
         runid=default_runid(src.name),
+        rank=_msmarco_ranks(rank, lineno, src.name),
     )
+
+
+def _msmarco_ranks(rank: np.ndarray, lineno: np.ndarray, name: str) -> np.ndarray | None:
+    """An MS MARCO run's ranks kept for --ties rank (None otherwise)."""
+    from .trec import check_rank_range
+
+    if not READ_RANKS.get():
+        return None
+    check_rank_range(rank, lineno, name)
+    return rank
 
 
 # --------------------------------------------------------------------------
@@ -490,6 +526,11 @@ def _resolve(
         if col is None:
             if role in columns:
                 raise InputError(src, f"--column {role}={columns[role]}: no such column (columns: {listing})")
+            if role == "rank" and what == "run" and READ_RANKS.get():
+                raise InputError(
+                    src, f"no 'rank' column for the run (columns: {listing}); --ties rank orders by it: name one "
+                    "with --column rank=NAME, or use --ties docno or --ties input"
+                )
             if role in required:
                 rank = _find_column("rank", names, {}) if role == "score" else None
                 if rank is not None:  # --column score=rank would rank backwards
@@ -810,11 +851,12 @@ def _floats(tab: _Table, role: str, what: str) -> np.ndarray:
 
 
 def _ints(tab: _Table, role: str, what: str) -> np.ndarray:
-    """Integers; a typed float column must hold whole numbers; text must be integer literals."""
+    """Whole numbers (labels, ranks), one rule for every format: typed integers; typed
+    floats and text that are whole numbers (``1.0``, ``1e0``); anything else is refused."""
     import numpy as np
     import pyarrow as pa
 
-    from .trec import parse_ints
+    from .trec import first_not_whole, parse_whole
 
     arr = _plain(tab.cols[role])
     _first_null(tab, arr, role)
@@ -823,14 +865,14 @@ def _ints(tab: _Table, role: str, what: str) -> np.ndarray:
         values = arr.cast(pa.int64()).to_numpy(zero_copy_only=False)
     elif pa.types.is_floating(t) or pa.types.is_decimal(t):
         f = arr.cast(pa.float64()).to_numpy(zero_copy_only=False)
-        bad = ~np.isfinite(f) | (f != np.floor(f)) | (np.abs(f) > 2.0**62)
-        if bad.any():
-            i = int(np.argmax(bad))
-            raise tab.error(f"{what} '{f[i]:g}' is not an integer", i)
+        bad = first_not_whole(f)
+        if bad is not None:
+            i, why = bad
+            raise tab.error(f"{what} '{f[i]:g}' {why}", i)
         values = f.astype(np.int64)
     elif pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t) or pa.types.is_large_binary(t):
         try:
-            values = parse_ints(arr.cast(pa.large_binary()), tab.lineno, tab.name, what)
+            values = parse_whole(arr.cast(pa.large_binary()), tab.lineno, tab.name, what)
         except InputError as exc:
             raise tab.rewrap(exc) from None
     else:

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 
@@ -416,6 +416,92 @@ def parse_ints(tokens: pa.Array, lines_no: np.ndarray, name: str, what: str) -> 
     return np.ascontiguousarray(values, dtype=np.int64)
 
 
+NOT_WHOLE = "is not an integer (trec_eval would truncate it; ireval refuses)"
+MAX_WHOLE_FLOAT = 2.0**53  # a float beyond this may not be the integer it was written as
+
+
+def first_not_whole(values: np.ndarray) -> tuple[int, str] | None:
+    """The first of some float values that is not a whole number ``(index, why)``, or None.
+
+    One rule for every input format: a whole number is accepted however it is typed or
+    written (``1``, ``1.0``, ``1e0``), anything else is refused."""
+    import numpy as np
+
+    f = np.asarray(values, dtype=np.float64)
+    bad = ~np.isfinite(f) | (f != np.floor(f)) | (np.abs(f) > MAX_WHOLE_FLOAT)
+    if not bad.any():
+        return None
+    i = int(np.argmax(bad))
+    return i, ("is out of range" if np.isfinite(f[i]) and f[i] == np.floor(f[i]) else NOT_WHOLE)
+
+
+def whole_column(series: Any, name: str, what: str) -> np.ndarray:
+    """A DataFrame column of whole numbers (labels), by the rule of every file format:
+    numbers and numeric text that are whole (``1``, ``1.0``, ``"1e0"``) are accepted;
+    ``0.5``, ``inf``, missing values and words are refused, naming the row."""
+    import numpy as np
+    import pandas as pd
+
+    num = pd.to_numeric(series, errors="coerce")
+    missing = num.isna().to_numpy()
+    if missing.any():
+        i = int(np.argmax(missing))
+        v = series.iloc[i]
+        why = "is missing" if pd.isna(v) else "is not a number"
+        raise InputError(name, f"{what} '{v}' {why}", i + 1)
+    f = num.to_numpy(dtype=np.float64)
+    if pd.api.types.is_integer_dtype(num.dtype):
+        return num.to_numpy(dtype=np.int64)
+    bad = first_not_whole(f)
+    if bad is not None:
+        i, why = bad
+        raise InputError(name, f"{what} '{series.iloc[i]}' {why}", i + 1)
+    return f.astype(np.int64)
+
+
+def _atol(text: str) -> int:
+    """What C's atol reads: leading blanks are gone already, then a sign and digits."""
+    import re
+
+    m = re.match(r"[+-]?[0-9]+", text)
+    return int(m.group(0)) if m else 0
+
+
+def parse_whole(tokens: pa.Array, lines_no: np.ndarray, name: str, what: str, *, trec_text: bool = False) -> np.ndarray:
+    """Whole numbers written in decimal: ``1``, ``-1``, and, since their value is whole,
+    ``1.0`` and ``1e0`` (every input format accepts those); ``0.5``, ``inf``, ``nan``,
+    hexadecimal and words are refused, naming the line. ``trec_text``: the file is one
+    trec_eval reads itself, with ``atol``, so a number whose exponent changes it
+    (``1e1``: 10 here, 1 to trec_eval) is refused as well."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    exact = _cast(tokens, pa.int64())
+    if exact is not None and not _has_hex(tokens):
+        return np.ascontiguousarray(exact, dtype=np.int64)
+    values = _cast(tokens, pa.float64())
+    if values is not None and _has_hex(tokens):
+        values = None  # Arrow's cast reads 0x1 as 1: the slow path says it is hexadecimal
+    if values is None:  # some token is not a decimal number: the slow path names it
+        values = np.array(_slow_parse(tokens, lines_no, name, what, _FLOAT_RE, float), dtype=np.float64)
+    bad = first_not_whole(values)
+    if bad is not None:
+        i, why = bad
+        text = tokens[i].as_py().decode("utf-8", "replace")
+        raise InputError(name, f"{what} '{shown(text)}' {why}", int(lines_no[i]))
+    if trec_text:
+        expo = np.flatnonzero(to_numpy(pc.match_substring(tokens.cast(pa.large_string()), "e", ignore_case=True)))
+        for i in expo.tolist():  # only tokens with an exponent (rare): atol stops at the 'e'
+            text = tokens[i].as_py().decode("ascii")
+            if _atol(text) != int(values[i]):
+                raise InputError(
+                    name, f"{what} '{shown(text)}' is {int(values[i])}, but trec_eval reads it as {_atol(text)}; "
+                    f"write {int(values[i])}", int(lines_no[i]),
+                )
+    return np.ascontiguousarray(values, dtype=np.int64)
+
+
 # --------------------------------------------------------------------------
 # qrels and runs
 
@@ -447,6 +533,7 @@ class Run:
     lineno: np.ndarray
     runid: str
     lines: int = 0  # physical lines of the text parsed, when known without counting (else 0)
+    rank: np.ndarray | None = None  # int64 rank column, read only for --ties rank (READ_RANKS)
 
     def __len__(self) -> int:
         return len(self.score)
@@ -461,7 +548,42 @@ class Run:
     def slice(self, start: int, stop: int) -> Run:
         """Rows ``start:stop`` without copying."""
         return Run(self.name, self.sha256, self.qid.slice(start, stop - start), self.docno.slice(start, stop - start),
-                   self.score[start:stop], self.lineno[start:stop], self.runid)
+                   self.score[start:stop], self.lineno[start:stop], self.runid,
+                   rank=self.rank[start:stop] if self.rank is not None else None)
+
+
+# Whether run readers keep the rank column (as int64 ``Run.rank``). Only ``--ties rank``
+# orders by it; trec_eval never reads it, so otherwise it is not parsed (nor checked).
+READ_RANKS: ContextVar[bool] = ContextVar("READ_RANKS", default=False)
+
+
+@contextmanager
+def reading_ranks(enabled: bool) -> Iterator[None]:
+    """Within the block, run readers keep the rank column only if ``enabled``."""
+    token = READ_RANKS.set(enabled)
+    try:
+        yield
+    finally:
+        READ_RANKS.reset(token)
+
+
+def parse_ranks(tokens: pa.Array, lines_no: np.ndarray, name: str) -> np.ndarray:
+    """A run's rank column for ``--ties rank``: whole numbers, by the rule of labels
+    (``3`` and ``3.0`` are 3; ``2.5``, ``x`` and hexadecimal are refused, naming the line)."""
+
+    rank = parse_whole(tokens, lines_no, name, "rank")
+    check_rank_range(rank, lines_no, name)
+    return rank
+
+
+def check_rank_range(rank: np.ndarray, lines_no: np.ndarray, name: str) -> None:
+    """Ranks are ordered as floats: beyond 2**53 they would not all be distinct."""
+    import numpy as np
+
+    big = np.abs(rank) > MAX_WHOLE_FLOAT
+    if big.any():
+        i = int(np.argmax(big))
+        raise InputError(name, f"rank '{int(rank[i])}' is out of range", int(lines_no[i]))
 
 
 def read_qrels(path: str | os.PathLike[str], *, stdin: BinaryIO | None = None) -> Qrels:
@@ -504,7 +626,7 @@ def parse_four_fields(src: Source, *, what: str, fields: str) -> tuple[list[pa.A
         i = _first_bad(bad)
         raise InputError(src.name, f"expected 4 fields ({fields}), got {int(lines.ntok[i])}", int(lines.lineno[i]))
     f0 = lines.first_tok
-    rel = parse_ints(take_tokens(lines, f0 + 3), lines.lineno, src.name, "relevance label")
+    rel = parse_whole(take_tokens(lines, f0 + 3), lines.lineno, src.name, "relevance label", trec_text=True)
     ids = [take_tokens(lines, f0 + i) for i in range(3)]
     return ids, rel, np.asarray(lines.lineno, dtype=np.int64)
 
@@ -529,19 +651,25 @@ def parse_run(src: Source, *, allow_empty: bool = False) -> Run:
         return Run.empty(src.name)
     refuse_bom(src)
 
-    fast = _fast_table(src.data, None, 6, {0: pa.large_binary(), 2: pa.large_binary(), 4: pa.float64(), 5: pa.binary()})
+    ranks = READ_RANKS.get()
+    want = {0: pa.large_binary(), 2: pa.large_binary(), 4: pa.float64(), 5: pa.binary()}
+    if ranks:
+        want[3] = pa.large_binary()
+    fast = _fast_table(src.data, None, 6, want)
     if fast is not None and len(fast):
         score = to_numpy(fast.column("f4"))
         if not np.isnan(score).any():
+            lineno = np.arange(1, len(fast) + 1, dtype=np.int64)
             return Run(
                 name=src.name,
                 sha256=src.sha256,
                 qid=fast.column("f0").combine_chunks(),
                 docno=fast.column("f2").combine_chunks(),
                 score=score,
-                lineno=np.arange(1, len(fast) + 1, dtype=np.int64),
+                lineno=lineno,
                 runid=fast.column("f5")[-1].as_py().decode("utf-8", "surrogateescape"),
                 lines=len(fast),  # the fast path refuses blank and comment lines: one row a line
+                rank=parse_ranks(fast.column("f3").combine_chunks(), lineno, src.name) if ranks else None,
             )
     lines = tokenize(src.data, src.name, blank_lines_ok=True, what="run")
     if len(lines.ntok) == 0 and allow_empty:
@@ -570,6 +698,7 @@ def parse_run(src: Source, *, allow_empty: bool = False) -> Run:
         score=score,
         lineno=np.asarray(lines.lineno, dtype=np.int64),
         runid=runid,
+        rank=parse_ranks(take_tokens(lines, f0 + 3), lines.lineno, src.name) if ranks else None,
     )
 
 
