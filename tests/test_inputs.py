@@ -608,3 +608,17 @@ def test_label_exponent_is_its_value_outside_trec_text(tmp_path):
     p = tmp_path / "q.csv"
     p.write_text("qid,docno,rel\n1,a,1\n1,b,1e1\n")
     assert load_qrels(p).rel.tolist() == [1, 10]
+
+
+def test_a_header_name_that_is_not_utf8_is_read(tmp_path):
+    """Found by test_readers_long: a CSV header with a byte that is not UTF-8 reached Arrow,
+    which takes column names as UTF-8 text, and failed with a UnicodeEncodeError."""
+    from irevalcli.errors import InputError
+    from irevalcli.io.tabular import parse_run_source
+    from irevalcli.io.trec import Source
+
+    run = parse_run_source(Source("r.csv", b"qid,docno,score,\x80extra\n1,a,2.5,x\n", ""))
+    assert run.docno.to_pylist() == [b"a"] and run.score.tolist() == [2.5]
+    with pytest.raises(InputError) as e:
+        parse_run_source(Source("r.csv", b"query_id,\x80qid,docno,score\n", ""))
+    assert "r.csv" in str(e.value)

@@ -601,12 +601,15 @@ def _read_delimited(
     header = _first_line(src.data)
     names = _header_fields(header, delim.encode())
     found = _resolve(names, required, optional, columns, src.name, what)
+    # Arrow takes the columns by position (c0, c1, ...): a header name need not be UTF-8
+    position = {name: f"c{i}" for i, name in reversed(list(enumerate(names)))}
+    found = {role: position[name] for role, name in found.items()}
     wanted = list(dict.fromkeys(found.values()))
     try:
         table = pacsv.read_csv(
             pa.BufferReader(src.data),
-            # the header as _header_fields read it (blanks around names dropped)
-            pacsv.ReadOptions(use_threads=True, block_size=1 << 24, column_names=names, skip_rows=1),
+            pacsv.ReadOptions(use_threads=True, block_size=1 << 24, column_names=[f"c{i}" for i in range(len(names))],
+                              skip_rows=1),
             pacsv.ParseOptions(
                 delimiter=delim,
                 quote_char='"',
