@@ -43,7 +43,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "qid": ("qid", "query_id", "topic", "query-id", "queryid"),  # query-id, corpus-id, score: BEIR's qrels
     "docno": ("docno", "doc_id", "docid", "corpus-id", "corpus_id", "doc"),
     "score": ("score",),
-    "rel": ("rel", "relevance", "label"),  # and BEIR's "score" (see _find_column)
+    "rel": ("rel", "relevance", "label"),  # and BEIR's "score" (see find_column)
     "runid": ("runid", "run_id"),
     "rank": ("rank",),
 }
@@ -130,7 +130,10 @@ def _header_fields(line: bytes, delim: bytes) -> list[str]:
     return [f.strip() for f in row]
 
 
-def _find_column(role: str, names: Sequence[str], columns: Mapping[str, str]) -> str | None:
+def find_column(role: str, names: Sequence[str], columns: Mapping[str, str]) -> str | None:
+    """The header column playing ``role`` (qid, docno, rel, score, ...): ``columns[role]`` if
+    given (None when the header lacks it), else the first of ``ALIASES[role]`` present, exactly
+    then case-insensitively; None when there is none."""
     if role in columns:
         return columns[role] if columns[role] in names else None
     for alias in ALIASES[role]:
@@ -178,7 +181,7 @@ def detect(data: bytes, columns: Mapping[str, str] | None = None) -> str:
     for delim, fmt in ((b"\t", "tsv"), (b",", "csv")):
         if delim in line:
             names = _header_fields(line, delim)
-            if _find_column("qid", names, columns) and _find_column("docno", names, columns):
+            if find_column("qid", names, columns) and find_column("docno", names, columns):
                 return fmt
             return "trec"
     return "trec"
@@ -486,12 +489,12 @@ def _resolve(
     found: dict[str, str] = {}
     listing = ", ".join(names) if names else "none"
     for role in (*required, *optional):
-        col = _find_column(role, names, columns)
+        col = find_column(role, names, columns)
         if col is None:
             if role in columns:
                 raise InputError(src, f"--column {role}={columns[role]}: no such column (columns: {listing})")
             if role in required:
-                rank = _find_column("rank", names, {}) if role == "score" else None
+                rank = find_column("rank", names, {}) if role == "score" else None
                 if rank is not None:  # --column score=rank would rank backwards
                     raise InputError(
                         src, f"no 'score' column for the {what} (columns: {listing}); to rank by its '{rank}' "

@@ -17,8 +17,8 @@ import numpy as np
 
 from .registry import Params, measure
 
-if TYPE_CHECKING:  # (relformats is imported when a -R format needs it)
-    from ..io.judgements import PrefsTable
+if TYPE_CHECKING:  # (core.judged is imported when a -R format needs it)
+    from ..core.judged import PrefsTable
 
 PREFS_FORMATS = ("prefs", "qrels_prefs")
 
