@@ -50,7 +50,7 @@ from .compare import (
     stdout_is_terminal,
 )
 from ..errors import GateFailed, InputError, UsageError
-from ..analysis.stats import TEST_NAMES
+from ..analysis.stats import TEST_NAMES, ratio
 
 GATE_FORMATS = ("table", "json", "markdown", "junit")
 KINDS = ("min", "max_drop", "max_drop_rel")
@@ -362,7 +362,7 @@ def judge(check: Check, cand: Scored, base: Scored | None, spec: GateSpec, p_cac
         b = base.mean(check.label)
         row["baseline"] = b
         row["diff"] = value - b
-        row["rel_diff"] = (value - b) / b if b != 0 else None
+        row["rel_diff"] = ratio(value - b, b)
     if math.isnan(value):
         row.update(verdict="fail", reason=f"no value: {check.label} is undefined on every topic of the run")
         return row

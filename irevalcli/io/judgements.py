@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import numpy as np
 
 from ..errors import InputError, UsageError
-from .trec import Source, _space_lut, parse_floats, parse_ints, read_source, take_tokens, tokenize
+from .trec import Source, parse_floats, parse_ints, read_source, space_lut, take_tokens, tokenize
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -72,7 +72,7 @@ def _first_blank_line(data: bytes) -> int | None:
     if not data.endswith(b"\n"):
         data += b"\n"
     buf = np.frombuffer(data, dtype=np.uint8)
-    text = np.concatenate(([0], np.cumsum(~_space_lut()[buf])))
+    text = np.concatenate(([0], np.cumsum(~space_lut()[buf])))
     per_line = np.diff(text[np.flatnonzero(buf == 10) + 1], prepend=0)
     blank = np.flatnonzero(per_line == 0)
     return int(blank[0]) + 1 if len(blank) else None

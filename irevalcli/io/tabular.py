@@ -258,7 +258,7 @@ def read_input(
         return read_source(path, what=what, stdin=stdin)
     import hashlib
 
-    from .trec import HASH_INPUTS, _decompress
+    from .trec import HASH_INPUTS, decompress
 
     hashing = HASH_INPUTS.get()
     sha = hashlib.sha256()
@@ -277,7 +277,7 @@ def read_input(
         return read_source(path, what=what)  # raises the usual message
     raw = b"".join(parts)
     del parts
-    return Source(name=spath, data=_decompress(raw, spath, what), sha256=sha.hexdigest() if hashing else "")
+    return Source(name=spath, data=decompress(raw, spath, what), sha256=sha.hexdigest() if hashing else "")
 
 
 def read_qrels_file(
@@ -417,9 +417,9 @@ def _parse_msmarco(src: Source) -> Run:
     import numpy as np
     import pyarrow as pa
 
-    from .trec import _fast_table, parse_ints, take_tokens, tokenize
+    from .trec import fast_table, parse_ints, take_tokens, tokenize
 
-    fast = _fast_table(src.data, 3, 3, {0: pa.large_binary(), 1: pa.large_binary(), 2: pa.int64()})
+    fast = fast_table(src.data, 3, 3, {0: pa.large_binary(), 1: pa.large_binary(), 2: pa.int64()})
     if fast is not None and len(fast):
         qid, docno = fast.column("f0").combine_chunks(), fast.column("f1").combine_chunks()
         rank = fast.column("f2").to_numpy()
@@ -532,12 +532,12 @@ def _line_numbers(data: bytes, nrows: int, skip: int, blank: str) -> np.ndarray:
     total = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
     if total - skip == nrows:
         return np.arange(skip + 1, skip + nrows + 1, dtype=np.int64)
-    from .trec import _space_lut
+    from .trec import space_lut
 
     buf = np.frombuffer(data if data.endswith(b"\n") else data + b"\n", dtype=np.uint8)
     nl = np.flatnonzero(buf == 10)
     if blank == "space":
-        content = ~np.take(_space_lut(), buf)
+        content = ~np.take(space_lut(), buf)
     else:
         content = (buf != 10) & (buf != 13)
     counts = np.diff(np.concatenate(([0], np.cumsum(content)[nl])))

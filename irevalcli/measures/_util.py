@@ -1,4 +1,6 @@
-"""Helpers shared by ireval's own measures (graded, extra, diversity): not measures.
+"""Helpers shared by the measure modules: not measures.
+
+* :func:`safe_div`: a ratio that is 0 where its denominator is 0.
 
 * :class:`OptParams` carries the options a friendly name (``P(rel=2)@5``,
   ``ERR@20``, ``map@100-l2``) adds to a measure's trec_eval parameters; the
@@ -18,6 +20,15 @@ import numpy as np
 
 from .registry import Params
 from ..core.table import EvalTable, seg_accumulate
+
+
+def safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """``num / den`` elementwise as float64, and 0 where ``den`` is 0 (trec_eval's rule for an
+    undefined ratio: P with no documents, recall with no relevant ones, ...)."""
+    den = np.asarray(den, dtype=np.float64)
+    out = np.zeros(np.broadcast(num, den).shape, dtype=np.float64)
+    np.divide(num, den, out=out, where=den != 0)
+    return out
 
 
 @dataclass(frozen=True)
