@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .dcg import ideal_at
 from .registry import Params
 from ..core.table import EvalTable, seg_accumulate
 
@@ -95,11 +96,7 @@ class Ideal:
 
     def at(self, prefix: np.ndarray, depth: np.ndarray | int) -> np.ndarray:
         """A running total over each ideal list read at ``min(depth, K)`` (0 at depth 0)."""
-        d = np.minimum(np.broadcast_to(np.asarray(depth, dtype=np.int64), self.K.shape), self.K)
-        out = np.zeros(len(self.K), dtype=np.float64)
-        ok = d >= 1
-        out[ok] = prefix[self.start[:-1][ok] + d[ok] - 1]
-        return out
+        return ideal_at(prefix, self.start, self.K, depth)
 
 
 def ideal(t: EvalTable) -> Ideal:
