@@ -13,6 +13,7 @@ import numpy as np
 
 from .registry import Params, measure
 from ..core.table import EvalTable
+from . import dcg as dcg_kernel
 from ._util import opt, safe_div
 from .ap import judged_nonrel_rows
 from .precision import CUTOFFS
@@ -160,5 +161,5 @@ def alpha_dcg_label_cut(t: EvalTable, p: Params) -> np.ndarray:
     run = np.cumsum(y) - y
     above = run - np.maximum.accumulate(np.where(first, run, 0.0)) if len(sid) else run
     gain = np.bincount(row, weights=y * (1.0 - alpha) ** above, minlength=len(t.g))
-    prefix = t.seg_cumsum_exact(gain / np.log2(t.rank.astype(np.float64) + 1.0))
+    prefix = t.seg_cumsum_exact(dcg_kernel.terms(gain, t.rank))
     return np.stack([t.at_depth(prefix, k) for k in p.values])
