@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, BinaryIO
 
+from .core.judged import build_jg_table, build_prefs_table
 from .core.table import EvalOptions, build_table
 from .engine.evaluate import Results, evaluate_table
 from .engine.stream import should_stream
 from .errors import InputError, IrevalError, UsageError
+from .io.frames import frame_column, frame_to_binary
+from .io.judgements import load_judgements
 from .io.subtopics import load_subtopics
 from .io.tabular import streamable
 from .io.trec import Qrels, Run, read_zscores
@@ -21,7 +24,36 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
+@dataclass(frozen=True)
+class TableBuilder:
+    """How one ``-R`` judgement format enters the one evaluation path of :func:`evaluate`:
+    ``load`` reads the judgements (a path, a DataFrame or already read ones), ``build``
+    ranks a run against them into the table the format's measures read
+    (``build(judgements, run, opts, subtopics)``). ``is_qrels``: plain qrels, the only format
+    with topic-block streaming, ``-Z`` z-scores and subtopic judgements."""
+
+    load: Callable[[Any], Any]
+    build: Callable[[Any, Run, EvalOptions, Any], Any]
+    is_qrels: bool = False
+
+
+def _qrels_table(q: Qrels, r: Run, opts: EvalOptions, sub: Any) -> Any:
+    table = build_table(q, r, opts, doc_dict=sub is not None)
+    table.subtopics = sub
+    return table
+
+
+def _judgements_builder(rel_format: str, build: Callable[[Any, Run, EvalOptions], Any]) -> TableBuilder:
+    return TableBuilder(load=lambda rel: load_judgements(rel, rel_format), build=lambda j, r, opts, _: build(j, r, opts))
+
+
+TABLE_BUILDERS: dict[str, TableBuilder] = {
+    "qrels": TableBuilder(load=lambda rel: load_qrels(rel), build=_qrels_table, is_qrels=True),
+    "qrels_jg": _judgements_builder("qrels_jg", build_jg_table),
+    "prefs": _judgements_builder("prefs", build_prefs_table),
+    "qrels_prefs": _judgements_builder("qrels_prefs", build_prefs_table),
+}
+REL_FORMATS = tuple(TABLE_BUILDERS)
 COMPAT_MODES = ("10.0", "9.0.8")
 
 
@@ -44,52 +76,14 @@ class Evaluation:
         return self.results.summary_frame()
 
 
-def _frame_column(df: Any, role: str, name: str, what: str) -> str:
-    """The DataFrame column playing ``role``, recognised by the same names (and the same
-    table, inputs.ALIASES) as a CSV, TSV, JSON Lines or Parquet file's header."""
-    from .io.tabular import ALIASES, _find_column
-
-    names = [str(c) for c in df.columns]
-    col = _find_column(role, names, {})
-    if col is None:
-        known = ", ".join(f"'{a}'" for a in ALIASES[role])
-        raise InputError(name, f"the {what} DataFrame has no {role} column (expected one of {known}; "
-                               f"columns: {', '.join(names) or 'none'})")
-    return col
-
-
-def _frame_to_binary(df: Any, col: str, name: str) -> Any:
-    """Topic or document ids as bytes, as a file gives them. Floats (a qid column that pandas
-    read as 301.0, say) would never match the file's '301': integral ones become integers,
-    others are refused."""
-    import numpy as np
-    import pandas as pd
-    import pyarrow as pa
-
-    values = df[col]
-    if pd.api.types.is_float_dtype(values.dtype):
-        arr = values.to_numpy(dtype=np.float64)
-        bad = ~np.isfinite(arr) | (arr != np.floor(arr))
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise InputError(name, f"column '{col}' holds {float(arr[i])!r}, which is not an id: ids are strings "
-                                   "or integers", i + 1)
-        values = pd.Series(arr.astype(np.int64))
-    elif values.isna().any():
-        i = int(np.flatnonzero(values.isna().to_numpy())[0])
-        raise InputError(name, f"column '{col}' is empty (missing value)", i + 1)
-    strs = values.astype(str).tolist()
-    return pa.array([v.encode("utf-8", "surrogateescape") for v in strs], pa.large_binary())
-
-
 def qrels_from_frame(df: Any, name: str = "<qrels DataFrame>") -> Qrels:
     """A qrels DataFrame with columns qid, docno, rel (or any header spelling a qrels file may
     use: query_id, doc_id, relevance, ...)."""
     import numpy as np
 
-    qid_col = _frame_column(df, "qid", name, "qrels")
-    doc_col = _frame_column(df, "docno", name, "qrels")
-    rel_col = _frame_column(df, "rel", name, "qrels")
+    qid_col = frame_column(df, "qid", name, "qrels")
+    doc_col = frame_column(df, "docno", name, "qrels")
+    rel_col = frame_column(df, "rel", name, "qrels")
     if len(df) == 0:
         raise InputError(name, "the qrels DataFrame has no judgements")
     from .io.trec import whole_column
@@ -98,8 +92,8 @@ def qrels_from_frame(df: Any, name: str = "<qrels DataFrame>") -> Qrels:
     return Qrels(
         name=name,
         sha256="",
-        qid=_frame_to_binary(df, qid_col, name),
-        docno=_frame_to_binary(df, doc_col, name),
+        qid=frame_to_binary(df, qid_col, name),
+        docno=frame_to_binary(df, doc_col, name),
         rel=rel,
         lineno=np.arange(1, len(df) + 1, dtype=np.int64),
     )
@@ -111,9 +105,9 @@ def run_from_frame(df: Any, name: str = "<run DataFrame>", runid: str = "run") -
     import numpy as np
     import pandas as pd
 
-    qid_col = _frame_column(df, "qid", name, "run")
-    doc_col = _frame_column(df, "docno", name, "run")
-    score_col = _frame_column(df, "score", name, "run")
+    qid_col = frame_column(df, "qid", name, "run")
+    doc_col = frame_column(df, "docno", name, "run")
+    score_col = frame_column(df, "score", name, "run")
     if len(df) == 0:
         raise InputError(name, "the run DataFrame has no results")
     score = pd.to_numeric(df[score_col], errors="coerce")
@@ -121,16 +115,16 @@ def run_from_frame(df: Any, name: str = "<run DataFrame>", runid: str = "run") -
     if bad.any():
         i = int(np.flatnonzero(bad.to_numpy())[0])
         raise InputError(name, f"score '{df[score_col].iloc[i]}' is not a number", i + 1)
-    from .io.tabular import _find_column
+    from .io.tabular import find_column
 
-    runid_col = _find_column("runid", [str(c) for c in df.columns], {})
+    runid_col = find_column("runid", [str(c) for c in df.columns], {})
     if runid_col is not None:
         runid = str(df[runid_col].iloc[-1])
     from .io.trec import READ_RANKS, check_rank_range, whole_column
 
     rank = None
     if READ_RANKS.get():  # --ties rank
-        rank_col = _find_column("rank", [str(c) for c in df.columns], {})
+        rank_col = find_column("rank", [str(c) for c in df.columns], {})
         if rank_col is None:
             raise InputError(name, f"the run DataFrame has no rank column, which ties='rank' orders by "
                                    f"(columns: {', '.join(str(c) for c in df.columns)})")
@@ -139,8 +133,8 @@ def run_from_frame(df: Any, name: str = "<run DataFrame>", runid: str = "run") -
     return Run(
         name=name,
         sha256="",
-        qid=_frame_to_binary(df, qid_col, name),
-        docno=_frame_to_binary(df, doc_col, name),
+        qid=frame_to_binary(df, qid_col, name),
+        docno=frame_to_binary(df, doc_col, name),
         score=score.to_numpy(dtype=np.float64),
         lineno=np.arange(1, len(df) + 1, dtype=np.int64),
         runid=runid,
@@ -337,22 +331,16 @@ def evaluate(
     need = [r.labels[0] for r in requests if r.measure.extra.get("needs_subtopics")]
     if need and subtopics is None:
         raise UsageError(f"measure '{need[0]}' needs subtopic judgements: give --subtopics FILE")
-    if rel_format != "qrels":
-        from .io.judgements import evaluate_rel_format
-
-        return evaluate_rel_format(
-            rel_format, qrels, run, requests, complete=complete, max_docs=max_docs, only_query=only_query, stdin=stdin,
-            rel_level=rel_level, judged_only=judged_only,
-        )
-    q = load_qrels(qrels)
-    sub = load_subtopics(subtopics) if subtopics is not None else None
-    z = read_zscores(zscores) if zscores is not None else None
+    fmt = TABLE_BUILDERS[rel_format]
+    q = fmt.load(qrels)
+    sub = load_subtopics(subtopics) if subtopics is not None and fmt.is_qrels else None
+    z = read_zscores(zscores) if zscores is not None and fmt.is_qrels else None
     import numpy as np
 
     nqrels_topics = len(np.unique(_codes(q.qid)))
-    num_rel_complete = int(np.count_nonzero(q.rel > 0))
+    num_rel_complete = int(np.count_nonzero(q.rel > 0)) if fmt.is_qrels else 0
     spooled = None
-    if only_query is None and should_stream(run, stream) and (os.fspath(run) == "-" or streamable(run)):
+    if fmt.is_qrels and only_query is None and should_stream(run, stream) and (os.fspath(run) == "-" or streamable(run)):
         from .engine.stream import CHUNK_BYTES, NotGrouped, evaluate_stream
 
         opts = EvalOptions(rel_level=rel_level, max_docs=max_docs, judged_only=judged_only, complete=complete,
@@ -385,8 +373,7 @@ def evaluate(
         compat=compat,
         ties=ties,
     )
-    table = build_table(q, r, opts, doc_dict=sub is not None)
-    table.subtopics = sub
+    table = fmt.build(q, r, opts, sub)
     results = evaluate_table(
         table,
         requests,
@@ -394,7 +381,7 @@ def evaluate(
         num_rel_complete=num_rel_complete,
         zscores=z,
     )
-    return Evaluation(results=results, qrels=q, run=r)
+    return Evaluation(results=results, qrels=q, run=r)  # type: ignore[arg-type]  # (Judgements for -R formats)
 
 
 def _codes(arr: Any) -> Any:

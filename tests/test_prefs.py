@@ -17,8 +17,8 @@ import pytest
 
 from irevalcli.api import evaluate
 from irevalcli.commands.main import main
+from irevalcli.core.judged import _closure, _count_earlier_greater
 from irevalcli.errors import DuplicateDocError, InputError, MeasureParamError
-from irevalcli.io.judgements import _closure, _count_earlier_greater
 
 DATA = Path(__file__).parent / "data" / "trec_eval"
 

@@ -120,6 +120,20 @@ def test_wins_ties_losses_and_gsb():
     y = np.array([0.4, 0.2, 0.5, 0.0, 0.0])
     assert stats.wins_ties_losses(x, y) == (2, 2, 1)
     assert stats.gsb(2, 1, 5) == 0.2
+    assert stats.gsb(0, 0, 0) is None
+
+
+def test_one_safe_division_per_kind():
+    """A ratio with a zero denominator: no value (None) in the statistics and the tables of
+    compare and gate; 0 in the measures (trec_eval's rule), one helper each."""
+    from irevalcli.measures._util import safe_div
+
+    assert stats.ratio(1.0, 4.0) == 0.25
+    assert stats.ratio(-0.5, 0.0) is None
+    assert math.isnan(stats.ratio(math.nan, 2.0))
+    out = safe_div(np.array([1, 3, 0]), np.array([2, 0, 0]))
+    assert out.dtype == np.float64 and out.tolist() == [0.5, 0.0, 0.0]
+    assert safe_div(np.array([[1.0], [2.0]]), np.array([4.0, 0.0])).tolist() == [[0.25, 0.0], [0.5, 0.0]]
 
 
 def test_holm_by_hand():

@@ -240,9 +240,14 @@ def wins_ties_losses(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.nd
     return wins, len(a) - wins - losses, losses
 
 
+def ratio(num: float, den: float) -> float | None:
+    """``num / den``, or None (no value) when ``den`` is 0."""
+    return num / den if den != 0 else None
+
+
 def gsb(wins: int, losses: int, topics: int) -> float | None:
     """Good-same-bad ratio: (wins - losses) / topics."""
-    return (wins - losses) / topics if topics else None
+    return ratio(wins - losses, topics)
 
 
 def adjust(p_values: Sequence[float | None], method: str) -> list[float | None]:

@@ -22,6 +22,7 @@ import click
 
 from ..analysis.stats import TESTS
 from ..errors import InputError, UsageError
+from ..io.arrow import decode_id
 from ..output.cells import csv_text_cell, latex_escape, markdown_cell
 from ..output.files import no_short_output_option
 from .options import Decimal, Integer, ties_option
@@ -121,10 +122,6 @@ def measure_batches(specs: Sequence[str]) -> tuple[list[list[str]], list[str]]:
     return [members for _, members in batches], labels
 
 
-def _decode(b: bytes) -> str:
-    return b.decode("utf-8", "surrogateescape")
-
-
 def score_run(
     qrels: Qrels,
     run: Run,
@@ -152,7 +149,7 @@ def score_run(
             values[col.label] = col.per_query
             summaries[col.label] = math.nan if col.summary is None else float(col.summary)
             aggs[col.label] = registry[col.root].agg
-    run_topics = {_decode(q) for q in pc.unique(run.qid).to_pylist()}
+    run_topics = {decode_id(q) for q in pc.unique(run.qid).to_pylist()}
     judged = set(qids)
     if not run_topics & judged:
         raise InputError(run.name, f"none of its {len(run_topics)} topics is judged in {qrels.name}: "
@@ -280,7 +277,7 @@ def compare_scores(
                 "mean": _num(run_mean),
                 "baseline_mean": _num(base_mean),
                 "mean_diff": _num(diff),
-                "rel_diff": _num(diff / base_mean) if base_mean != 0 else None,
+                "rel_diff": _num(stats.ratio(diff, base_mean)),
                 "wins": wins,
                 "ties": ties,
                 "losses": losses,
@@ -326,8 +323,8 @@ def compare_scores(
     return rows, risk_rows, correction
 
 
-def _num(v: float) -> float | None:
-    return v if math.isfinite(v) else None
+def _num(v: float | None) -> float | None:
+    return v if v is not None and math.isfinite(v) else None
 
 
 def run_compare(

@@ -55,7 +55,7 @@ def complete_path(ctx: Any, param: Any, incomplete: str) -> list[CompletionItem]
 
 def complete_first(ctx: Any, param: Any, incomplete: str) -> list[CompletionItem]:
     """The first argument: a subcommand name, or a qrels file."""
-    from .main import SUBCOMMANDS
+    from .dispatch import SUBCOMMANDS
 
     names = [CompletionItem(n, help="subcommand") for n in SUBCOMMANDS if n.startswith(incomplete) and incomplete]
     return [*names, CompletionItem(incomplete, type="file")]
@@ -65,20 +65,20 @@ def complete(instruction: str) -> int:
     """Handle ``_IREVAL_COMPLETE=<shell>_source|<shell>_complete``: print and return the exit code."""
     from click.shell_completion import get_completion_class
 
-    from .main import SUBCOMMANDS, _subcommand, eval_command
+    from .dispatch import SUBCOMMANDS, load_eval_command, load_subcommand
 
     shell, _, action = instruction.partition("_")
     cls = get_completion_class(shell)
     if cls is None or action not in ("source", "complete"):
         click.echo(f"ireval: {COMPLETE_VAR}={instruction}: expected bash_source, zsh_source or fish_source", err=True)
         return 2
-    comp = cls(eval_command, {}, "ireval", COMPLETE_VAR)
+    comp = cls(load_eval_command(), {}, "ireval", COMPLETE_VAR)
     if action == "source":
         click.echo(comp.source())
         return 0
     args, incomplete = comp.get_completion_args()
     if args and args[0] in SUBCOMMANDS:
-        comp = cls(_subcommand(args[0]), {}, f"ireval {args[0]}", COMPLETE_VAR)
+        comp = cls(load_subcommand(args[0]), {}, f"ireval {args[0]}", COMPLETE_VAR)
         args = args[1:]
     out = [comp.format_completion(item) for item in comp.get_completions(args, incomplete)]
     if out:

@@ -31,7 +31,7 @@ from typing import Any
 
 import click
 
-from ..analysis.stats import TEST_NAMES, TESTS
+from ..analysis.stats import TEST_NAMES, TESTS, ratio
 from ..errors import GateFailed, InputError, UsageError
 from ..output.cells import markdown_cell
 from ..output.files import no_short_output_option
@@ -364,7 +364,7 @@ def judge(check: Check, cand: Scored, base: Scored | None, spec: GateSpec, p_cac
         b = base.mean(check.label)
         row["baseline"] = b
         row["diff"] = value - b
-        row["rel_diff"] = (value - b) / b if b != 0 else None
+        row["rel_diff"] = ratio(value - b, b)
     if math.isnan(value):
         row.update(verdict="fail", reason=f"no value: {check.label} is undefined on every topic of the run")
         return row

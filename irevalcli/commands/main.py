@@ -36,6 +36,8 @@ EXIT_USAGE = 2
 EXIT_INTERNAL = 3
 
 
+from .dispatch import SUBCOMMANDS, load_subcommand
+
 
 def _complete_first(ctx: Any, param: Any, incomplete: str) -> list[Any]:
     from .completion import complete_first
@@ -541,24 +543,6 @@ def measures_command(name: str | None, fmt: str = "text") -> None:
     click.echo(text)
 
 
-# Subcommands: name -> "module:attribute" of a click command, imported only when used.
-SUBCOMMANDS: dict[str, str] = {
-    "measures": "irevalcli.commands.main:measures_command",
-    "compare": "irevalcli.commands.compare:compare_command",
-    "gate": "irevalcli.commands.gate:gate_command",
-    "pool": "irevalcli.commands.pool:pool_command",
-    "plot": "irevalcli.commands.plot:plot_command",
-    "curve": "irevalcli.commands.curve:curve_command",
-}
-
-
-def _subcommand(name: str) -> click.Command:
-    import importlib
-
-    module, attr = SUBCOMMANDS[name].split(":")
-    return getattr(importlib.import_module(module), attr)
-
-
 class _Terminated(BaseException):
     """SIGTERM or SIGHUP, raised so that ``finally`` blocks (temporary files) run."""
 
@@ -848,7 +832,7 @@ def _main(args: list[str], debug: bool) -> int:
         if _wants_version(args):
             click.echo(f"ireval {__version__} (trec_eval 10.0 semantics)")
         elif args and args[0] in SUBCOMMANDS:
-            _invoke(_subcommand(args[0]), args[1:], f"ireval {args[0]}")
+            _invoke(load_subcommand(args[0]), args[1:], f"ireval {args[0]}")
         else:
             slip = _command_suggestion(args)
             if slip is not None:

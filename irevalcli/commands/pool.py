@@ -158,12 +158,12 @@ def pool_bytes(pool: Pool, label: str = "-1") -> bytes:
 
     if not len(pool):
         return b""
-    from ..io.trec import _space_lut
+    from ..io.trec import space_lut
 
     for what, arr in (("topic", pool.qid), ("document", pool.docno)):
         offsets = np.frombuffer(arr.buffers()[1], dtype=np.int64)[arr.offset : arr.offset + len(arr) + 1]
         values = np.frombuffer(arr.buffers()[2], dtype=np.uint8)[int(offsets[0]) : int(offsets[-1])]
-        ws = np.flatnonzero(np.take(_space_lut(), values))
+        ws = np.flatnonzero(np.take(space_lut(), values))
         if len(ws):
             i = int(np.searchsorted(offsets - offsets[0], ws[0], side="right")) - 1
             bad = arr[i].as_py().decode("utf-8", "surrogateescape")

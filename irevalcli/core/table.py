@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import DuplicateDocError, MissingTopicError, NoQueriesError, UsageError
-from ..io.arrow import binary_array, from_numpy, to_numpy, valid_mask
+from ..io.arrow import binary_array, decode_id, from_numpy, to_numpy, valid_mask
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -282,7 +282,7 @@ def _blocks(arr: pa.Array) -> tuple[np.ndarray, pa.Array] | None:
     return (lengths, values) if len(lengths) * 8 <= len(arr) else None
 
 
-def _factorize_sorted(
+def factorize_sorted(
     *arrays: pa.Array, blocks: dict[int, tuple[np.ndarray, pa.Array]] | None = None
 ) -> tuple[list[np.ndarray], pa.Array]:
     """Codes for the values of several binary arrays, numbered in bytewise order.
@@ -302,10 +302,6 @@ def _factorize_sorted(
     rank[order] = np.arange(len(order), dtype=np.int64)
     codes = [np.repeat(rank[c], b[0]) if b is not None else rank[c] for c, b in zip(codes, runs)]
     return codes, dictionary.take(from_numpy(order))
-
-
-def _decode(b: bytes) -> str:
-    return b.decode("utf-8", "surrogateescape")
 
 
 def _encode(*arrays: pa.Array) -> tuple[list[np.ndarray], pa.Array]:
@@ -329,8 +325,8 @@ def check_qrels_duplicates(qrels: Qrels, key: np.ndarray | None = None) -> None:
         first, second = order[dup[j]], order[dup[j] + 1]
         raise DuplicateDocError(
             qrels.name,
-            f"document '{_decode(qrels.docno[int(second)].as_py())}' is judged twice for topic "
-            f"'{_decode(qrels.qid[int(second)].as_py())}' (first at line {int(qrels.lineno[first])})",
+            f"document '{decode_id(qrels.docno[int(second)].as_py())}' is judged twice for topic "
+            f"'{decode_id(qrels.qid[int(second)].as_py())}' (first at line {int(qrels.lineno[first])})",
             int(qrels.lineno[second]),
         )
 
@@ -543,7 +539,7 @@ def build_table(
 
     # ---- topics: factorise once, bytewise order == code order
     known = {1: run_blocks} if run_blocks is not None else None
-    (q_qcode, r_qcode), qid_dict = _factorize_sorted(qrels.qid, run.qid, blocks=known)
+    (q_qcode, r_qcode), qid_dict = factorize_sorted(qrels.qid, run.qid, blocks=known)
     nqid = len(qid_dict)
     judged_topics = np.unique(q_qcode)
     if opts.only_query is not None:
@@ -561,7 +557,7 @@ def build_table(
     topic_of_code = np.full(nqid, -1, dtype=np.int64)
     topic_of_code[judged_topics] = np.arange(len(judged_topics))
     nq = len(judged_topics)
-    qids = [_decode(qid_dict[int(c)].as_py()) for c in judged_topics]
+    qids = [decode_id(qid_dict[int(c)].as_py()) for c in judged_topics]
 
     # ---- which judged topics have results
     r_topic = topic_of_code[r_qcode]
@@ -634,7 +630,7 @@ def build_table(
     qrel_sorted = qrel[matchable][qorder]
 
     def docno_text(code: int) -> str:
-        return _decode(docnos[code].as_py()) if docnos is not None else str(code)
+        return decode_id(docnos[code].as_py()) if docnos is not None else str(code)
 
     # ---- ranked rows. Duplicates and labels do not depend on the row order, so
     # without -M they are found on the rows as read and only the labels (and the

@@ -85,3 +85,8 @@ def binary_array(values: list[bytes]) -> pa.Array:
     return pa.Array.from_buffers(
         pa.large_binary(), len(values), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(values))]
     )
+
+
+def decode_id(b: bytes) -> str:
+    """A topic or document id read as bytes, as text (undecodable bytes kept as surrogates)."""
+    return b.decode("utf-8", "surrogateescape")

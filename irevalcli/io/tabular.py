@@ -43,7 +43,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "qid": ("qid", "query_id", "topic", "query-id", "queryid"),  # query-id, corpus-id, score: BEIR's qrels
     "docno": ("docno", "doc_id", "docid", "corpus-id", "corpus_id", "doc"),
     "score": ("score",),
-    "rel": ("rel", "relevance", "label"),  # and BEIR's "score" (see _find_column)
+    "rel": ("rel", "relevance", "label"),  # and BEIR's "score" (see find_column)
     "runid": ("runid", "run_id"),
     "rank": ("rank",),
 }
@@ -130,7 +130,10 @@ def _header_fields(line: bytes, delim: bytes) -> list[str]:
     return [f.strip() for f in row]
 
 
-def _find_column(role: str, names: Sequence[str], columns: Mapping[str, str]) -> str | None:
+def find_column(role: str, names: Sequence[str], columns: Mapping[str, str]) -> str | None:
+    """The header column playing ``role`` (qid, docno, rel, score, ...): ``columns[role]`` if
+    given (None when the header lacks it), else the first of ``ALIASES[role]`` present, exactly
+    then case-insensitively; None when there is none."""
     if role in columns:
         return columns[role] if columns[role] in names else None
     for alias in ALIASES[role]:
@@ -178,7 +181,7 @@ def detect(data: bytes, columns: Mapping[str, str] | None = None) -> str:
     for delim, fmt in ((b"\t", "tsv"), (b",", "csv")):
         if delim in line:
             names = _header_fields(line, delim)
-            if _find_column("qid", names, columns) and _find_column("docno", names, columns):
+            if find_column("qid", names, columns) and find_column("docno", names, columns):
                 return fmt
             return "trec"
     return "trec"
@@ -255,7 +258,7 @@ def read_input(
         return read_source(path, what=what, stdin=stdin)
     import hashlib
 
-    from .trec import HASH_INPUTS, _decompress
+    from .trec import HASH_INPUTS, decompress
 
     hashing = HASH_INPUTS.get()
     sha = hashlib.sha256()
@@ -274,7 +277,7 @@ def read_input(
         return read_source(path, what=what)  # raises the usual message
     raw = b"".join(parts)
     del parts
-    return Source(name=spath, data=_decompress(raw, spath, what), sha256=sha.hexdigest() if hashing else "")
+    return Source(name=spath, data=decompress(raw, spath, what), sha256=sha.hexdigest() if hashing else "")
 
 
 def read_qrels_file(
@@ -439,9 +442,9 @@ def _parse_msmarco(src: Source) -> Run:
     import numpy as np
     import pyarrow as pa
 
-    from .trec import _fast_table, parse_whole, take_tokens, tokenize
+    from .trec import fast_table, parse_whole, take_tokens, tokenize
 
-    fast = _fast_table(src.data, 3, 3, {0: pa.large_binary(), 1: pa.large_binary(), 2: pa.int64()})
+    fast = fast_table(src.data, 3, 3, {0: pa.large_binary(), 1: pa.large_binary(), 2: pa.int64()})
     if fast is not None and len(fast):
         qid, docno = fast.column("f0").combine_chunks(), fast.column("f1").combine_chunks()
         rank = fast.column("f2").to_numpy()
@@ -522,7 +525,7 @@ def _resolve(
     found: dict[str, str] = {}
     listing = ", ".join(names) if names else "none"
     for role in (*required, *optional):
-        col = _find_column(role, names, columns)
+        col = find_column(role, names, columns)
         if col is None:
             if role in columns:
                 raise InputError(src, f"--column {role}={columns[role]}: no such column (columns: {listing})")
@@ -532,7 +535,7 @@ def _resolve(
                     "with --column rank=NAME, or use --ties docno or --ties input"
                 )
             if role in required:
-                rank = _find_column("rank", names, {}) if role == "score" else None
+                rank = find_column("rank", names, {}) if role == "score" else None
                 if rank is not None:  # --column score=rank would rank backwards
                     raise InputError(
                         src, f"no 'score' column for the {what} (columns: {listing}); to rank by its '{rank}' "
@@ -570,12 +573,12 @@ def _line_numbers(data: bytes, nrows: int, skip: int, blank: str) -> np.ndarray:
     total = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
     if total - skip == nrows:
         return np.arange(skip + 1, skip + nrows + 1, dtype=np.int64)
-    from .trec import _space_lut
+    from .trec import space_lut
 
     buf = np.frombuffer(data if data.endswith(b"\n") else data + b"\n", dtype=np.uint8)
     nl = np.flatnonzero(buf == 10)
     if blank == "space":
-        content = ~np.take(_space_lut(), buf)
+        content = ~np.take(space_lut(), buf)
     else:
         content = (buf != 10) & (buf != 13)
     counts = np.diff(np.concatenate(([0], np.cumsum(content)[nl])))

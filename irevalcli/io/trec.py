@@ -93,7 +93,7 @@ def read_source(path: str | os.PathLike[str], *, what: str, stdin: BinaryIO | No
         except OSError as exc:
             raise InputError(name, f"cannot read {what} file: {exc.strerror or exc}") from None
     digest = hashlib.sha256(raw).hexdigest() if HASH_INPUTS.get() else ""
-    data = _decompress(raw, name, what)
+    data = decompress(raw, name, what)
     return Source(name=name, data=data, sha256=digest)
 
 
@@ -154,7 +154,7 @@ def bare_cr_to_lf(data: bytes) -> bytes:
     return re.sub(rb"\r(?!\n)", b"\n", data)
 
 
-def _decompress(raw: bytes, name: str, what: str) -> bytes:
+def decompress(raw: bytes, name: str, what: str) -> bytes:
     """The decompressed bytes, with lone CR line ends read as line ends."""
     return bare_cr_to_lf(_inflate(raw, name, what))
 
@@ -193,7 +193,9 @@ class Lines:
 _SPACE_LUT = None
 
 
-def _space_lut() -> np.ndarray:
+def space_lut() -> np.ndarray:
+    """256 booleans: which byte values are whitespace to trec_eval (C ``isspace``: space, tab,
+    LF, VT, FF, CR); index it with a uint8 buffer."""
     global _SPACE_LUT
     if _SPACE_LUT is None:
         import numpy as np
@@ -228,7 +230,7 @@ def tokenize(data: bytes, name: str, *, blank_lines_ok: bool, what: str) -> Line
     if not data.endswith(b"\n"):
         data = data + b"\n"
     buf = np.frombuffer(data, dtype=np.uint8)
-    not_sp = ~np.take(_space_lut(), buf)
+    not_sp = ~np.take(space_lut(), buf)
     # token boundaries: +1 where a token starts, -1 just past where it ends
     edge = np.diff(not_sp.view(np.int8), prepend=np.int8(0))
     starts = np.flatnonzero(edge == 1)
@@ -269,7 +271,7 @@ def _csv_block_size(nbytes: int) -> int:
     return min(max(nbytes // 6, 1 << 20), 4 << 20)
 
 
-def _fast_table(data: bytes, ncols: int | None, min_cols: int, types: dict) -> pa.Table | None:
+def fast_table(data: bytes, ncols: int | None, min_cols: int, types: dict) -> pa.Table | None:
     """pyarrow's multithreaded CSV parser, used only when its reading is provably
     the same as trec_eval's: a single delimiter (space or tab), no other
     whitespace or CR, a constant number of fields, no empty field (so no
@@ -614,7 +616,7 @@ def parse_four_fields(src: Source, *, what: str, fields: str) -> tuple[list[pa.A
     import pyarrow as pa
 
     refuse_bom(src)
-    fast = _fast_table(src.data, 4, 4, {0: pa.large_binary(), 1: pa.large_binary(), 2: pa.large_binary(), 3: pa.int64()})
+    fast = fast_table(src.data, 4, 4, {0: pa.large_binary(), 1: pa.large_binary(), 2: pa.large_binary(), 3: pa.int64()})
     if fast is not None and len(fast):
         ids = [fast.column(f"f{i}").combine_chunks() for i in range(3)]
         return ids, to_numpy(fast.column("f3")), np.arange(1, len(fast) + 1, dtype=np.int64)
@@ -655,7 +657,7 @@ def parse_run(src: Source, *, allow_empty: bool = False) -> Run:
     want = {0: pa.large_binary(), 2: pa.large_binary(), 4: pa.float64(), 5: pa.binary()}
     if ranks:
         want[3] = pa.large_binary()
-    fast = _fast_table(src.data, None, 6, want)
+    fast = fast_table(src.data, None, 6, want)
     if fast is not None and len(fast):
         score = to_numpy(fast.column("f4"))
         if not np.isnan(score).any():

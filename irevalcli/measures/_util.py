@@ -1,4 +1,6 @@
-"""Helpers shared by ireval's own measures (graded, extra, diversity): not measures.
+"""Helpers shared by the measure modules: not measures.
+
+* :func:`safe_div`: a ratio that is 0 where its denominator is 0.
 
 * :class:`OptParams` carries the options a friendly name (``P(rel=2)@5``,
   ``ERR@20``, ``map@100-l2``) adds to a measure's trec_eval parameters; the
@@ -17,7 +19,17 @@ from typing import Any
 import numpy as np
 
 from ..core.table import EvalTable, seg_accumulate
+from .dcg import ideal_at
 from .registry import Params
+
+
+def safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """``num / den`` elementwise as float64, and 0 where ``den`` is 0 (trec_eval's rule for an
+    undefined ratio: P with no documents, recall with no relevant ones, ...)."""
+    den = np.asarray(den, dtype=np.float64)
+    out = np.zeros(np.broadcast(num, den).shape, dtype=np.float64)
+    np.divide(num, den, out=out, where=den != 0)
+    return out
 
 
 @dataclass(frozen=True)
@@ -84,11 +96,7 @@ class Ideal:
 
     def at(self, prefix: np.ndarray, depth: np.ndarray | int) -> np.ndarray:
         """A running total over each ideal list read at ``min(depth, K)`` (0 at depth 0)."""
-        d = np.minimum(np.broadcast_to(np.asarray(depth, dtype=np.int64), self.K.shape), self.K)
-        out = np.zeros(len(self.K), dtype=np.float64)
-        ok = d >= 1
-        out[ok] = prefix[self.start[:-1][ok] + d[ok] - 1]
-        return out
+        return ideal_at(prefix, self.start, self.K, depth)
 
 
 def ideal(t: EvalTable) -> Ideal:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.table import EvalTable
-from .precision import CUTOFFS, _safe_div
+from ._util import safe_div
+from .precision import CUTOFFS
 from .registry import Params, measure
 
 MIN_GEO_MEAN = 1e-5
@@ -30,7 +31,7 @@ def _ap_sum(t: EvalTable) -> np.ndarray:
 
 
 def _ap(t: EvalTable) -> np.ndarray:
-    return np.where(t.rel_ret > 0, _safe_div(_ap_sum(t), t.R), 0.0)
+    return np.where(t.rel_ret > 0, safe_div(_ap_sum(t), t.R), 0.0)
 
 
 @measure("map", citation="Buckley & Voorhees, SIGIR 2000")
@@ -51,7 +52,7 @@ def map_cut(t: EvalTable, p: Params) -> np.ndarray:
     """Average precision over the top k: precisions at relevant documents ranked <= k,
     divided by R."""
     prefix = t.sparse_running(t.rel_rows, _ap_terms(t))
-    return np.stack([_safe_div(t.sparse_at_depth(prefix, k), t.R) for k in p.values])
+    return np.stack([safe_div(t.sparse_at_depth(prefix, k), t.R) for k in p.values])
 
 
 @measure("yaap", citation="Robertson, 'On smoothing average precision', ECIR 2012")
@@ -61,7 +62,7 @@ def yaap(t: EvalTable, p: Params) -> np.ndarray:
     return np.log((1.0 + s) / (1.0 + t.R.astype(np.float64) - s))
 
 
-def _judged_nonrel_rows(t: EvalTable) -> np.ndarray:
+def judged_nonrel_rows(t: EvalTable) -> np.ndarray:
     """Rows of judged non-relevant documents (0 <= label < level), ascending."""
     key = "judged_nonrel_rows"
     if key not in t._cache:
@@ -82,14 +83,14 @@ def _bpref_values(t: EvalTable) -> np.ndarray:
     if t.level < 0:
         rows = rows[t.label[rows] >= 0]
     gi = t.g[rows]
-    nr = t.count_upto(_judged_nonrel_rows(t), rows)  # judged non-relevant at or above
+    nr = t.count_upto(judged_nonrel_rows(t), rows)  # judged non-relevant at or above
     R = t.R[gi]
     den = np.minimum(t.NR[gi], R).astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         frac = np.minimum(nr, R).astype(np.float64) / den
     terms = np.where(nr > 0, 1.0 - frac, 1.0)
     total = np.bincount(gi, weights=terms, minlength=t.nq)
-    return _safe_div(total, t.R)
+    return safe_div(total, t.R)
 
 
 @measure("bpref", citation="Buckley & Voorhees, SIGIR 2004")
@@ -108,7 +109,7 @@ def infAP(t: EvalTable, p: Params) -> np.ndarray:
         rows = rows[t.label[rows] >= 0]
     j = (t.rank_at(rows) - 1).astype(np.float64)
     rs = t.count_upto(rows, rows)
-    nr = t.count_upto(_judged_nonrel_rows(t), rows)
+    nr = t.count_upto(judged_nonrel_rows(t), rows)
     pu = t.count_upto(np.flatnonzero(t.label == -2), rows) if len(rows) else np.zeros(0, dtype=np.int64)
     with np.errstate(invalid="ignore", divide="ignore"):
         term = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((rs - 1 + nr + pu) / j) * (
@@ -116,7 +117,7 @@ def infAP(t: EvalTable, p: Params) -> np.ndarray:
         )
     term = np.where(j == 0, 1.0, term)
     total = np.bincount(t.g[rows], weights=term, minlength=t.nq)
-    return _safe_div(total, t.R)
+    return safe_div(total, t.R)
 
 
 @measure("gm_bpref", agg="gmean", per_query=False)
@@ -133,4 +134,4 @@ def binG(t: EvalTable, p: Params) -> np.ndarray:
     nonrel_above = (t.rank_at(rows) - 1) - (t.count_upto(rows, rows) - 1)
     terms = 1.0 / np.log2((2 + nonrel_above).astype(np.float64))
     total = np.bincount(t.g[rows], weights=terms, minlength=t.nq)
-    return np.where(t.rel_ret > 0, _safe_div(total, t.R), 0.0)
+    return np.where(t.rel_ret > 0, safe_div(total, t.R), 0.0)

@@ -25,6 +25,7 @@ import numpy as np
 from ..core.table import EvalTable
 from ..errors import MeasureParamError
 from ._util import exclusive, gmax, opt, pair, seg_cumprod, top_k
+from .dcg import discount
 from .registry import Params, measure
 
 DEPTH = 1000  # cwl_eval's max_n
@@ -154,7 +155,7 @@ def sdcg_cut(t: EvalTable, p: Params) -> np.ndarray:
     """Scaled DCG at k (cwl_eval's NDCG-k): sum_{i<=k} g_i / log2(i + 1) over sum_{i<=k} 1 /
     log2(i + 1), i.e. nDCG as if k documents of the top grade existed; cwl_eval's gains
     (min_rel=0, max_rel the highest label; SDCG(max_rel=4)@k sets them)."""
-    base = 1.0 / np.log2(_ranks() + 1.0)
+    base = 1.0 / discount(_ranks())
     return np.stack([_cwl(t, p, base, _cut_depth(k), stop_on_gain=False) for k in p.values])
 
 

@@ -25,6 +25,7 @@ import numpy as np
 from ..core.table import EvalTable
 from ..errors import MeasureParamError, UsageError
 from ._util import opt, pair
+from .dcg import discount
 from .registry import Params, measure
 
 ALPHA = 0.5
@@ -205,10 +206,6 @@ def _alpha(p: Params) -> float:
     return float(opt(p, "alpha", ALPHA))
 
 
-def _discount(rank: np.ndarray) -> np.ndarray:
-    return np.log2(np.asarray(rank, dtype=np.float64) + 1.0)
-
-
 @measure("alpha_ndcg_cut", params="long_cutoffs", default=CUTOFFS, needs_subtopics=True,
          citation="Clarke et al., SIGIR 2008; ndeval (TREC Web track)")
 def alpha_ndcg_cut(t: EvalTable, p: Params) -> np.ndarray:
@@ -217,10 +214,10 @@ def alpha_ndcg_cut(t: EvalTable, p: Params) -> np.ndarray:
     ndeval's greedy ideal ranking (needs --subtopics)."""
     st = _prepare(t)
     alpha = _alpha(p)
-    prefix = t.seg_cumsum_exact(_run_gains(t, st, alpha) / _discount(t.rank))
+    prefix = t.seg_cumsum_exact(_run_gains(t, st, alpha) / discount(t.rank))
     depth = int(max(p.values))
     ig = _ideal_gains(t, st, alpha, depth)
-    iprefix = np.cumsum(ig / _discount(np.arange(1, depth + 1))[None, :], axis=1)
+    iprefix = np.cumsum(ig / discount(np.arange(1, depth + 1))[None, :], axis=1)
     out = []
     for k in p.values:
         d = t.at_depth(prefix, k)
@@ -266,8 +263,8 @@ def alpha_dcg_cut(t: EvalTable, p: Params) -> np.ndarray:
     S the number of subtopics with a relevant document (alpha = 0.5; needs --subtopics)."""
     st = _prepare(t)
     alpha = _alpha(p)
-    prefix = t.seg_cumsum_exact(_run_gains(t, st, alpha) / _discount(t.rank))
-    disc = 1.0 / _discount(np.arange(1, int(max(p.values)) + 1))
+    prefix = t.seg_cumsum_exact(_run_gains(t, st, alpha) / discount(t.rank))
+    disc = 1.0 / discount(np.arange(1, int(max(p.values)) + 1))
     out = []
     for k in p.values:
         den = st.S.astype(np.float64) * _ideal_ideal(alpha, k, disc)

@@ -10,8 +10,8 @@ import numpy as np
 
 from ..core.table import EvalTable
 from ..errors import MeasureParamError
-from ._util import OptParams, opt
-from .precision import CUTOFFS, _safe_div
+from ._util import OptParams, opt, safe_div
+from .precision import CUTOFFS
 from .registry import Params, measure
 
 
@@ -29,7 +29,7 @@ def judged(t: EvalTable, p: Params) -> np.ndarray:
     (1 - unj at k; ranks past the end of the run count as unjudged)."""
     if opt(p, "judged", "nonneg") == "in_qrels":  # ir_measures: any qrels line, over min(k, num_ret)
         cum = t.seg_cumsum((t.label != -1).astype(np.int64))
-        return np.stack([_safe_div(t.at_depth(cum, k), np.minimum(k, t.n)) for k in p.values])
+        return np.stack([safe_div(t.at_depth(cum, k), np.minimum(k, t.n)) for k in p.values])
     cum = t.seg_cumsum((t.label >= 0).astype(np.int64))
     return np.stack([t.at_depth(cum, k) / float(k) for k in p.values])
 
@@ -49,9 +49,9 @@ def F(t: EvalTable, p: Params) -> np.ndarray:
     for k in p.values:
         r = t.rel_at(k)
         prec = r / float(k)
-        rec = _safe_div(r, t.R)
+        rec = safe_div(r, t.R)
         den = b2 * prec + rec
-        out.append(np.where(r > 0, _safe_div((1.0 + b2) * prec * rec, den), 0.0))
+        out.append(np.where(r > 0, safe_div((1.0 + b2) * prec * rec, den), 0.0))
     return np.stack(out)
 
 
@@ -68,14 +68,14 @@ def map_capped_cut(t: EvalTable, p: Params) -> np.ndarray:
     """AP at k over min(R, k): the precisions at the relevant documents in the top k, divided by
     min(R, k) (map_cut divides by R)."""
     prefix = t.seg_cumsum_exact(_prec_at_rel(t))
-    return np.stack([_safe_div(t.at_depth(prefix, k), np.minimum(t.R, k)) for k in p.values])
+    return np.stack([safe_div(t.at_depth(prefix, k), np.minimum(t.R, k)) for k in p.values])
 
 
 @measure("map_rel_ret", citation="e.g. Manning, Raghavan & Schütze, IR book 2008, sec. 8.4")
 def map_rel_ret(t: EvalTable, p: Params) -> np.ndarray:
     """Simplified AP: the mean of the precisions at the relevant retrieved documents (divided by
     the number retrieved, not by R); 0 when none is retrieved."""
-    return _safe_div(t.seg_sum(_prec_at_rel(t), where=t.is_rel), t.seg_count(t.is_rel))
+    return safe_div(t.seg_sum(_prec_at_rel(t), where=t.is_rel), t.seg_count(t.is_rel))
 
 
 # ---- ranking AUC ------------------------------------------------------------------

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..core.table import EvalTable, seg_cumsum_exact
+from . import dcg as dcg_kernel
 from .precision import CUTOFFS
 from .registry import Params, measure
 
@@ -153,27 +154,11 @@ def _pairs(p: Params) -> tuple[tuple[str, float], ...]:
     return tuple(p.values)
 
 
-def _discount(pos0: np.ndarray) -> np.ndarray:
-    """log2(i + 2) for 0-based positions."""
-    return np.log2((pos0 + 2).astype(np.float64))
-
-
-def _dcg_terms(t: EvalTable, G: Gains) -> np.ndarray:
-    """gain / log2(rank + 1) at each row of ``G.nz`` (every other row's term is 0)."""
-    if "dcg_terms" not in G.memo:
-        G.memo["dcg_terms"] = G.nz_gain / _discount(t.rank_at(G.nz) - 1)
-    return G.memo["dcg_terms"]
-
-
 def _dcg_running(t: EvalTable, G: Gains) -> tuple[np.ndarray, np.ndarray]:
     """The running DCG within each topic (``t.sparse_running`` over the rows of ``G.nz``)."""
     if "dcg_running" not in G.memo:
-        G.memo["dcg_running"] = t.sparse_running(G.nz, _dcg_terms(t, G))
+        G.memo["dcg_running"] = dcg_kernel.running(t, G.nz, G.nz_gain)
     return G.memo["dcg_running"]
-
-
-def _ideal_terms(G: Gains) -> np.ndarray:
-    return G.il_gain / _discount(G.il_pos)
 
 
 def _ideal_topic(G: Gains) -> np.ndarray:
@@ -181,11 +166,11 @@ def _ideal_topic(G: Gains) -> np.ndarray:
 
 
 def _dcg(t: EvalTable, G: Gains) -> np.ndarray:
-    return np.bincount(t.g[G.nz], weights=_dcg_terms(t, G), minlength=t.nq)
+    return dcg_kernel.total(t, G.nz, G.nz_gain)
 
 
 def _idcg(G: Gains) -> np.ndarray:
-    return np.bincount(_ideal_topic(G), weights=_ideal_terms(G), minlength=len(G.K))
+    return dcg_kernel.ideal_total(G.il_gain, G.il_pos, G.K)
 
 
 def _ratio(num: np.ndarray, den: np.ndarray, otherwise: np.ndarray | float = 0.0) -> np.ndarray:
@@ -261,16 +246,12 @@ def ndcg(t: EvalTable, p: Params) -> np.ndarray:
 
 
 def _ideal_prefix(G: Gains) -> np.ndarray:
-    return seg_cumsum_exact(_ideal_terms(G), G.il_start)
+    return dcg_kernel.ideal_prefix(G.il_gain, G.il_pos, G.il_start)
 
 
 def _ideal_at(G: Gains, prefix: np.ndarray, depth: np.ndarray) -> np.ndarray:
     """Ideal DCG over the first ``depth`` ideal positions (depth clipped to K)."""
-    d = np.minimum(depth, G.K)
-    out = np.zeros(len(G.K), dtype=np.float64)
-    ok = d >= 1
-    out[ok] = prefix[G.il_start[:-1][ok] + d[ok] - 1]
-    return out
+    return dcg_kernel.ideal_at(prefix, G.il_start, G.K, depth)
 
 
 @measure("ndcg_rel", params="pairs")

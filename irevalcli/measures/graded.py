@@ -1,6 +1,7 @@
 """Graded measures ireval adds: DCG/nDCG variants, CG, ERR, pFound, INST, RBP with raw labels.
 
-Gains come from the relevance label of each document (unjudged and negative labels
+The DCG arithmetic (discounts, running and ideal DCG) is the kernel in ``dcg.py``,
+shared with trec_eval's ndcg family in ``gain.py``. Gains come from the relevance label of each document (unjudged and negative labels
 count 0); like trec_eval's ndcg family these measures ignore -l. The ideal ranking
 of a topic holds every judged document with a positive label, highest first. Where
 a measure needs the top label g_max (ERR, pFound, INST) it is the highest label in
@@ -13,6 +14,7 @@ import numpy as np
 
 from ..core.table import EvalTable, seg_cumsum_exact
 from ..errors import MeasureParamError
+from . import dcg as dcg_kernel
 from ._util import exclusive, gmax, ideal, opt, pair, row_label, seg_cumprod
 from .precision import CUTOFFS
 from .registry import Params, measure
@@ -29,14 +31,6 @@ def _gain(label: np.ndarray, form: str) -> np.ndarray:
     return label
 
 
-def _discount(rank: np.ndarray, form: str) -> np.ndarray:
-    """log2(rank + 1); the Järvelin–Kekäläinen original uses max(1, log2(rank))."""
-    r = rank.astype(np.float64)
-    if form == "jk":
-        return np.maximum(1.0, np.log2(r))
-    return np.log2(r + 1.0)
-
-
 def _positive_rows(t: EvalTable) -> np.ndarray:
     """Rows with a positive label: the only rows with a gain (0 elsewhere, in both forms)."""
     key = "positive_rows"
@@ -51,8 +45,7 @@ def _dcg_prefix(t: EvalTable, gain: str, disc: str) -> tuple[np.ndarray, np.ndar
     key = ("dcg_prefix", gain, disc)
     if key not in t._cache:
         rows = _positive_rows(t)
-        terms = _gain(t.label[rows].astype(np.float64), gain) / _discount(t.rank_at(rows), disc)
-        t._cache[key] = t.sparse_running(rows, terms)
+        t._cache[key] = dcg_kernel.running(t, rows, _gain(t.label[rows].astype(np.float64), gain), disc)
     return t._cache[key]
 
 
@@ -60,8 +53,7 @@ def _idcg_prefix(t: EvalTable, gain: str, disc: str) -> np.ndarray:
     key = ("idcg_prefix", gain, disc)
     if key not in t._cache:
         il = ideal(t)
-        terms = _gain(il.label, gain) / _discount(il.pos + 1, disc)
-        t._cache[key] = seg_cumsum_exact(terms, il.start)
+        t._cache[key] = dcg_kernel.ideal_prefix(_gain(il.label, gain), il.pos, il.start, disc)
     return t._cache[key]
 
 
@@ -71,7 +63,8 @@ def _dcg_at(t: EvalTable, k: np.ndarray | int, gain: str, disc: str) -> np.ndarr
 
 def _ndcg_at(t: EvalTable, k: np.ndarray | int, gain: str, disc: str) -> np.ndarray:
     d = _dcg_at(t, k, gain, disc)
-    i = ideal(t).at(_idcg_prefix(t, gain, disc), k)
+    il = ideal(t)
+    i = dcg_kernel.ideal_at(_idcg_prefix(t, gain, disc), il.start, il.K, k)
     out = np.zeros(t.nq, dtype=np.float64)
     np.divide(d, i, out=out, where=i > 0)
     return out

@@ -16,8 +16,8 @@ from .ap import map_
 from .precision import CUTOFFS, P, Rprec_mult
 from .registry import Params, measure
 
-if TYPE_CHECKING:  # (relformats is imported when a -R format needs it)
-    from ..io.judgements import JgTable
+if TYPE_CHECKING:  # (core.judged is imported when a -R format needs it)
+    from ..core.judged import JgTable
 
 JG_FORMATS = ("qrels_jg",)
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.table import EvalTable
-from ._util import opt
-from .ap import _judged_nonrel_rows
-from .precision import CUTOFFS, _safe_div
+from . import dcg as dcg_kernel
+from ._util import opt, safe_div
+from .ap import judged_nonrel_rows
+from .precision import CUTOFFS
 from .registry import Params, measure
 
 
@@ -27,8 +28,8 @@ def P_ret(t: EvalTable, p: Params) -> np.ndarray:
     unjudged documents in the top k count in neither part: rel_k / judged_k; 0 when that is 0."""
     if opt(p, "ignore_unlabeled", False):
         cum = t.seg_cumsum((t.label != -1).astype(np.int64))  # rated: any qrels line (ES ratings)
-        return np.stack([_safe_div(t.rel_at(k), t.at_depth(cum, k)) for k in p.values])
-    return np.stack([_safe_div(t.rel_at(k), np.minimum(k, t.n)) for k in p.values])
+        return np.stack([safe_div(t.rel_at(k), t.at_depth(cum, k)) for k in p.values])
+    return np.stack([safe_div(t.rel_at(k), np.minimum(k, t.n)) for k in p.values])
 
 
 @measure("bpref_R", citation="TF-Ranking's BPrefMetric(use_trec_version=False); Buckley & Voorhees, SIGIR 2004")
@@ -41,10 +42,10 @@ def bpref_R(t: EvalTable, p: Params) -> np.ndarray:
     if t.level < 0:
         rows = rows[t.label[rows] >= 0]
     gi = t.g[rows]
-    nr = t.count_upto(_judged_nonrel_rows(t), rows)
+    nr = t.count_upto(judged_nonrel_rows(t), rows)
     R = t.R[gi].astype(np.float64)
     terms = 1.0 - np.minimum(nr, R) / R  # R >= 1 wherever a relevant row exists
-    return _safe_div(np.bincount(gi, weights=terms, minlength=t.nq), t.R)
+    return safe_div(np.bincount(gi, weights=terms, minlength=t.nq), t.R)
 
 
 @measure("arp", agg="wmean", citation="TF-Ranking's ARPMetric (Pasumarthi et al., KDD 2019)")
@@ -54,7 +55,7 @@ def arp(t: EvalTable, p: Params) -> np.ndarray:
     positive. The summary is the mean weighted by each topic's sum of labels, as TF-Ranking's."""
     lab = np.maximum(t.label, 0).astype(np.float64)
     w = t.seg_sum(lab)
-    return np.stack([_safe_div(t.seg_sum(lab * t.rank), w), w])
+    return np.stack([safe_div(t.seg_sum(lab * t.rank), w), w])
 
 
 @measure("opa", agg="wmean", citation="TF-Ranking's OPAMetric (Pasumarthi et al., KDD 2019)")
@@ -142,7 +143,7 @@ def P_IA_ret(t: EvalTable, p: Params) -> np.ndarray:
     hits = np.zeros(len(t.g))
     np.add.at(hits, row[label >= t.level], 1.0)
     cum = t.seg_cumsum_exact(hits)
-    return np.stack([_safe_div(t.at_depth(cum, k), S * np.minimum(k, t.n)) for k in p.values])
+    return np.stack([safe_div(t.at_depth(cum, k), S * np.minimum(k, t.n)) for k in p.values])
 
 
 @measure("alpha_dcg_label_cut", params="long_cutoffs", default=(5, 10, 20), needs_subtopics=True,
@@ -160,5 +161,5 @@ def alpha_dcg_label_cut(t: EvalTable, p: Params) -> np.ndarray:
     run = np.cumsum(y) - y
     above = run - np.maximum.accumulate(np.where(first, run, 0.0)) if len(sid) else run
     gain = np.bincount(row, weights=y * (1.0 - alpha) ** above, minlength=len(t.g))
-    prefix = t.seg_cumsum_exact(gain / np.log2(t.rank.astype(np.float64) + 1.0))
+    prefix = t.seg_cumsum_exact(dcg_kernel.terms(gain, t.rank))
     return np.stack([t.at_depth(prefix, k) for k in p.values])

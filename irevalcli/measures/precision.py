@@ -5,23 +5,17 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.table import EvalTable, seg_suffix_max
+from ._util import safe_div
 from .registry import Params, measure
 
 CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 RECALL_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
 
-def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    den = np.asarray(den, dtype=np.float64)
-    out = np.zeros(np.broadcast(num, den).shape, dtype=np.float64)
-    np.divide(num, den, out=out, where=den != 0)
-    return out
-
-
 @measure("Rprec")
 def Rprec(t: EvalTable, p: Params) -> np.ndarray:
     """R-precision: precision after R documents (R = number of relevant documents)."""
-    return _safe_div(t.rel_at(t.R), t.R)
+    return safe_div(t.rel_at(t.R), t.R)
 
 
 @measure("recip_rank")
@@ -141,7 +135,7 @@ def relstring(t: EvalTable, p: Params) -> list[list[str]]:
 @measure("recall", params="long_cutoffs", default=CUTOFFS)
 def recall(t: EvalTable, p: Params) -> np.ndarray:
     """Recall at k: relevant documents in the top k, divided by R."""
-    return np.stack([_safe_div(t.rel_at(k), t.R) for k in p.values])
+    return np.stack([safe_div(t.rel_at(k), t.R) for k in p.values])
 
 
 @measure("Rprec_mult", params="double_cutoffs", default=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0))
@@ -150,7 +144,7 @@ def Rprec_mult(t: EvalTable, p: Params) -> np.ndarray:
     out = []
     for x in p.values:
         c = np.trunc(x * t.R.astype(np.float64) + 0.9).astype(np.int64)
-        out.append(_safe_div(t.rel_at(c), np.where(c >= 1, c, 0)))
+        out.append(safe_div(t.rel_at(c), np.where(c >= 1, c, 0)))
     return np.stack(out)
 
 
@@ -167,7 +161,7 @@ def eleven_pt_avg(t: EvalTable, p: Params) -> np.ndarray:
 @measure("relative_P", params="long_cutoffs", default=CUTOFFS)
 def relative_P(t: EvalTable, p: Params) -> np.ndarray:
     """Relative precision at k: relevant in the top k divided by min(k, R)."""
-    return np.stack([_safe_div(t.rel_at(k), np.minimum(k, t.R)) for k in p.values])
+    return np.stack([safe_div(t.rel_at(k), np.minimum(k, t.R)) for k in p.values])
 
 
 @measure("success", params="long_cutoffs", default=(1, 5, 10))

@@ -15,26 +15,18 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ._util import safe_div
 from .registry import Params, measure
 
-if TYPE_CHECKING:  # (relformats is imported when a -R format needs it)
-    from ..io.judgements import PrefsTable
+if TYPE_CHECKING:  # (core.judged is imported when a -R format needs it)
+    from ..core.judged import PrefsTable
 
 PREFS_FORMATS = ("prefs", "qrels_prefs")
 
 
-def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """num / den, and 0 where den is 0."""
-    num = np.asarray(num, dtype=np.float64)
-    den = np.asarray(den, dtype=np.float64)
-    out = np.zeros(np.broadcast(num, den).shape, dtype=np.float64)
-    np.divide(num, den, out=out, where=den != 0)
-    return out
-
-
 def _avgjg(t: PrefsTable, ful: np.ndarray, poss: np.ndarray) -> np.ndarray:
     """Mean over a topic's JGs of ful/poss (0 for a JG without possible preferences)."""
-    total = t.topic_sum(_ratio(ful, poss))
+    total = t.topic_sum(safe_div(ful, poss))
     return np.where(total > 0, total / np.maximum(t.num_jgs, 1), 0.0)
 
 
@@ -90,14 +82,14 @@ def prefs_num_prefs_ful_ret(t: PrefsTable, p: Params) -> np.ndarray:
 @measure("prefs_simp", rel_formats=PREFS_FORMATS)
 def prefs_simp(t: PrefsTable, p: Params) -> np.ndarray:
     """Fraction of all possible preferences that are fulfilled, pooled over the topic's JGs."""
-    return _ratio(t.topic_sum(t.fr + t.fi), t.topic_sum(t.pr + t.pi + t.pn))
+    return safe_div(t.topic_sum(t.fr + t.fi), t.topic_sum(t.pr + t.pi + t.pn))
 
 
 @measure("prefs_pair", rel_formats=PREFS_FORMATS)
 def prefs_pair(t: PrefsTable, p: Params) -> np.ndarray:
     """Mean over document pairs with any preference of the fraction of their preferences
     (summed over JGs) that the ranking fulfils; pairs of unretrieved documents count 0."""
-    return _ratio(t.pair_sum_all, t.pairs_rr + t.pairs_ru + t.pairs_uu)
+    return safe_div(t.pair_sum_all, t.pairs_rr + t.pairs_ru + t.pairs_uu)
 
 
 @measure("prefs_avgjg", rel_formats=PREFS_FORMATS)
@@ -118,13 +110,13 @@ def prefs_avgjg_Rnonrel(t: PrefsTable, p: Params) -> np.ndarray:
 def prefs_simp_ret(t: PrefsTable, p: Params) -> np.ndarray:
     """Fraction of preferences between two retrieved documents that are fulfilled, pooled over
     the topic's JGs."""
-    return _ratio(t.topic_sum(t.fr), t.topic_sum(t.pr))
+    return safe_div(t.topic_sum(t.fr), t.topic_sum(t.pr))
 
 
 @measure("prefs_pair_ret", rel_formats=PREFS_FORMATS)
 def prefs_pair_ret(t: PrefsTable, p: Params) -> np.ndarray:
     """prefs_pair over pairs of two retrieved documents only."""
-    return _ratio(t.pair_sum_rr, t.pairs_rr)
+    return safe_div(t.pair_sum_rr, t.pairs_rr)
 
 
 @measure("prefs_avgjg_ret", rel_formats=PREFS_FORMATS)
@@ -145,13 +137,13 @@ def prefs_avgjg_Rnonrel_ret(t: PrefsTable, p: Params) -> np.ndarray:
 def prefs_simp_imp(t: PrefsTable, p: Params) -> np.ndarray:
     """Fraction of preferences involving at least one retrieved document that are fulfilled,
     pooled over the topic's JGs."""
-    return _ratio(t.topic_sum(t.fr + t.fi), t.topic_sum(t.pr + t.pi))
+    return safe_div(t.topic_sum(t.fr + t.fi), t.topic_sum(t.pr + t.pi))
 
 
 @measure("prefs_pair_imp", rel_formats=PREFS_FORMATS)
 def prefs_pair_imp(t: PrefsTable, p: Params) -> np.ndarray:
     """prefs_pair over pairs with at least one retrieved document."""
-    return _ratio(t.pair_sum_all, t.pairs_rr + t.pairs_ru)
+    return safe_div(t.pair_sum_all, t.pairs_rr + t.pairs_ru)
 
 
 @measure("prefs_avgjg_imp", rel_formats=PREFS_FORMATS)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.table import EvalTable
-from .precision import _safe_div
+from ._util import safe_div
 from .registry import Params, measure
 
 
@@ -31,26 +31,26 @@ def utility(t: EvalTable, p: Params) -> np.ndarray:
 @measure("set_P")
 def set_P(t: EvalTable, p: Params) -> np.ndarray:
     """Precision of the whole retrieved set: rel_ret / num_ret."""
-    return _safe_div(t.rel_ret, t.n)
+    return safe_div(t.rel_ret, t.n)
 
 
 @measure("set_relative_P")
 def set_relative_P(t: EvalTable, p: Params) -> np.ndarray:
     """Relative precision of the retrieved set: rel_ret / min(num_ret, R)."""
-    return _safe_div(t.rel_ret, np.minimum(t.n, t.R))
+    return safe_div(t.rel_ret, np.minimum(t.n, t.R))
 
 
 @measure("set_recall")
 def set_recall(t: EvalTable, p: Params) -> np.ndarray:
     """Recall of the retrieved set: rel_ret / R."""
-    return _safe_div(t.rel_ret, t.R)
+    return safe_div(t.rel_ret, t.R)
 
 
 @measure("set_map")
 def set_map(t: EvalTable, p: Params) -> np.ndarray:
     """set_P * set_recall, computed as rel_ret^2 / (num_ret * R)."""
     rr = t.rel_ret.astype(np.float64)
-    return _safe_div(rr * rr, t.n.astype(np.float64) * t.R.astype(np.float64))
+    return safe_div(rr * rr, t.n.astype(np.float64) * t.R.astype(np.float64))
 
 
 @measure("set_F", params="double_params", default=(1.0,))
@@ -59,8 +59,8 @@ def set_F(t: EvalTable, p: Params) -> np.ndarray:
     the harmonic mean of set precision and set recall)."""
     x = p.values[0]
     rr = t.rel_ret
-    P = _safe_div(rr, t.n)
-    Rc = _safe_div(rr, t.R)
+    P = safe_div(rr, t.n)
+    Rc = safe_div(rr, t.R)
     with np.errstate(invalid="ignore", divide="ignore"):
         f = (x + 1.0) * P * Rc / (x * P + Rc)
     return np.where(rr > 0, f, 0.0)
