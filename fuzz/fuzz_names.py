@@ -33,8 +33,11 @@ with atheris.instrument_imports(include=["irevalcli"]):
     from irevalcli.output.formatters import FORMATTERS
 
 INCLUDE_KNOWN = os.environ.get("IREVAL_FUZZ_KNOWN") == "1"
-KNOWN = re.compile(r"[0-9]{16,}|[eE][+]?0*[0-9]{3,}|[eE][+]?0*(1[6-9]|[2-9][0-9])|[0-9]{4,}\s*="
-                   r"|[\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]", re.IGNORECASE)
+KNOWN = re.compile(
+    r"[0-9]{16,}|[eE][+]?0*[0-9]{3,}|[eE][+]?0*(1[6-9]|[2-9][0-9])|[0-9]{4,}\s*="
+    r"|[\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]",
+    re.IGNORECASE,
+)
 
 QRELS = parse_qrels(Source("q", b"1 0 a 2\n1 0 b 0\n1 0 c 1\n1 0 d -1\n2 0 a -1\n3 0 x 1\n", ""))
 RUN = parse_run(Source("r", b"1 Q0 a 1 3 r\n1 Q0 b 2 3 r\n1 Q0 e 3 1 r\n2 Q0 a 1 1 r\n2 Q0 z 2 0 r\n", ""))

@@ -44,7 +44,9 @@ def _qrels_table(q: Qrels, r: Run, opts: EvalOptions, sub: Any) -> Any:
 
 
 def _judgements_builder(rel_format: str, build: Callable[[Any, Run, EvalOptions], Any]) -> TableBuilder:
-    return TableBuilder(load=lambda rel: load_judgements(rel, rel_format), build=lambda j, r, opts, _: build(j, r, opts))
+    return TableBuilder(
+        load=lambda rel: load_judgements(rel, rel_format), build=lambda j, r, opts, _: build(j, r, opts)
+    )
 
 
 TABLE_BUILDERS: dict[str, TableBuilder] = {
@@ -126,8 +128,11 @@ def run_from_frame(df: Any, name: str = "<run DataFrame>", runid: str = "run") -
     if READ_RANKS.get():  # --ties rank
         rank_col = find_column("rank", [str(c) for c in df.columns], {})
         if rank_col is None:
-            raise InputError(name, f"the run DataFrame has no rank column, which ties='rank' orders by "
-                                   f"(columns: {', '.join(str(c) for c in df.columns)})")
+            raise InputError(
+                name,
+                f"the run DataFrame has no rank column, which ties='rank' orders by "
+                f"(columns: {', '.join(str(c) for c in df.columns)})",
+            )
         rank = whole_column(df[rank_col], name, "rank")
         check_rank_range(rank, np.arange(1, len(df) + 1), name)
     return Run(
@@ -195,8 +200,10 @@ _API_NAMES = (
     (re.compile(r"use -m ([A-Za-z_]+)"), r"use measures=['\1']"),
     (re.compile(r"-R ([A-Za-z_]+)"), r"rel_format='\1'"),
     (re.compile(r"give --subtopics FILE"), "give subtopics=PATH or a DataFrame"),
-    (re.compile(r"did you mean '((?:-m [^ ']+ ?)+)'\? one measure per -m"),
-     lambda m: "did you mean " + repr(m.group(1).replace("-m ", "").split()) + "? one name per list item"),
+    (
+        re.compile(r"did you mean '((?:-m [^ ']+ ?)+)'\? one measure per -m"),
+        lambda m: "did you mean " + repr(m.group(1).replace("-m ", "").split()) + "? one name per list item",
+    ),
 )
 
 
@@ -246,8 +253,11 @@ def _requests(measures: Any, *, rel_format: str, compat: str) -> list[Request]:
     request is computed on the same table: compare and gate build each run's table once
     however many measures they check. A label asked for twice keeps its first value.
     """
-    if not isinstance(measures, str) and isinstance(measures, Sequence) and measures and all(
-        not isinstance(g, str) and isinstance(g, Sequence) for g in measures
+    if (
+        not isinstance(measures, str)
+        and isinstance(measures, Sequence)
+        and measures
+        and all(not isinstance(g, str) and isinstance(g, Sequence) for g in measures)
     ):
         return [r for group in measures for r in resolve(_measure_list(group), rel_format=rel_format, compat=compat)]
     return resolve(_measure_list(measures), rel_format=rel_format, compat=compat)
@@ -340,15 +350,34 @@ def evaluate(
     nqrels_topics = len(np.unique(_codes(q.qid)))
     num_rel_complete = int(np.count_nonzero(q.rel > 0)) if fmt.is_qrels else 0
     spooled = None
-    if fmt.is_qrels and only_query is None and should_stream(run, stream) and (os.fspath(run) == "-" or streamable(run)):
+    if (
+        fmt.is_qrels
+        and only_query is None
+        and should_stream(run, stream)
+        and (os.fspath(run) == "-" or streamable(run))
+    ):
         from .engine.stream import CHUNK_BYTES, NotGrouped, evaluate_stream
 
-        opts = EvalOptions(rel_level=rel_level, max_docs=max_docs, judged_only=judged_only, complete=complete,
-                           num_docs=num_docs, compat=compat, ties=ties)
+        opts = EvalOptions(
+            rel_level=rel_level,
+            max_docs=max_docs,
+            judged_only=judged_only,
+            complete=complete,
+            num_docs=num_docs,
+            compat=compat,
+            ties=ties,
+        )
         try:
             results, sha = evaluate_stream(
-                q, os.fspath(run), requests, opts, num_qrels_topics=nqrels_topics,
-                num_rel_complete=num_rel_complete, zscores=z, chunk_bytes=chunk_bytes or CHUNK_BYTES, subtopics=sub,
+                q,
+                os.fspath(run),
+                requests,
+                opts,
+                num_qrels_topics=nqrels_topics,
+                num_rel_complete=num_rel_complete,
+                zscores=z,
+                chunk_bytes=chunk_bytes or CHUNK_BYTES,
+                subtopics=sub,
                 stdin=stdin,
             )
             info = Run.empty("<stdin>" if os.fspath(run) == "-" else os.fspath(run), results.runid)
@@ -381,7 +410,7 @@ def evaluate(
         num_rel_complete=num_rel_complete,
         zscores=z,
     )
-    return Evaluation(results=results, qrels=q, run=r)  # type: ignore[arg-type]  # (Judgements for -R formats)
+    return Evaluation(results=results, qrels=q, run=r)  # (q: Judgements for the -R formats)
 
 
 def _codes(arr: Any) -> Any:

@@ -24,15 +24,58 @@ HERE = Path(__file__).resolve().parent / "data" / "compat_9_0_8"
 MEASURES = {
     "all": ["-m", "all_trec"],
     "official": [],
-    "cuts": ["-m", "P.1,3,7", "-m", "ndcg_cut.3,7", "-m", "map_cut.2,5", "-m", "recall.4", "-m", "success.1,2,9",
-             "-m", "Rprec_mult.0.5,1.5", "-m", "relative_P.3"],
+    "cuts": [
+        "-m",
+        "P.1,3,7",
+        "-m",
+        "ndcg_cut.3,7",
+        "-m",
+        "map_cut.2,5",
+        "-m",
+        "recall.4",
+        "-m",
+        "success.1,2,9",
+        "-m",
+        "Rprec_mult.0.5,1.5",
+        "-m",
+        "relative_P.3",
+    ],
     "iprec": ["-m", "iprec_at_recall.0.15,0.33,0.5,0.66,0.95", "-m", "11pt_avg", "-m", "Rprec", "-m", "recip_rank"],
-    "gains": ["-m", "ndcg.0=0,1=1,2=3", "-m", "ndcg_rel", "-m", "Rndcg", "-m", "G",
-              "-m", "binG"],
-    "sets": ["-m", "set_F.0.5", "-m", "set_P", "-m", "set_recall", "-m", "set_map", "-m", "set_relative_P",
-             "-m", "utility.2,-1,0,0", "-m", "num_nonrel_judged_ret"],
-    "avg": ["-m", "gm_map", "-m", "gm_bpref", "-m", "bpref", "-m", "infAP", "-m", "num_rel", "-m", "num_rel_ret",
-            "-m", "num_ret", "-m", "num_q"],
+    "gains": ["-m", "ndcg.0=0,1=1,2=3", "-m", "ndcg_rel", "-m", "Rndcg", "-m", "G", "-m", "binG"],
+    "sets": [
+        "-m",
+        "set_F.0.5",
+        "-m",
+        "set_P",
+        "-m",
+        "set_recall",
+        "-m",
+        "set_map",
+        "-m",
+        "set_relative_P",
+        "-m",
+        "utility.2,-1,0,0",
+        "-m",
+        "num_nonrel_judged_ret",
+    ],
+    "avg": [
+        "-m",
+        "gm_map",
+        "-m",
+        "gm_bpref",
+        "-m",
+        "bpref",
+        "-m",
+        "infAP",
+        "-m",
+        "num_rel",
+        "-m",
+        "num_rel_ret",
+        "-m",
+        "num_ret",
+        "-m",
+        "num_q",
+    ],
 }
 
 FLAGS = {
@@ -91,8 +134,10 @@ def main() -> int:
     binary = os.environ.get("TREC_EVAL_908")
     if not binary:
         sys.exit("set TREC_EVAL_908 to a trec_eval 9.0.8 binary")
-    version = subprocess.run([binary, "-v"], capture_output=True, text=True).stderr + \
-        subprocess.run([binary, "-v"], capture_output=True, text=True).stdout
+    version = (
+        subprocess.run([binary, "-v"], capture_output=True, text=True).stderr
+        + subprocess.run([binary, "-v"], capture_output=True, text=True).stdout
+    )
     if "9.0.8" not in version:
         sys.exit(f"{binary} is not trec_eval 9.0.8: {version.strip()}")
     HERE.mkdir(parents=True, exist_ok=True)

@@ -34,8 +34,10 @@ def target(spec):
         ("MAP", ("map", (), {}, [])),
         ("MAP@100", ("map_cut", (100,), {}, [])),
         ("nDCG(gains={0:1,1:4})@10", ("ndcg_cut", (10,), {}, [("gains", ((0, 1), (1, 4)))])),
-        ("nDCG(gains={ 1: 3 , 2:9 }, judged_only=True)",
-         ("ndcg", (), {}, [("gains", ((1, 3), (2, 9))), ("judged", 0)])),
+        (
+            "nDCG(gains={ 1: 3 , 2:9 }, judged_only=True)",
+            ("ndcg", (), {}, [("gains", ((1, 3), (2, 9))), ("judged", 0)]),
+        ),
         ("SetP@5", ("set_P", (), {}, [("top", 5)])),
         ("SetP(rel=2)@5", ("set_P", (), {}, [("top", 5), ("level", 2)])),
         ("SetR@10", ("set_recall", (), {}, [("top", 10)])),
@@ -137,8 +139,10 @@ def test_duplicates_are_dropped():
         ("nDCG(gains=3)@5", "nDCG(gains=3)@5: gains must be a mapping of labels to gains, e.g. gains={0:1,1:4}"),
         ("nDCG(gains={})@5", "nDCG(gains={})@5: gains must be a mapping of labels to gains, e.g. gains={0:1,1:4}"),
         ("nDCG(gains={1})@5", "nDCG(gains={1})@5: cannot read the value '{1}'"),
-        ("nDCG(gains={1:2},dcg=exp-log2)@5",
-         "nDCG(gains={1:2},dcg=exp-log2)@5: gains apply to dcg=log2 only (ir_measures has no exp-log2 with gains)"),
+        (
+            "nDCG(gains={1:2},dcg=exp-log2)@5",
+            "nDCG(gains={1:2},dcg=exp-log2)@5: gains apply to dcg=log2 only (ir_measures has no exp-log2 with gains)",
+        ),
         ("SetP@0", "SetP@0: cutoff '0' is not a positive integer"),
     ],
 )
@@ -186,8 +190,22 @@ def test_measures_command(cli):
 
 
 def test_json_uses_the_labels_as_typed(cli):
-    res = cli(["-q", "--format", "json", "-m", "nDCG@10", "-m", "map@100-l2", "-m", "P(rel=2)@5",
-               "qrels.rel_level", "results.test"], cwd=TREC_EVAL)
+    res = cli(
+        [
+            "-q",
+            "--format",
+            "json",
+            "-m",
+            "nDCG@10",
+            "-m",
+            "map@100-l2",
+            "-m",
+            "P(rel=2)@5",
+            "qrels.rel_level",
+            "results.test",
+        ],
+        cwd=TREC_EVAL,
+    )
     assert res.code == 0, res.err
     doc = json.loads(res.out)
     assert list(doc["summary"]) == ["P(rel=2)@5", "nDCG@10", "map@100-l2"]
@@ -195,8 +213,25 @@ def test_json_uses_the_labels_as_typed(cli):
 
 
 def test_friendly_names_agree_with_trec_eval_names(cli):
-    res = cli(["-m", "nDCG@10", "-m", "ndcg_cut.10", "-m", "AP@100", "-m", "map_cut.100", "-m", "RR", "-m",
-               "recip_rank", "qrels.test", "results.test"], cwd=TREC_EVAL)
+    res = cli(
+        [
+            "-m",
+            "nDCG@10",
+            "-m",
+            "ndcg_cut.10",
+            "-m",
+            "AP@100",
+            "-m",
+            "map_cut.100",
+            "-m",
+            "RR",
+            "-m",
+            "recip_rank",
+            "qrels.test",
+            "results.test",
+        ],
+        cwd=TREC_EVAL,
+    )
     lines = dict(line.split("\t")[0::2] for line in res.out.decode().splitlines())
     assert lines["nDCG@10".ljust(22)] == lines["ndcg_cut_10".ljust(22)]
     assert lines["AP@100".ljust(22)] == lines["map_cut_100".ljust(22)]

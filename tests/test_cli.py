@@ -55,7 +55,9 @@ def test_atol_numbers(cli, files):
     assert cli(["-l2x", "-m", "num_rel", q, r]).out == cli(["-l", "2", "-m", "num_rel", q, r]).out
     res = cli(["-lfoo", "-m", "num_rel", q, r])
     assert (res.code, res.out) == (2, b"")
-    assert res.err == "ireval: Invalid value for '-l' / '--level_for_rel': 'foo' is not an integer (see 'ireval --help')\n"
+    assert (
+        res.err == "ireval: Invalid value for '-l' / '--level_for_rel': 'foo' is not an integer (see 'ireval --help')\n"
+    )
 
 
 def test_nosummary_and_per_query(cli, files):
@@ -89,7 +91,10 @@ def test_version(cli):
         (["-m", "P.0"], "ireval: P.0: cutoff 0 is not a positive integer\n"),
         (["-m", "P.5,5"], "ireval: P.5,5: cutoff 5 is given twice\n"),
         (["-m", "P.abc"], "ireval: P.abc: cutoff 'abc' is not a positive integer\n"),
-        (["-m", "ndcg.1=2,3"], "ireval: ndcg.1=2,3: malformed parameter '3' (expected key=value pairs, e.g. 1=3,2=9)\n"),
+        (
+            ["-m", "ndcg.1=2,3"],
+            "ireval: ndcg.1=2,3: malformed parameter '3' (expected key=value pairs, e.g. 1=3,2=9)\n",
+        ),
         (["-m", "utility.1,2"], "ireval: utility.1,2: utility takes exactly 4 coefficients (a,b,c,d), got 2\n"),
         (["-M", "-1"], "ireval: -M -1: the number of documents to keep cannot be negative\n"),
         (["-R", "xml"], "ireval: -R xml: unknown judgement format (known: qrels, qrels_jg, prefs, qrels_prefs)\n"),
@@ -125,7 +130,10 @@ def test_missing_topic_needs_c(cli, tmp_path, files):
     ok = cli(["-c", "-q", "-m", "num_ret", "-m", "map", q, run])
     assert ok.code == 0
     # topic 1: a at rank 1 is relevant, R = 2 -> AP 1/2; topic 2 is missing -> 0; mean 0.25
-    assert ok.out.decode().splitlines()[-2:] == ["num_ret               \tall\t1", "map                   \tall\t0.2500"]
+    assert ok.out.decode().splitlines()[-2:] == [
+        "num_ret               \tall\t1",
+        "map                   \tall\t0.2500",
+    ]
 
 
 def test_duplicate_doc_in_run(cli, tmp_path, files):
@@ -260,7 +268,6 @@ def test_env_independent_of_hash_seed(files, tmp_path):
     assert len(outs) == 1
 
 
-
 # ---- packaging: the distribution is `irevalcli` (the index's `ireval` is another project) -------
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -301,22 +308,27 @@ def test_every_install_instruction_names_the_irevalcli_distribution():
     hits = []
     for path in ROOT.rglob("*"):
         rel = path.relative_to(ROOT).parts
-        if not path.is_file() or rel[0] in (".git", ".venv", "build") or rel[0].endswith(".egg-info") \
-                or "__pycache__" in rel or ".venv-ref" in rel or path.stat().st_size > 2_000_000:
+        if (
+            not path.is_file()
+            or rel[0] in (".git", ".venv", "build")
+            or rel[0].endswith(".egg-info")
+            or "__pycache__" in rel
+            or ".venv-ref" in rel
+            or path.stat().st_size > 2_000_000
+        ):
             continue
         if wrong.search(path.read_bytes()):
             hits.append(str(path.relative_to(ROOT)))
     assert hits == []
 
 
-
 def test_make_run_installs_only_the_runtime_and_conformance_stays_in_the_repo():
     make = (ROOT / "Makefile").read_text()
-    stamp = make[make.index("$(STAMP): pyproject.toml"):make.index("$(TEST_STAMP): $(STAMP)")]
+    stamp = make[make.index("$(STAMP): pyproject.toml") : make.index("$(TEST_STAMP): $(STAMP)")]
     assert "pip install --quiet -e .\n" in stamp and "[" not in stamp  # no extras for `make run`
     assert "run: $(STAMP)\n" in make and "test: $(TEST_STAMP)\n" in make
     assert "$(BIN)/pip install --quiet -e '.[test,plot,lint]'" in make  # make test: tests, plots, linters
-    conformance = make[make.index("conformance: "):]
+    conformance = make[make.index("conformance: ") :]
     assert conformance.split("\n")[1] == "\t$(BIN)/python tests/run_conformance.py $(BIN)/ireval tests/data/trec_eval"
     assert ".." not in make  # nothing outside the clone
 
@@ -324,13 +336,23 @@ def test_make_run_installs_only_the_runtime_and_conformance_stays_in_the_repo():
 # ---- subcommand dispatch: a mistyped command, usage errors, a terminal on standard input ------------
 
 
-@pytest.mark.parametrize("word,meant", [("compar", "compare"), ("comapre", "compare"), ("Gate", "gate"),
-                                        ("pol", "pool"), ("mesures", "measures"), ("curv", "curve")])
+@pytest.mark.parametrize(
+    "word,meant",
+    [
+        ("compar", "compare"),
+        ("comapre", "compare"),
+        ("Gate", "gate"),
+        ("pol", "pool"),
+        ("mesures", "measures"),
+        ("curv", "curve"),
+    ],
+)
 def test_mistyped_subcommand_is_suggested(cli, tmp_path, word, meant):
     res = cli([word, "qrels.txt", "run.txt"], cwd=tmp_path)
     assert (res.code, res.out) == (2, b"")
-    assert res.err == (f"ireval: '{word}' is neither a command nor a file; did you mean 'ireval {meant}'? "
-                       "(see 'ireval --help')\n")
+    assert res.err == (
+        f"ireval: '{word}' is neither a command nor a file; did you mean 'ireval {meant}'? (see 'ireval --help')\n"
+    )
 
 
 def test_a_file_named_like_a_command_is_still_read_as_qrels(cli, tmp_path):
@@ -357,8 +379,11 @@ def test_reading_a_run_from_a_terminal_says_so(cli, files, monkeypatch, prefix):
     seen = []
     real = cli_module._isatty
     monkeypatch.setattr(cli_module, "_isatty", lambda s: (seen.append(s) or True) if s is sys.stdin else real(s))
-    args = {(): ["-m", "map", q, "-"], ("compare",): ["compare", "-m", "map", q, r, "-"],
-            ("curve",): ["curve", q, "-"]}[tuple(prefix)]
+    args = {
+        (): ["-m", "map", q, "-"],
+        ("compare",): ["compare", "-m", "map", q, r, "-"],
+        ("curve",): ["curve", q, "-"],
+    }[tuple(prefix)]
     res = cli(args, stdin=RUN.encode())
     assert res.code == 0, res.err
     assert res.err.startswith("ireval: reading the run from standard input (end with Ctrl-D)\n")
@@ -415,8 +440,10 @@ def test_api_frames_use_the_file_readers_header_names():
             assert _summary(evaluate(frame.rename(columns={role: alias}), run, ["map", "P.5"])) == want
     with pytest.raises(InputError) as e:
         evaluate(qrels.rename(columns={"rel": "grade"}), run, "map")
-    assert str(e.value) == ("<qrels DataFrame>: the qrels DataFrame has no rel column (expected one of "
-                            f"{', '.join(repr(a) for a in ALIASES['rel'])}; columns: qid, iter, docno, grade)")
+    assert str(e.value) == (
+        "<qrels DataFrame>: the qrels DataFrame has no rel column (expected one of "
+        f"{', '.join(repr(a) for a in ALIASES['rel'])}; columns: qid, iter, docno, grade)"
+    )
 
 
 def test_api_float_ids_become_integers_or_are_refused():
@@ -436,7 +463,9 @@ def test_api_float_ids_become_integers_or_are_refused():
     nan.loc[1, "qid"] = float("nan")
     with pytest.raises(InputError) as e:
         evaluate(nan, run, "map")
-    assert str(e.value) == "<qrels DataFrame>:2: column 'qid' holds nan, which is not an id: ids are strings or integers"
+    assert (
+        str(e.value) == "<qrels DataFrame>:2: column 'qid' holds nan, which is not an id: ids are strings or integers"
+    )
 
 
 def test_api_refuses_an_empty_qrels_frame_as_the_cli_refuses_an_empty_file():
@@ -459,8 +488,10 @@ def test_api_errors_name_the_api_parameters(files):
     run = run[run.qid == 1]
     with pytest.raises(MissingTopicError) as e:
         evaluate(qrels, run, "map")
-    assert str(e.value) == ("<run DataFrame>: topic '2' is judged in <qrels DataFrame> but has no results in the run "
-                            "(use complete=True to score missing topics as 0)")
+    assert str(e.value) == (
+        "<run DataFrame>: topic '2' is judged in <qrels DataFrame> but has no results in the run "
+        "(use complete=True to score missing topics as 0)"
+    )
     q, r = files
     write(r, RUN.split("2 Q0")[0])
     with pytest.raises(MissingTopicError) as e:  # a path, read by the streaming reader: the same words
@@ -477,12 +508,16 @@ def test_api_errors_name_the_api_parameters(files):
     assert str(e.value) == "measure 'rbp' does not exist in trec_eval 9.0.8 (compat='9.0.8')"
     with pytest.raises(UnknownMeasureError) as e:
         evaluate(q, r, "map,ndcg")
-    assert str(e.value) == ("unknown measure 'map,ndcg' (did you mean ['map', 'ndcg']? one name per list item); "
-                            "'ireval measures' lists them")
+    assert str(e.value) == (
+        "unknown measure 'map,ndcg' (did you mean ['map', 'ndcg']? one name per list item); "
+        "'ireval measures' lists them"
+    )
     with pytest.raises(MeasureParamError) as e:
         evaluate(q, r, "map", rel_format="prefs")
-    assert str(e.value) == ("measure 'map' cannot be computed from rel_format='prefs' judgements "
-                            "(it needs rel_format='qrels'); with rel_format='prefs' use measures=['all_prefs']")
+    assert str(e.value) == (
+        "measure 'map' cannot be computed from rel_format='prefs' judgements "
+        "(it needs rel_format='qrels'); with rel_format='prefs' use measures=['all_prefs']"
+    )
     # the command line keeps its own option names
     res = _cli_main(["-m", "map", str(q), str(r)])
     assert res[1].endswith("(use -c to score missing topics as 0)\n")

@@ -39,8 +39,9 @@ def test_numbers_match_scipy_on_the_per_topic_scores(cli):
         x, y = per_topic(RUN2, c["measure"]), per_topic(RUN1, c["measure"])
         d = x - y
         t = scipy.stats.ttest_rel(x, y)
-        ci = scipy.stats.bootstrap((d,), np.mean, n_resamples=2000, method="percentile",
-                                   rng=np.random.default_rng(4)).confidence_interval
+        ci = scipy.stats.bootstrap(
+            (d,), np.mean, n_resamples=2000, method="percentile", rng=np.random.default_rng(4)
+        ).confidence_interval
         assert c["p_value_raw"] == float(t.pvalue)
         assert c["statistic"] == float(t.statistic)
         assert (c["ci_low"], c["ci_high"]) == (float(ci.low), float(ci.high))
@@ -71,9 +72,14 @@ def test_other_tests_match_scipy(cli, test):
         elif test == "sign":
             ref = scipy.stats.binomtest(int((x > y).sum()), int((x != y).sum())).pvalue
         else:
-            ref = scipy.stats.permutation_test((x, y), lambda a, b, axis: np.mean(a - b, axis=axis),
-                                               permutation_type="samples", vectorized=True, n_resamples=100,
-                                               rng=np.random.default_rng(2)).pvalue
+            ref = scipy.stats.permutation_test(
+                (x, y),
+                lambda a, b, axis: np.mean(a - b, axis=axis),
+                permutation_type="samples",
+                vectorized=True,
+                n_resamples=100,
+                rng=np.random.default_rng(2),
+            ).pvalue
     assert c["p_value_raw"] == float(ref)
     assert c["p_value"] == c["p_value_raw"]  # one comparison: no correction
     assert doc["options"]["correction"] == "none"
@@ -89,8 +95,11 @@ def make_runs(tmp_path: Path, n: int = 20) -> tuple[Path, Path, Path]:
             k = int(rng.integers(1, 6))
             docs = [f"N{t}_{j}" for j in range(1, k)] + [f"R{t}"]
             lines += [f"{t} Q0 {d} {i + 1} {10 - i} {tag}\n" for i, d in enumerate(docs)]
-    return (write(tmp_path / "q.txt", "".join(qrels)), write(tmp_path / "b.txt", "".join(base)),
-            write(tmp_path / "r.txt", "".join(run)))
+    return (
+        write(tmp_path / "q.txt", "".join(qrels)),
+        write(tmp_path / "b.txt", "".join(base)),
+        write(tmp_path / "r.txt", "".join(run)),
+    )
 
 
 def test_seeded_randomization_is_reproducible(cli, tmp_path):
@@ -101,8 +110,14 @@ def test_seeded_randomization_is_reproducible(cli, tmp_path):
     assert cli([*args, "--seed", "2"]).out != first
     doc = json.loads(cli([*args, "--seed", "1", "--format", "json"]).out)
     x, y = per_topic(r, "map", q), per_topic(b, "map", q)
-    ref = scipy.stats.permutation_test((x, y), lambda a, c, axis: np.mean(a - c, axis=axis), vectorized=True,
-                                       permutation_type="samples", n_resamples=500, rng=np.random.default_rng(1))
+    ref = scipy.stats.permutation_test(
+        (x, y),
+        lambda a, c, axis: np.mean(a - c, axis=axis),
+        vectorized=True,
+        permutation_type="samples",
+        n_resamples=500,
+        rng=np.random.default_rng(1),
+    )
     assert doc["comparisons"][0]["p_value_raw"] == float(ref.pvalue)
 
 
@@ -124,8 +139,9 @@ def test_corrections_over_runs_and_measures(cli):
 
 def test_missing_topics_score_zero_and_are_reported(cli, tmp_path):
     text = RUN2.read_text()
-    cut = write(tmp_path / "cut.txt", "".join(line for line in text.splitlines(True)
-                                               if not line.startswith(("403 ", "405 "))))
+    cut = write(
+        tmp_path / "cut.txt", "".join(line for line in text.splitlines(True) if not line.startswith(("403 ", "405 ")))
+    )
     doc = compare_json(cli, QRELS, RUN1, cut, "-m", "map")
     (c,) = doc["comparisons"]
     full = per_topic(RUN2, "map")
@@ -189,8 +205,20 @@ def test_csv_and_latex(cli):
 def test_plain_table_text(cli):
     out = cli(["compare", QRELS, RUN1, RUN2, "-m", "map"]).out.decode()
     lines = out.splitlines()
-    assert lines[0].split() == ["Measure", "Run", "Mean", "Diff", "Rel", "W/T/L", "GSB", "95%", "CI", "p", "d",
-                                "Missing"]
+    assert lines[0].split() == [
+        "Measure",
+        "Run",
+        "Mean",
+        "Diff",
+        "Rel",
+        "W/T/L",
+        "GSB",
+        "95%",
+        "CI",
+        "p",
+        "d",
+        "Missing",
+    ]
     assert lines[2].split()[:4] == ["map", str(RUN1), "(baseline)", "0.6594"]
     assert lines[3].split()[:5] == [str(RUN2), "0.7453", "+0.0859", "+13.0%", "8/0/0"]
     assert "p: paired t-test, two-sided, uncorrected over 1 comparison; * p < 0.05." in out
@@ -206,8 +234,13 @@ def test_rich_table_on_a_terminal(cli, monkeypatch):
     "args,message",
     [
         (["-m", "mapp"], "ireval: unknown measure 'mapp' (did you mean 'map'?); 'ireval measures' lists them\n"),
-        (["-m", "gm_map"], ("ireval: -m gm_map: no per-topic values to compare (measures such as runid, num_q and "
-                           "gm_map have only a summary)\n")),
+        (
+            ["-m", "gm_map"],
+            (
+                "ireval: -m gm_map: no per-topic values to compare (measures such as runid, num_q and "
+                "gm_map have only a summary)\n"
+            ),
+        ),
         (["-m", "urisk.x:map"], "ireval: -m urisk.x:map: risk parameter alpha 'x' is not a number\n"),
         (["-m", "urisk.1_0:map"], "ireval: -m urisk.1_0:map: risk parameter alpha '1_0' is not a number\n"),
         (["-m", "trisk.nan:map"], "ireval: -m trisk.nan:map: risk parameter alpha 'nan' is not a number\n"),
@@ -224,8 +257,13 @@ def test_input_errors_exit_2(cli, tmp_path):
     assert res.code == 2 and res.err.startswith(f"ireval: {bad}:2: ")
     other = write(tmp_path / "other.txt", "999 Q0 D1 1 1.0 x\n")
     res = cli(["compare", QRELS, RUN1, other])
-    assert (res.code, res.err) == (2, (f"ireval: {other}: none of its 1 topics is judged in {QRELS}: the topics do "
-                                      "not line up (wrong qrels file?)\n"))
+    assert (res.code, res.err) == (
+        2,
+        (
+            f"ireval: {other}: none of its 1 topics is judged in {QRELS}: the topics do "
+            "not line up (wrong qrels file?)\n"
+        ),
+    )
     res = cli(["compare", QRELS, RUN1, tmp_path / "nope.txt"])
     assert res.code == 2 and "no such file" in res.err
 
@@ -271,8 +309,9 @@ def test_summed_measures_compare_their_sums(cli):
     (c,) = doc["comparisons"]
     x, y = per_topic(RUN2, "num_rel_ret"), per_topic(RUN1, "num_rel_ret")
     assert (c["mean"], c["baseline_mean"], c["mean_diff"]) == (x.sum(), y.sum(), x.sum() - y.sum())
-    ci = scipy.stats.bootstrap((x - y,), np.mean, n_resamples=500, method="percentile",
-                               rng=np.random.default_rng(0)).confidence_interval
+    ci = scipy.stats.bootstrap(
+        (x - y,), np.mean, n_resamples=500, method="percentile", rng=np.random.default_rng(0)
+    ).confidence_interval
     assert (c["ci_low"], c["ci_high"]) == (float(ci.low) * len(x), float(ci.high) * len(x))
 
 
@@ -298,10 +337,13 @@ def test_rich_table_fits_80_columns(cli, monkeypatch):
     args = [QRELS, RUN1, RUN2, RUN1, "-m", "map", "-m", "ndcg_cut.10", "-m", "trisk:map", "--worst", "2"]
     lines = _visible(cli(["compare", *args]).out)
     assert max(len(line) for line in lines) <= 80
-    assert lines[0].startswith("ireval compare: against ") and lines[1].strip() == "" and lines[2].split()[0] == "Measure"
+    assert (
+        lines[0].startswith("ireval compare: against ") and lines[1].strip() == "" and lines[2].split()[0] == "Measure"
+    )
     assert any(line.startswith("Paired statistics") for line in lines)
-    report = run_compare(str(QRELS), str(RUN1), [str(RUN2), str(RUN1)], ["map", "ndcg_cut.10", "trisk:map"],
-                         Settings(worst=2))
+    report = run_compare(
+        str(QRELS), str(RUN1), [str(RUN2), str(RUN1)], ["map", "ndcg_cut.10", "trisk:map"], Settings(worst=2)
+    )
     rows, _ = _table_rows(report)
     words = {w for row in rows for cell in row for w in cell.split() if len(w) <= 16}
     assert words <= {w for line in lines for w in line.split()}

@@ -101,8 +101,9 @@ def test_leaked_variable_does_not_hijack_a_command(tmp_path, value):
     (tmp_path / "q.txt").write_bytes(QRELS)
     (tmp_path / "r.txt").write_bytes(RUN)
     env = dict(os.environ, _IREVAL_COMPLETE=value, COMP_WORDS="ireval gate", COMP_CWORD="1")
-    res = subprocess.run([exe, "gate", "q.txt", "r.txt", "--min", "map=1.5"], cwd=tmp_path, capture_output=True,
-                         env=env, check=False)
+    res = subprocess.run(
+        [exe, "gate", "q.txt", "r.txt", "--min", "map=1.5"], cwd=tmp_path, capture_output=True, env=env, check=False
+    )
     assert (res.returncode, res.stderr) == (1, b"ireval: gate failed: 1 of 1 check failed (map >= 1.5)\n")
     assert res.stdout.startswith(b"ireval gate: FAILED: 1 of 1 check failed\n")
     res = subprocess.run([exe, "-m", "map", "q.txt", "r.txt"], cwd=tmp_path, capture_output=True, env=env, check=False)
@@ -149,7 +150,13 @@ def test_a_real_bash_completes(tmp_path):
     )
     env = dict(os.environ, PATH=f"{exe.parent}{os.pathsep}{os.environ.get('PATH', '')}")
     env.pop("_IREVAL_COMPLETE", None)
-    res = subprocess.run([bash_exe, "--norc", "--noprofile", "-c", script], cwd=tmp_path, capture_output=True,
-                         env=env, check=False, timeout=120)
+    res = subprocess.run(
+        [bash_exe, "--norc", "--noprofile", "-c", script],
+        cwd=tmp_path,
+        capture_output=True,
+        env=env,
+        check=False,
+        timeout=120,
+    )
     assert res.returncode == 0, res.stderr
     assert res.stdout.decode().split() == ["--max-drop", "--max-drop-rel"]

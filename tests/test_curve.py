@@ -226,8 +226,10 @@ def test_format_from_the_output_name_and_clashes(cli, files, tmp_path):
     assert res.code == 0 and json.loads((tmp_path / "c.json").read_text())["runs"][0]["run"] == str(r)
     res = cli(["curve", q, r, "--format", "csv", "--output", tmp_path / "c2.json"])
     assert (res.code, res.out) == (2, b"")
-    assert res.err == (f"ireval: --format csv contradicts --output {tmp_path / 'c2.json'}, whose name says json; "
-                       "drop --format or give a name that matches it\n")
+    assert res.err == (
+        f"ireval: --format csv contradicts --output {tmp_path / 'c2.json'}, whose name says json; "
+        "drop --format or give a name that matches it\n"
+    )
     assert not (tmp_path / "c2.json").exists()
 
 
@@ -236,8 +238,9 @@ def test_output_that_is_an_input_is_refused(cli, files):
     before = r.read_bytes()
     res = cli(["curve", q, r, "--output", r])
     assert (res.code, res.out) == (2, b"")
-    assert res.err == (f"ireval: --output {r}: is the input file {r}; writing it would destroy the input "
-                       "(give another output file)\n")
+    assert res.err == (
+        f"ireval: --output {r}: is the input file {r}; writing it would destroy the input (give another output file)\n"
+    )
     assert r.read_bytes() == before
 
 
@@ -246,6 +249,10 @@ def test_csv_text_cells_cannot_be_formulas(cli, tmp_path):
     r = write(tmp_path / "-r.txt", "=1+1 Q0 a 1 1 r\n-7 Q0 a 1 1 r\n")
     res = cli(["curve", "-q", "--recall-levels", "1", "--", "qrels.txt", "-r.txt"], cwd=tmp_path)
     assert res.code == 0, res.err
-    assert _csv(res.out) == [["run", "qid", "recall", "precision"], ["'-r.txt", "-7", "1.0", "1.0"],
-                             ["'-r.txt", "'=1+1", "1.0", "1.0"], ["'-r.txt", "all", "1.0", "1.0"]]
+    assert _csv(res.out) == [
+        ["run", "qid", "recall", "precision"],
+        ["'-r.txt", "-7", "1.0", "1.0"],
+        ["'-r.txt", "'=1+1", "1.0", "1.0"],
+        ["'-r.txt", "all", "1.0", "1.0"],
+    ]
     assert r.exists()

@@ -37,10 +37,21 @@ def test_both_families_agree_where_they_overlap():
     """dcg_cut (graded.py: label gain, log discount) and ndcg_cut (gain.py: trec_eval's gain
     table, whose default gains are the labels) read the same kernel: with labels >= 0 the
     DCG that ndcg_cut divides is dcg_cut, bit for bit."""
-    q = pd.DataFrame([("1", "a", 3), ("1", "b", 1), ("1", "c", 2), ("1", "d", 0), ("2", "x", 1)],
-                     columns=["qid", "docno", "rel"])
-    r = pd.DataFrame([("1", "d", 4.0), ("1", "b", 3.0), ("1", "z", 2.5), ("1", "a", 2.0), ("1", "c", 1.0),
-                      ("2", "y", 1.0), ("2", "x", 0.5)], columns=["qid", "docno", "score"])
+    q = pd.DataFrame(
+        [("1", "a", 3), ("1", "b", 1), ("1", "c", 2), ("1", "d", 0), ("2", "x", 1)], columns=["qid", "docno", "rel"]
+    )
+    r = pd.DataFrame(
+        [
+            ("1", "d", 4.0),
+            ("1", "b", 3.0),
+            ("1", "z", 2.5),
+            ("1", "a", 2.0),
+            ("1", "c", 1.0),
+            ("2", "y", 1.0),
+            ("2", "x", 0.5),
+        ],
+        columns=["qid", "docno", "score"],
+    )
     pq = evaluate(q, r, ["dcg_cut.1,2,3,5", "ndcg_cut.1,2,3,5"]).per_query
     v = {(a, b): x for a, b, x in zip(pq["qid"], pq["measure"], pq["value"])}
     ideal1 = [3.0, 3.0 + 2.0 / math.log2(3), 3.0 + 2.0 / math.log2(3) + 1.0 / 2.0]

@@ -92,10 +92,24 @@ def test_set_measures_at_k_and_map():
 
 def test_cwl_measures_on_a_graded_list():
     # cwl_eval's gains with max_rel = 4: a 3/4, b 1/2, c 0, d 1/4, u 0; ranks 6..1000 padded with 0
-    s = graded("SDCG(max_rel=4)@3", "NERR8(max_rel=4)@3", "NERR8(max_rel=4)@10", "NERR9(max_rel=4)@3",
-               "NERR10(p=0.5,max_rel=4)", "NERR11(max_rel=4)", "INSQ(max_rel=4)", "BPM(max_rel=4)@10",
-               "BPM(T=2,max_rel=4)@10", "bpm_cut.3", "sdcg_cut.3", "nerr8_cut.3", "nerr9_cut.3", "nerr10", "nerr11",
-               "insq")
+    s = graded(
+        "SDCG(max_rel=4)@3",
+        "NERR8(max_rel=4)@3",
+        "NERR8(max_rel=4)@10",
+        "NERR9(max_rel=4)@3",
+        "NERR10(p=0.5,max_rel=4)",
+        "NERR11(max_rel=4)",
+        "INSQ(max_rel=4)",
+        "BPM(max_rel=4)@10",
+        "BPM(T=2,max_rel=4)@10",
+        "bpm_cut.3",
+        "sdcg_cut.3",
+        "nerr8_cut.3",
+        "nerr9_cut.3",
+        "nerr10",
+        "nerr11",
+        "insq",
+    )
     assert s["SDCG(max_rel=4)@3"] == pytest.approx((0.75 + 0.5 / L3) / (1 + 1 / L3 + 0.5), abs=1e-15)
     # NERR8: W_i ~ prod_{j<i} (1 - g_j) = 1, 1/4, 1/8, 1/8, 3/32, 3/32, ...
     assert s["NERR8(max_rel=4)@3"] == pytest.approx((0.75 + 0.5 / 4) / (1 + 1 / 4 + 1 / 8), abs=1e-15)  # 7/11
@@ -128,15 +142,22 @@ def test_cwl_measures_on_a_graded_list():
 def test_cwl_measures_on_ir_measures_own_example():
     # ir_measures' test/test_cwl_eval.py ("based on a manual execution of cwl-eval", 4 decimals): three
     # topics retrieving D1..D10 in that order; labels by rank (None: unjudged)
-    labels = {"T1": [1, 0, 1, 1, None, None, 1, 0, 1, 0], "T2": [1, 1, None, None, 1, 0, 1, 1, 1, 0],
-              "T3": [None, None, None, 0, 0, 1, 1, 1, 0, 1]}
+    labels = {
+        "T1": [1, 0, 1, 1, None, None, 1, 0, 1, 0],
+        "T2": [1, 1, None, None, 1, 0, 1, 1, 1, 0],
+        "T3": [None, None, None, 0, 0, 1, 1, 1, 0, 1],
+    }
     qrels = [(q, f"D{i + 1}", lab) for q, labs in labels.items() for i, lab in enumerate(labs) if lab is not None]
     run = [(q, f"D{i + 1}", 4.3 - i / 10) for q in labels for i in range(10)]
     expected = {
-        "BPM(T=1.0,max_rel=1)@20": (1.0, 1.0, 0.1667), "BPM(T=2.0,max_rel=1)@10": (0.6667, 1.0, 0.2857),
-        "INSQ(T=1.0,max_rel=1)": (0.5872, 0.6629, 0.0880), "INSQ(T=2.0,max_rel=1)": (0.4513, 0.5068, 0.1292),
-        "SDCG(max_rel=1)@10": (0.5645, 0.6531, 0.2848), "NERR8(max_rel=1)@10": (1.0, 1.0, 0.1667),
-        "NERR9(max_rel=1)@10": (1.0, 1.0, 0.0680), "NERR10(p=0.8,max_rel=1)": (1.0, 1.0, 0.0888),
+        "BPM(T=1.0,max_rel=1)@20": (1.0, 1.0, 0.1667),
+        "BPM(T=2.0,max_rel=1)@10": (0.6667, 1.0, 0.2857),
+        "INSQ(T=1.0,max_rel=1)": (0.5872, 0.6629, 0.0880),
+        "INSQ(T=2.0,max_rel=1)": (0.4513, 0.5068, 0.1292),
+        "SDCG(max_rel=1)@10": (0.5645, 0.6531, 0.2848),
+        "NERR8(max_rel=1)@10": (1.0, 1.0, 0.1667),
+        "NERR9(max_rel=1)@10": (1.0, 1.0, 0.0680),
+        "NERR10(p=0.8,max_rel=1)": (1.0, 1.0, 0.0888),
         "NERR11(T=2.0,max_rel=1)": (1.0, 1.0, 0.0691),
     }
     pq = per_query(qrels, run, list(expected))
@@ -197,8 +218,16 @@ def test_pfound_with_p_break_015():
 
 
 def test_dcg_variants():
-    s = graded("dcg_cut.2,4", "dcg_exp_cut.4", "dcg_exp", "ndcg_exp", "ndcg_exp_cut.2,4", "dcg_jk_cut.4",
-               "ndcg_jk_cut.4", "cg_cut.2,4")
+    s = graded(
+        "dcg_cut.2,4",
+        "dcg_exp_cut.4",
+        "dcg_exp",
+        "ndcg_exp",
+        "ndcg_exp_cut.2,4",
+        "dcg_jk_cut.4",
+        "ndcg_jk_cut.4",
+        "cg_cut.2,4",
+    )
     assert s["dcg_cut_2"] == pytest.approx(3 + 2 / L3)
     assert s["dcg_cut_4"] == pytest.approx(3 + 2 / L3 + 1 / L5)
     assert s["dcg_exp_cut_4"] == pytest.approx(7 + 3 / L3 + 1 / L5)
@@ -243,8 +272,7 @@ def test_inst_matches_its_definition_over_1000_ranks():
 
 
 # ---- binary measures: relevant a, b, e; judged non-relevant x, y, z; n has a negative label
-BIN_QRELS = [("1", "a", 1), ("1", "b", 1), ("1", "e", 1), ("1", "x", 0), ("1", "y", 0), ("1", "z", 0),
-             ("1", "n", -1)]
+BIN_QRELS = [("1", "a", 1), ("1", "b", 1), ("1", "e", 1), ("1", "x", 0), ("1", "y", 0), ("1", "z", 0), ("1", "n", -1)]
 BIN_RUN = [("1", "x", 6.0), ("1", "a", 5.0), ("1", "u", 4.0), ("1", "b", 3.0), ("1", "n", 2.0)]
 
 
@@ -348,8 +376,23 @@ def test_alpha_ndcg_and_err_ia_by_hand():
 
 
 def test_other_ndeval_measures_by_hand():
-    specs = ["alpha_dcg_cut.1,3", "nerr_ia_cut.3", "nrbp", "nnrbp", "map_ia", "p_ia_cut.2,5", "strec_cut.1,2,3",
-             "alpha_DCG@3", "nERR_IA@3", "NRBP", "nNRBP", "AP_IA", "MAP_IA", "P_IA@2", "StRecall@2"]
+    specs = [
+        "alpha_dcg_cut.1,3",
+        "nerr_ia_cut.3",
+        "nrbp",
+        "nnrbp",
+        "map_ia",
+        "p_ia_cut.2,5",
+        "strec_cut.1,2,3",
+        "alpha_DCG@3",
+        "nERR_IA@3",
+        "NRBP",
+        "nNRBP",
+        "AP_IA",
+        "MAP_IA",
+        "P_IA@2",
+        "StRecall@2",
+    ]
     s = summary(DIV_QRELS, DIV_RUN, specs, subtopics=SUB)
     s.update(summary(DIV_QRELS, DIV_RUN, ["nrbp.beta=0.8"], subtopics=SUB))  # (one parameter string per measure)
     # S = 3 subtopics; run b {1}, a {1,2}, c {3}: novelty gains 1, 1/2 + 1, 1; greedy ideal a, c, b: 2, 1, 1/2
@@ -365,9 +408,16 @@ def test_other_ndeval_measures_by_hand():
     # P-IA: relevant (document, subtopic) pairs in the top k over k * S
     assert (s["p_ia_cut_2"], s["p_ia_cut_5"]) == (pytest.approx(3 / 6, abs=1e-15), pytest.approx(4 / 15, abs=1e-15))
     assert [s[f"strec_cut_{k}"] for k in (1, 2, 3)] == pytest.approx([1 / 3, 2 / 3, 1], abs=1e-15)
-    for friendly, trec in [("alpha_DCG@3", "alpha_dcg_cut_3"), ("nERR_IA@3", "nerr_ia_cut_3"), ("NRBP", "nrbp"),
-                           ("nNRBP", "nnrbp"), ("AP_IA", "map_ia"), ("MAP_IA", "map_ia"), ("P_IA@2", "p_ia_cut_2"),
-                           ("StRecall@2", "strec_cut_2")]:
+    for friendly, trec in [
+        ("alpha_DCG@3", "alpha_dcg_cut_3"),
+        ("nERR_IA@3", "nerr_ia_cut_3"),
+        ("NRBP", "nrbp"),
+        ("nNRBP", "nnrbp"),
+        ("AP_IA", "map_ia"),
+        ("MAP_IA", "map_ia"),
+        ("P_IA@2", "p_ia_cut_2"),
+        ("StRecall@2", "strec_cut_2"),
+    ]:
         assert s[friendly] == s[trec], friendly
 
 
@@ -387,8 +437,9 @@ def test_ndeval_parameters_are_checked():
 def test_greedy_ideal_ties_go_to_the_larger_docno():
     # p and q cover subtopics 1 and 2 once each: tie at rank 1, q (larger) first; then p and r tie
     # (r covers 1): both 1/2 ... r > p, so the ideal is q, r, p: gains 1, 1/2, 1/2
-    sub = pd.DataFrame([("1", "1", "p", 1), ("1", "2", "q", 1), ("1", "1", "r", 1)],
-                       columns=["qid", "subtopic", "docno", "rel"])
+    sub = pd.DataFrame(
+        [("1", "1", "p", 1), ("1", "2", "q", 1), ("1", "1", "r", 1)], columns=["qid", "subtopic", "docno", "rel"]
+    )
     qrels = [("1", "p", 1), ("1", "q", 1), ("1", "r", 1)]
     run = [("1", "p", 3.0), ("1", "q", 2.0), ("1", "r", 1.0)]
     s = summary(qrels, run, ["alpha_ndcg_cut.2"], subtopics=sub)
@@ -414,22 +465,74 @@ def test_subtopics_file_on_the_command_line(cli, tmp_path):
     (tmp_path / "s2").write_text("1 1 a 1\n1 1 a 0\n")
     res = cli(["-m", "err_ia_cut.3", "--subtopics", str(tmp_path / "s2"), str(tmp_path / "q"), str(tmp_path / "r")])
     assert res.code == 2
-    assert res.err == (f"ireval: {tmp_path / 's2'}:2: document 'a' is judged twice for the same topic and subtopic "
-                       "(first at line 1)\n")
+    assert res.err == (
+        f"ireval: {tmp_path / 's2'}:2: document 'a' is judged twice for the same topic and subtopic (first at line 1)\n"
+    )
 
 
 # ---- properties ------------------------------------------------------------------
 
-BOUNDED = ["ndcg_exp_cut.3,10", "ndcg_exp", "ndcg_jk_cut.3,10", "err_cut.3,10", "err", "pfound_cut.3,10", "pfound",
-           "inst", "recip_rank_cut.3,10", "judged.3,10", "F.3,10", "map_capped_cut.3,10", "map_rel_ret", "auc",
-           "gauc", "accuracy", "alpha_ndcg_cut.3,10", "err_ia_cut.3,10", "Judged@5", "Accuracy", "insq", "nerr10",
-           "nerr11", "nerr8_cut.3,10", "nerr9_cut.3,10", "sdcg_cut.3,10", "bpm_cut.3,10", "alpha_dcg_cut.3,10",
-           "nerr_ia_cut.3,10", "nrbp", "nnrbp", "map_ia", "p_ia_cut.3,10", "strec_cut.3,10", "compat"]
+BOUNDED = [
+    "ndcg_exp_cut.3,10",
+    "ndcg_exp",
+    "ndcg_jk_cut.3,10",
+    "err_cut.3,10",
+    "err",
+    "pfound_cut.3,10",
+    "pfound",
+    "inst",
+    "recip_rank_cut.3,10",
+    "judged.3,10",
+    "F.3,10",
+    "map_capped_cut.3,10",
+    "map_rel_ret",
+    "auc",
+    "gauc",
+    "accuracy",
+    "alpha_ndcg_cut.3,10",
+    "err_ia_cut.3,10",
+    "Judged@5",
+    "Accuracy",
+    "insq",
+    "nerr10",
+    "nerr11",
+    "nerr8_cut.3,10",
+    "nerr9_cut.3,10",
+    "sdcg_cut.3,10",
+    "bpm_cut.3,10",
+    "alpha_dcg_cut.3,10",
+    "nerr_ia_cut.3,10",
+    "nrbp",
+    "nnrbp",
+    "map_ia",
+    "p_ia_cut.3,10",
+    "strec_cut.3,10",
+    "compat",
+]
 # measures that never grow when a document with no gain is appended at the end of a ranking
-NO_PRECISION = ["ndcg_exp_cut.3,10", "ndcg_exp", "dcg_exp_cut.10", "dcg_exp", "ndcg_jk_cut.10", "dcg_cut.10",
-                "dcg_jk_cut.10", "cg_cut.10", "err", "err_cut.10", "pfound", "pfound_cut.10", "inst",
-                "recip_rank_cut.10", "map_capped_cut.10", "auc", "rbp_label.p=0.8", "alpha_ndcg_cut.10",
-                "err_ia_cut.10", "num_rel_ret_cut.10", "TP"]
+NO_PRECISION = [
+    "ndcg_exp_cut.3,10",
+    "ndcg_exp",
+    "dcg_exp_cut.10",
+    "dcg_exp",
+    "ndcg_jk_cut.10",
+    "dcg_cut.10",
+    "dcg_jk_cut.10",
+    "cg_cut.10",
+    "err",
+    "err_cut.10",
+    "pfound",
+    "pfound_cut.10",
+    "inst",
+    "recip_rank_cut.10",
+    "map_capped_cut.10",
+    "auc",
+    "rbp_label.p=0.8",
+    "alpha_ndcg_cut.10",
+    "err_ia_cut.10",
+    "num_rel_ret_cut.10",
+    "TP",
+]
 
 topic = st.tuples(
     st.lists(st.integers(-1, 4), min_size=1, max_size=12),  # labels of judged docs j0, j1, ...
@@ -498,8 +601,19 @@ def test_a_perfect_ranking_scores_one(label_lists):
         for i, lab in enumerate(sorted(labels, reverse=True)):  # ranked best first
             qrels.append((qid, f"d{i:02d}", lab))
             run.append((qid, f"d{i:02d}", float(100 - i)))
-    pq = per_query(qrels, run, ["ndcg_exp_cut.1,5", "ndcg_exp", "ndcg_jk_cut.5", "map_capped_cut.1,5",
-                                "map_rel_ret", "auc", "recip_rank_cut.5"])
+    pq = per_query(
+        qrels,
+        run,
+        [
+            "ndcg_exp_cut.1,5",
+            "ndcg_exp",
+            "ndcg_jk_cut.5",
+            "map_capped_cut.1,5",
+            "map_rel_ret",
+            "auc",
+            "recip_rank_cut.5",
+        ],
+    )
     for (q, m), v in pq.items():
         labels = label_lists[int(q) - 1]
         if max(labels) == 0 or (m == "auc" and min(labels) > 0):
@@ -539,6 +653,7 @@ def test_every_new_measure_is_tested_here():
 # TF-Ranking's documented examples (tfr.keras.metrics docstrings): one list with labels
 # y_true = [0, 1, 1] and scores y_pred = [3, 1, 2]; and the "ragged" pair of lists
 # ([0, 1] scored [2, 1]) and ([1, 2, 0] scored [2, 5, 4]). Every example is labelled.
+
 
 def tfr_lists(*lists):
     qrels, run = [], []
@@ -608,8 +723,17 @@ def test_elasticsearch_precision_counts_retrieved_and_optionally_rated_documents
     # top 4: a (rel 2), u (unrated), b (rel 0), c (rel 1); then d (rel 1)
     qrels = [("1", "a", 2), ("1", "b", 0), ("1", "c", 1), ("1", "d", 1)]
     run = [("1", d, float(10 - i)) for i, d in enumerate("aubcd")]
-    s = summary(qrels, run, ["PrecisionAtK@4", "PrecisionAtK(k=4,ignore_unlabeled=true)",
-                             "PrecisionAtK(relevant_rating_threshold=2)@4", "PrecisionAtK", "P_ret.4,10"])
+    s = summary(
+        qrels,
+        run,
+        [
+            "PrecisionAtK@4",
+            "PrecisionAtK(k=4,ignore_unlabeled=true)",
+            "PrecisionAtK(relevant_rating_threshold=2)@4",
+            "PrecisionAtK",
+            "P_ret.4,10",
+        ],
+    )
     assert s["PrecisionAtK@4"] == s["P_ret_4"] == pytest.approx(2 / 4)  # a, c relevant of 4 hits
     assert s["PrecisionAtK(k=4,ignore_unlabeled=true)"] == pytest.approx(2 / 3)  # u left out
     assert s["PrecisionAtK(relevant_rating_threshold=2)@4"] == pytest.approx(1 / 4)  # only a
@@ -623,22 +747,35 @@ def test_gauc_weighted_by_positives_as_recbole():
     # topic 1: R = 1, 2 judged non-relevant, auc 1/2 (a between x and y);
     # topic 2: R = 3, 1 judged non-relevant, auc 1 (all relevant above it)
     qrels = [("1", "x", 0), ("1", "a", 1), ("1", "y", 0), ("2", "b", 1), ("2", "c", 1), ("2", "d", 1), ("2", "z", 0)]
-    run = [("1", "x", 3.0), ("1", "a", 2.0), ("1", "y", 1.0),
-           ("2", "b", 4.0), ("2", "c", 3.0), ("2", "d", 2.0), ("2", "z", 1.0)]
+    run = [
+        ("1", "x", 3.0),
+        ("1", "a", 2.0),
+        ("1", "y", 1.0),
+        ("2", "b", 4.0),
+        ("2", "c", 3.0),
+        ("2", "d", 2.0),
+        ("2", "z", 1.0),
+    ]
     s = summary(qrels, run, ["auc", "gauc", "gauc_pos", "GAUC(weight=positives)", "GAUC(weight=uniform)"])
     assert s["gauc_pos"] == s["GAUC(weight=positives)"] == pytest.approx((1 * 0.5 + 3 * 1.0) / 4)
     assert s["gauc"] == pytest.approx((3 * 0.5 + 4 * 1.0) / 7)  # judged documents 3 and 4
     assert s["GAUC(weight=uniform)"] == s["auc"] == pytest.approx(0.75)
 
 
-@pytest.mark.parametrize("spec, message", [
-    ("PrecisionMetric(topn=0)", "PrecisionMetric(topn=0): topn=0 is not a positive integer"),
-    ("PrecisionMetric(topn=3)@5", "PrecisionMetric(topn=3)@5: topn=3 and @5 disagree"),
-    ("PrecisionAtK(k=3)@5", "PrecisionAtK(k=3)@5: k=3 and @5 disagree"),
-    ("PrecisionAtK(ignore_unlabeled=yes)", "PrecisionAtK(ignore_unlabeled=yes): ignore_unlabeled='yes' is not true or false"),
-    ("BPrefMetric(use_trec_version=0)", "BPrefMetric(use_trec_version=0): use_trec_version=0 is not true or false"),
-    ("ARPMetric@5", "ARPMetric@5: ARPMetric takes no cutoff"),
-])
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("PrecisionMetric(topn=0)", "PrecisionMetric(topn=0): topn=0 is not a positive integer"),
+        ("PrecisionMetric(topn=3)@5", "PrecisionMetric(topn=3)@5: topn=3 and @5 disagree"),
+        ("PrecisionAtK(k=3)@5", "PrecisionAtK(k=3)@5: k=3 and @5 disagree"),
+        (
+            "PrecisionAtK(ignore_unlabeled=yes)",
+            "PrecisionAtK(ignore_unlabeled=yes): ignore_unlabeled='yes' is not true or false",
+        ),
+        ("BPrefMetric(use_trec_version=0)", "BPrefMetric(use_trec_version=0): use_trec_version=0 is not true or false"),
+        ("ARPMetric@5", "ARPMetric@5: ARPMetric takes no cutoff"),
+    ],
+)
 def test_peer_spelling_errors(spec, message):
     from irevalcli.measures.names import resolve
 
@@ -650,6 +787,7 @@ def test_peer_spelling_errors(spec, message):
 # TF-Ranking's diversity examples: one list, 3 documents x 2 subtopics, labels
 # [[0, 1], [1, 0], [1, 1]] scored [3, 1, 2]; ragged: ([[0, 0], [1, 0]] scored [2, 1]) and
 # ([[1, 1], [0, 2], [1, 0]] scored [2, 5, 4]). A subtopic label 0 is written as a judgement too.
+
 
 def tfr_subtopic_lists(*lists):
     qrels, run, sub = [], [], []

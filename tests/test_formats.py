@@ -257,7 +257,9 @@ def test_trec_per_query_lines_match_printf_one_by_one(monkeypatch, block, z):
     expected = []
     p = "Z" if z else ""
     for i, q in enumerate(qids):
-        expected.append(f"{p}num_ret               \t{q}\t{'%6.4f' % cols[1].per_query[i] if z else cols[1].per_query[i]}\n")
+        expected.append(
+            f"{p}num_ret               \t{q}\t{'%6.4f' % cols[1].per_query[i] if z else cols[1].per_query[i]}\n"
+        )
         expected.append(f"{p}map                   \t{q}\t{'  -nan' if np.isnan(f[i]) else '%6.4f' % f[i]}\n")
         expected.append(f"{p}P_5%                  \t{q}\t{'%6.4f' % cols[3].per_query[i]}\n")
         expected.append(f"relstring             \t{q}\t'{cols[4].per_query[i]}'\n")
@@ -324,8 +326,9 @@ def test_table_shows_markup_as_written(cli, tmp_path, runid, qid):
         from irevalcli.output.formatters import RunResults, format_table
 
         ev = evaluate(str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt"), ["map"])
-        text = format_table([RunResults("run.txt", ev.results.runid, "", ev.results)], per_query=True,
-                            terminal=terminal).decode()
+        text = format_table(
+            [RunResults("run.txt", ev.results.runid, "", ev.results)], per_query=True, terminal=terminal
+        ).decode()
         assert runid.decode() in text and qid.decode() in text
     res = cli(["-q", "-m", "map", "--format", "table", "qrels.txt", "run.txt"], cwd=tmp_path)
     assert res.code == 0 and res.err == ""
@@ -336,16 +339,28 @@ def test_csv_neutralises_formula_cells_but_not_numbers(cli, tmp_path):
     _hostile(tmp_path, b"-3", b'=HYPERLINK("http://x","y")', run_name="@run.txt")
     res = cli(["-q", "-m", "map", "-m", "relstring", "--format", "csv", "qrels.txt", "@run.txt"], cwd=tmp_path)
     assert res.code == 0
-    assert res.out == (b"run,runid,qid,map,relstring\n"
-                       b"'@run.txt,\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\",-3,1.0,10\n"
-                       b"'@run.txt,\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\",all,1.0,\n")
+    assert res.out == (
+        b"run,runid,qid,map,relstring\n"
+        b'\'@run.txt,"\'=HYPERLINK(""http://x"",""y"")",-3,1.0,10\n'
+        b'\'@run.txt,"\'=HYPERLINK(""http://x"",""y"")",all,1.0,\n'
+    )
 
 
 def test_csv_text_cell_rules():
     from irevalcli.output.cells import csv_text_cell
 
     assert [csv_text_cell(x) for x in ("=1+1", "+x", "-x", "@SUM(A1)", "\tx", "\rx", "-0.5", "+3", "-1e5", "a=b")] == [
-        "'=1+1", "'+x", "'-x", "'@SUM(A1)", "'\tx", "'\rx", "-0.5", "+3", "-1e5", "a=b"]
+        "'=1+1",
+        "'+x",
+        "'-x",
+        "'@SUM(A1)",
+        "'\tx",
+        "'\rx",
+        "-0.5",
+        "+3",
+        "-1e5",
+        "a=b",
+    ]
 
 
 def test_markdown_and_latex_cells_stay_on_one_line(cli, tmp_path):
@@ -369,8 +384,11 @@ def test_one_column_order_for_every_results_table(cli):
     for fmt in ("csv", "markdown", "latex", "table"):
         res = cli(["-q", "-m", "map", "--format", fmt, "qrels.txt", *RUNS], cwd=GOLDEN)
         first = res.out.decode().splitlines()[2 if fmt == "latex" else 0]
-        heads[fmt] = [w for w in first.replace("|", " ").replace("&", " ").replace(",", " ").split()
-                      if w in ("run", "runid", "qid")]
+        heads[fmt] = [
+            w
+            for w in first.replace("|", " ").replace("&", " ").replace(",", " ").split()
+            if w in ("run", "runid", "qid")
+        ]
     assert set(map(tuple, heads.values())) == {("run", "runid", "qid")}, heads
 
 
@@ -379,9 +397,23 @@ def test_parquet_and_json_with_ids_that_are_not_utf8(cli, tmp_path):
     as messages spell it. (JSON, trec and csv print the bytes back as read.)"""
     _hostile(tmp_path, b"q\xff", b"r\xfe")
     for extra in ([], ["run.txt"]):  # one run, and several (run and runid columns)
-        res = cli(["-q", "-m", "map", "-m", "runid", "--format", "parquet", "--output", "o.parquet", "qrels.txt",
-                   "run.txt", *extra],
-                  cwd=tmp_path)
+        res = cli(
+            [
+                "-q",
+                "-m",
+                "map",
+                "-m",
+                "runid",
+                "--format",
+                "parquet",
+                "--output",
+                "o.parquet",
+                "qrels.txt",
+                "run.txt",
+                *extra,
+            ],
+            cwd=tmp_path,
+        )
         assert (res.code, res.err) == (0, "")
         t = pq.read_table(tmp_path / "o.parquet").to_pylist()
         assert {r["qid"] for r in t} == {"q\\xff", "all"}
@@ -393,11 +425,13 @@ def test_parquet_and_json_with_ids_that_are_not_utf8(cli, tmp_path):
 
 
 def test_format_is_taken_from_the_output_name(cli, tmp_path):
-    for name, check in (("s.json", lambda b: json.loads(b)["summary"]["map"] > 0),
-                        ("s.parquet", lambda b: b.startswith(b"PAR1")),
-                        ("s.md", lambda b: b.startswith(b"| run | runid |")),
-                        ("s.tex", lambda b: b.startswith(b"\\begin{tabular}")),
-                        ("s.csv", lambda b: b.startswith(b"run,runid,qid,map\n"))):
+    for name, check in (
+        ("s.json", lambda b: json.loads(b)["summary"]["map"] > 0),
+        ("s.parquet", lambda b: b.startswith(b"PAR1")),
+        ("s.md", lambda b: b.startswith(b"| run | runid |")),
+        ("s.tex", lambda b: b.startswith(b"\\begin{tabular}")),
+        ("s.csv", lambda b: b.startswith(b"run,runid,qid,map\n")),
+    ):
         res = cli(["-m", "map", "--output", tmp_path / name, "qrels.txt", "bm25.txt"], cwd=GOLDEN)
         assert (res.code, res.err) == (0, "") and check((tmp_path / name).read_bytes()), name
     res = cli(["-m", "map", "--format", "csv", "--output", tmp_path / "t.CSV", "qrels.txt", "bm25.txt"], cwd=GOLDEN)
@@ -414,8 +448,10 @@ def test_repeated_cutoffs_computed_in_every_non_trec_format(cli, tmp_path):
     assert {r["measure"] for r in pq.read_table(tmp_path / "p.parquet").to_pylist()} == {"P_5", "P_10"}
     res = cli(args, cwd=GOLDEN)
     assert res.out.decode().split("\t")[0].strip() == "P_5" and b"P_10" not in res.out
-    assert res.err == ("ireval: note: -m P.10 ignored: trec_eval keeps the first parameters given for a measure "
-                       "(-m P.5); write -m P.5,10\n")
+    assert res.err == (
+        "ireval: note: -m P.10 ignored: trec_eval keeps the first parameters given for a measure "
+        "(-m P.5); write -m P.5,10\n"
+    )
 
 
 @pytest.mark.parametrize("width", [80, 40])

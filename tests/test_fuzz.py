@@ -83,14 +83,62 @@ def one_line(e: BaseException, given: str = "") -> None:
 
 
 ATOMS = st.one_of(
-    st.sampled_from([
-        b" ", b"  ", b"\t", b"\n", b"\n", b"\n", b"\r\n", b"\r", b"\x0b", b"\x0c", b"#", b"# c\n",
-        b"0", b"1", b"2", b"-1", b"+1", b"2.5", b".5", b"1e3", b"nan", b"inf", b"-inf", b"1e999",
-        b"Q0", b"a", b"d1", b"\xff", b"\xc3", b"\x00", b"{", b"}", b'"', b",", b":", b"[", b"]",
-        b"qid", b"docno", b"score", b"rel", b"rank", b"query_id", b"doc_id", b"iter", b"runid",
-        b'{"qid": "1", "docno": "a", "rel": 1}', b'{"qid": 1, "docno": "a", "score": 2.5}',
-        b"qid\tdocno\trel\n", b"qid,docno,score\n", b"1 Q0 a 1 2.5 r\n", b"1 0 a 1\n",
-    ]),
+    st.sampled_from(
+        [
+            b" ",
+            b"  ",
+            b"\t",
+            b"\n",
+            b"\n",
+            b"\n",
+            b"\r\n",
+            b"\r",
+            b"\x0b",
+            b"\x0c",
+            b"#",
+            b"# c\n",
+            b"0",
+            b"1",
+            b"2",
+            b"-1",
+            b"+1",
+            b"2.5",
+            b".5",
+            b"1e3",
+            b"nan",
+            b"inf",
+            b"-inf",
+            b"1e999",
+            b"Q0",
+            b"a",
+            b"d1",
+            b"\xff",
+            b"\xc3",
+            b"\x00",
+            b"{",
+            b"}",
+            b'"',
+            b",",
+            b":",
+            b"[",
+            b"]",
+            b"qid",
+            b"docno",
+            b"score",
+            b"rel",
+            b"rank",
+            b"query_id",
+            b"doc_id",
+            b"iter",
+            b"runid",
+            b'{"qid": "1", "docno": "a", "rel": 1}',
+            b'{"qid": 1, "docno": "a", "score": 2.5}',
+            b"qid\tdocno\trel\n",
+            b"qid,docno,score\n",
+            b"1 Q0 a 1 2.5 r\n",
+            b"1 0 a 1\n",
+        ]
+    ),
     st.binary(max_size=4),
 )
 FILE_BYTES = st.lists(ATOMS, max_size=40).map(b"".join).filter(lambda b: not b.startswith(b"\xef\xbb\xbf"))
@@ -130,8 +178,9 @@ def test_readers_long(data):
     _check_readers(data)
 
 
-MAGICS = st.sampled_from([b"\x1f\x8b", b"\x1f\x8b\x08\x00", b"BZh9", b"BZh91AY&SY", b"\xfd7zXZ\x00", b"\x28\xb5\x2f\xfd",
-                          b"PAR1"])
+MAGICS = st.sampled_from(
+    [b"\x1f\x8b", b"\x1f\x8b\x08\x00", b"BZh9", b"BZh91AY&SY", b"\xfd7zXZ\x00", b"\x28\xb5\x2f\xfd", b"PAR1"]
+)
 
 
 @fast(150)
@@ -148,13 +197,19 @@ def test_compressed_garbage_is_an_input_error(magic, tail):
 
 # ids are bytes: any byte string without whitespace or NUL comes back exactly
 ID = st.binary(min_size=1, max_size=12).filter(
-    lambda b: not any(c in b" \t\n\r\x0b\x0c\x00" for c in b) and not b.startswith(b"#")
-    and not b.startswith(b"\xef\xbb\xbf"))
+    lambda b: (
+        not any(c in b" \t\n\r\x0b\x0c\x00" for c in b) and not b.startswith(b"#") and not b.startswith(b"\xef\xbb\xbf")
+    )
+)
 
 
 @fast(200)
-@given(st.lists(st.tuples(ID, ID, st.integers(-(2**62), 2**62), st.floats(allow_nan=False)), min_size=1, max_size=20),
-       st.sampled_from([b" ", b"\t", b"  \t "]), st.sampled_from([b"\n", b"\r\n"]), ID)
+@given(
+    st.lists(st.tuples(ID, ID, st.integers(-(2**62), 2**62), st.floats(allow_nan=False)), min_size=1, max_size=20),
+    st.sampled_from([b" ", b"\t", b"  \t "]),
+    st.sampled_from([b"\n", b"\r\n"]),
+    ID,
+)
 def test_ids_and_numbers_round_trip_exactly(rows, sep, eol, runid):
     from irevalcli.io.trec import Source, parse_qrels, parse_run
 
@@ -173,8 +228,31 @@ SCORE_SPELLINGS = st.one_of(
     st.floats(allow_nan=False).map(repr),
     st.floats(allow_nan=False, width=32).map(lambda x: f"{x:.9g}"),
     st.integers(-(10**30), 10**30).map(str),
-    st.sampled_from(["1e5", ".5", "5.", "+3", "-0", "1E-300", "4.9e-324", "inf", "Infinity", "-INF", "nan", "0x10",
-                     "1_0", "1e", "+.5", "1d5", "1e400", "9" * 400, "0." + "0" * 400 + "1", "\uff11", "1,5"]),
+    st.sampled_from(
+        [
+            "1e5",
+            ".5",
+            "5.",
+            "+3",
+            "-0",
+            "1E-300",
+            "4.9e-324",
+            "inf",
+            "Infinity",
+            "-INF",
+            "nan",
+            "0x10",
+            "1_0",
+            "1e",
+            "+.5",
+            "1d5",
+            "1e400",
+            "9" * 400,
+            "0." + "0" * 400 + "1",
+            "\uff11",
+            "1,5",
+        ]
+    ),
 )
 
 
@@ -220,7 +298,9 @@ PAIR = st.one_of(
     st.tuples(st.just("p"), st.floats(-2, 2, allow_nan=False).map(lambda x: f"{x:.3g}")).map("=".join),
     st.sampled_from(["=", "==", "1==2", "a=1", "1", "=1", "p"]),
 )
-PARAMS = st.one_of(st.lists(NUMBER, min_size=1, max_size=4).map(",".join), st.lists(PAIR, min_size=1, max_size=4).map(",".join))
+PARAMS = st.one_of(
+    st.lists(NUMBER, min_size=1, max_size=4).map(",".join), st.lists(PAIR, min_size=1, max_size=4).map(",".join)
+)
 
 
 @st.composite
@@ -236,7 +316,9 @@ def measure_specs(draw):
 
 
 # Unicode-only whitespace in a parameter is a known bug (test_bad_inputs: cutoff-after-unicode-space).
-_UNICODE_SPACE = set("\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000") | {chr(c) for c in range(0x2000, 0x200b)}
+_UNICODE_SPACE = set("\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000") | {
+    chr(c) for c in range(0x2000, 0x200B)
+}
 ANY_SPEC = st.one_of(
     measure_specs(),
     st.text(max_size=30).filter(lambda s: not _UNICODE_SPACE & set(s)),
@@ -311,8 +393,10 @@ def run_main(args: list[str], stdin: bytes = b"") -> tuple[int, bytes, str]:
 QID = st.sampled_from(["1", "2", "10", "a", "q\udcff", "1}"])
 DOC = st.sampled_from(["d1", "d2", "d3", "D", "d#4", "d\udcfe", "9"])
 LABEL = st.one_of(st.integers(-3, 4), st.sampled_from([0, 1, 9, 10, MAX_LABEL, -MAX_LABEL]))
-SCORE = st.one_of(st.sampled_from(["1", "1.0", "2", "0", "-0", "inf", "-inf", "1e308", "-1e308", "5e-324", "3"]),
-                  st.floats(allow_nan=False).map(repr))
+SCORE = st.one_of(
+    st.sampled_from(["1", "1.0", "2", "0", "-0", "inf", "-inf", "1e308", "-1e308", "5e-324", "3"]),
+    st.floats(allow_nan=False).map(repr),
+)
 
 
 @st.composite
@@ -468,8 +552,14 @@ def test_hash_seed_and_thread_environment_do_not_change_a_byte(tmp_path):
     for extra in envs:
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONHASHSEED", "OMP_NUM_THREADS")}
         env.update(extra)
-        procs.append(subprocess.Popen([sys.executable, "-c", code, "-q", "-m", "all_trec", str(q), str(r)],
-                                      env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, "-c", code, "-q", "-m", "all_trec", str(q), str(r)],
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+        )
     outs = []
     for p in procs:
         out, err = p.communicate(timeout=120)
@@ -515,8 +605,18 @@ def test_atheris_targets(target, tmp_path):
     corpus.mkdir()
     seeds = FUZZ / "seeds" / target.removesuffix(".py")
     res = subprocess.run(
-        [sys.executable, str(FUZZ / target), f"-atheris_runs={runs}", "-max_len=4096", "-timeout=10",
-         str(corpus), str(seeds)],
-        cwd=tmp_path, capture_output=True, timeout=3600, check=False,
+        [
+            sys.executable,
+            str(FUZZ / target),
+            f"-atheris_runs={runs}",
+            "-max_len=4096",
+            "-timeout=10",
+            str(corpus),
+            str(seeds),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=3600,
+        check=False,
     )
     assert res.returncode == 0, res.stderr.decode(errors="replace")[-4000:]

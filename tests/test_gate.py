@@ -75,8 +75,17 @@ def ap(name: str) -> np.ndarray:
 
 def test_improvement_never_fails(gate):
     for extra in ([], ["--alpha", "0.05"], ["--test", "sign", "--alpha", "0.5"]):
-        res = gate("qrels.txt", "perfect.txt", "--baseline", "half.txt", "--max-drop", "map=0",
-                   "--max-drop-rel", "map=0", *extra)
+        res = gate(
+            "qrels.txt",
+            "perfect.txt",
+            "--baseline",
+            "half.txt",
+            "--max-drop",
+            "map=0",
+            "--max-drop-rel",
+            "map=0",
+            *extra,
+        )
         assert (res.code, res.err) == (0, "")
 
 
@@ -94,8 +103,9 @@ def test_significant_drop_fails_with_alpha(gate):
     res = gate("qrels.txt", "big_drop.txt", "--baseline", "perfect.txt", "--max-drop", "map=0.01", "--alpha", "0.05")
     assert res.code == 1
     assert res.err == "ireval: gate failed: 1 of 1 check failed (map drop <= 0.01)\n"
-    _, doc = gate_json(gate, "qrels.txt", "big_drop.txt", "--baseline", "perfect.txt", "--max-drop", "map=0.01",
-                       "--alpha", "0.05")
+    _, doc = gate_json(
+        gate, "qrels.txt", "big_drop.txt", "--baseline", "perfect.txt", "--max-drop", "map=0.01", "--alpha", "0.05"
+    )
     (check,) = doc["checks"]
     ref = scipy.stats.ttest_rel(ap("big_drop.txt"), ap("perfect.txt"), alternative="less")
     assert check["p_value"] == float(ref.pvalue) < 0.05
@@ -116,17 +126,38 @@ def test_non_significant_drop_passes_with_alpha(gate):
 
 @pytest.mark.parametrize("test", ["wilcoxon", "sign", "randomization"])
 def test_one_sided_p_values_match_scipy(gate, test):
-    _, doc = gate_json(gate, "qrels.txt", "big_drop.txt", "--baseline", "perfect.txt", "--max-drop", "map=0.01",
-                       "--alpha", "0.05", "--test", test, "--permutations", "300", "--seed", "3")
+    _, doc = gate_json(
+        gate,
+        "qrels.txt",
+        "big_drop.txt",
+        "--baseline",
+        "perfect.txt",
+        "--max-drop",
+        "map=0.01",
+        "--alpha",
+        "0.05",
+        "--test",
+        test,
+        "--permutations",
+        "300",
+        "--seed",
+        "3",
+    )
     x, y = ap("big_drop.txt"), ap("perfect.txt")
     if test == "wilcoxon":
         ref = scipy.stats.wilcoxon(x, y, alternative="less").pvalue
     elif test == "sign":
         ref = scipy.stats.binomtest(int((x > y).sum()), int((x != y).sum()), alternative="less").pvalue
     else:
-        ref = scipy.stats.permutation_test((x, y), lambda a, b, axis: np.mean(a - b, axis=axis), vectorized=True,
-                                           permutation_type="samples", n_resamples=300, alternative="less",
-                                           rng=np.random.default_rng(3)).pvalue
+        ref = scipy.stats.permutation_test(
+            (x, y),
+            lambda a, b, axis: np.mean(a - b, axis=axis),
+            vectorized=True,
+            permutation_type="samples",
+            n_resamples=300,
+            alternative="less",
+            rng=np.random.default_rng(3),
+        ).pvalue
     assert doc["checks"][0]["p_value"] == float(ref)
 
 
@@ -154,23 +185,42 @@ def test_missing_topics_count_as_zero(gate):
 @pytest.mark.parametrize(
     "args,message",
     [
-        (["qrels.txt", "perfect.txt", "--min", "mapp=0.2"],
-         "unknown measure 'mapp' (did you mean 'map'?); 'ireval measures' lists them"),
+        (
+            ["qrels.txt", "perfect.txt", "--min", "mapp=0.2"],
+            "unknown measure 'mapp' (did you mean 'map'?); 'ireval measures' lists them",
+        ),
         (["qrels.txt", "perfect.txt", "--min", "map=abc"], "--min map=abc: 'abc' is not a number"),
         (["qrels.txt", "perfect.txt", "--min", "map"], "--min map: expected MEASURE=VALUE, e.g. --min map=0.25"),
-        (["qrels.txt", "perfect.txt", "--min", "P=0.2"],
-         "--min P=0.2: 'P' names 9 values (P_5, P_10, P_15, P_20, ...); name one, e.g. P_5"),
-        (["qrels.txt", "perfect.txt", "--max-drop", "map=0.1"],
-         "--max-drop map=0.1: a drop needs a baseline: give --baseline RUN (or 'baseline' in the --config file)"),
-        (["qrels.txt", "perfect.txt", "--baseline", "half.txt", "--max-drop", "map=-0.1"],
-         "--max-drop map=-0.1: a tolerance cannot be negative (an improvement never fails)"),
-        (["qrels.txt", "perfect.txt"], ("nothing to check: give --min, --max-drop or --max-drop-rel "
-                                       "(or [min], [max_drop], [max_drop_rel] tables in a --config file)")),
-        (["qrels.txt", "perfect.txt", "--min", "map=0.1", "--min", "map=0.2"],
-         "--min map=0.2: --min is given twice for map (also --min map=0.1)"),
-        (["qrels.txt", "perfect.txt", "--min", "gm_map=0.1"],
-         ("--min gm_map=0.1: no per-topic values to compare (measures such as runid, num_q and gm_map have only a "
-         "summary)")),
+        (
+            ["qrels.txt", "perfect.txt", "--min", "P=0.2"],
+            "--min P=0.2: 'P' names 9 values (P_5, P_10, P_15, P_20, ...); name one, e.g. P_5",
+        ),
+        (
+            ["qrels.txt", "perfect.txt", "--max-drop", "map=0.1"],
+            "--max-drop map=0.1: a drop needs a baseline: give --baseline RUN (or 'baseline' in the --config file)",
+        ),
+        (
+            ["qrels.txt", "perfect.txt", "--baseline", "half.txt", "--max-drop", "map=-0.1"],
+            "--max-drop map=-0.1: a tolerance cannot be negative (an improvement never fails)",
+        ),
+        (
+            ["qrels.txt", "perfect.txt"],
+            (
+                "nothing to check: give --min, --max-drop or --max-drop-rel "
+                "(or [min], [max_drop], [max_drop_rel] tables in a --config file)"
+            ),
+        ),
+        (
+            ["qrels.txt", "perfect.txt", "--min", "map=0.1", "--min", "map=0.2"],
+            "--min map=0.2: --min is given twice for map (also --min map=0.1)",
+        ),
+        (
+            ["qrels.txt", "perfect.txt", "--min", "gm_map=0.1"],
+            (
+                "--min gm_map=0.1: no per-topic values to compare (measures such as runid, num_q and gm_map have only a "
+                "summary)"
+            ),
+        ),
         (["perfect.txt", "--min", "map=0.1"], "no qrels: give QRELS before RUN or 'qrels' in the --config file"),
     ],
 )
@@ -182,8 +232,10 @@ def test_usage_errors_exit_2(gate, args, message):
 def test_malformed_input_gives_2_not_1(gate, data):
     write(data / "broken.txt", "1 Q0 R1 1 1.0 x\n2 Q0 R2 1\n")
     # the floor would fail, but a bad file is an input error
-    for args in (["qrels.txt", "broken.txt", "--min", "map=0.99"],
-                 ["qrels.txt", "big_drop.txt", "--baseline", "broken.txt", "--max-drop", "map=0"]):
+    for args in (
+        ["qrels.txt", "broken.txt", "--min", "map=0.99"],
+        ["qrels.txt", "big_drop.txt", "--baseline", "broken.txt", "--max-drop", "map=0"],
+    ):
         res = gate(*args)
         assert (res.code, res.out) == (2, b"")
         assert res.err.startswith("ireval: broken.txt:2: ")
@@ -191,16 +243,26 @@ def test_malformed_input_gives_2_not_1(gate, data):
     assert (res.code, res.err) == (2, "ireval: nope.txt: cannot read qrels file: no such file\n")
     write(data / "other.txt", "99 Q0 R1 1 1.0 x\n")
     res = gate("qrels.txt", "other.txt", "--min", "map=0.99")
-    assert (res.code, res.err) == (2, ("ireval: other.txt: none of its 1 topics is judged in qrels.txt: the topics do "
-                                      "not line up (wrong qrels file?)\n"))
+    assert (res.code, res.err) == (
+        2,
+        (
+            "ireval: other.txt: none of its 1 topics is judged in qrels.txt: the topics do "
+            "not line up (wrong qrels file?)\n"
+        ),
+    )
 
 
 @pytest.mark.parametrize(
     "text,message",
     [
         ("alpha = 0.05\n[min\n", "gate.toml: not valid TOML: "),
-        ("tresholds = 1\n", ("gate.toml: unknown key 'tresholds' (known: qrels, run, baseline, measures, min, "
-                            "max_drop, max_drop_rel, alpha, test, seed, permutations, level_for_rel, ties)")),
+        (
+            "tresholds = 1\n",
+            (
+                "gate.toml: unknown key 'tresholds' (known: qrels, run, baseline, measures, min, "
+                "max_drop, max_drop_rel, alpha, test, seed, permutations, level_for_rel, ties)"
+            ),
+        ),
         ("alpha = 2\n[min]\nmap = 0.1\n", "gate.toml: 'alpha' must be a number between 0 and 1, got 2"),
         ("test = 'z'\n", "gate.toml: 'test' must be one of t, wilcoxon, randomization, sign, got 'z'"),
         ("[min]\nmap = 'high'\n", "gate.toml [min] map: 'high' is not a number"),
@@ -237,8 +299,26 @@ map = 0.01
 "ndcg_cut.10" = 0.05
 """
 
-FLAGS = ["qrels.txt", "one_bad.txt", "--baseline", "perfect.txt", "-m", "P.5", "--test", "wilcoxon", "--alpha", "0.05",
-         "--min", "map=0.5", "--min", "recip_rank=0.6", "--max-drop", "map=0.01", "--max-drop-rel", "ndcg_cut.10=0.05"]
+FLAGS = [
+    "qrels.txt",
+    "one_bad.txt",
+    "--baseline",
+    "perfect.txt",
+    "-m",
+    "P.5",
+    "--test",
+    "wilcoxon",
+    "--alpha",
+    "0.05",
+    "--min",
+    "map=0.5",
+    "--min",
+    "recip_rank=0.6",
+    "--max-drop",
+    "map=0.01",
+    "--max-drop-rel",
+    "ndcg_cut.10=0.05",
+]
 
 
 def _without_sources(doc: dict) -> dict:
@@ -258,11 +338,14 @@ def test_config_file_is_equivalent_to_flags(gate, data):
     code_c, conf = gate_json(gate, "--config", "ci/gate.toml", "one_bad.txt")
     assert code_f == code_c == 0
     assert conf["inputs"]["qrels"]["path"] == "ci/../qrels.txt"
-    assert conf["inputs"]["config"] == {"path": "ci/gate.toml",
-                                        "sha256": hashlib.sha256(CONFIG.encode()).hexdigest()}
+    assert conf["inputs"]["config"] == {"path": "ci/gate.toml", "sha256": hashlib.sha256(CONFIG.encode()).hexdigest()}
     assert _without_sources(conf) == _without_sources(flags)
-    assert [c["name"] for c in conf["checks"]] == ["map >= 0.5", "recip_rank >= 0.6", "map drop <= 0.01",
-                                                   "ndcg_cut_10 drop <= 5%"]
+    assert [c["name"] for c in conf["checks"]] == [
+        "map >= 0.5",
+        "recip_rank >= 0.6",
+        "map drop <= 0.01",
+        "ndcg_cut_10 drop <= 5%",
+    ]
     assert [m["measure"] for m in conf["measures"]] == ["map", "recip_rank", "ndcg_cut_10", "P_5"]
 
 
@@ -279,23 +362,48 @@ def test_command_line_overrides_config(gate, data):
 
 
 def test_json_report(gate, data):
-    code, doc = gate_json(gate, "qrels.txt", "small_drop.txt", "--baseline", "perfect.txt", "--min", "map=0.5",
-                          "--max-drop", "map=0.01")
+    code, doc = gate_json(
+        gate, "qrels.txt", "small_drop.txt", "--baseline", "perfect.txt", "--min", "map=0.5", "--max-drop", "map=0.01"
+    )
     assert code == 1
     assert (doc["command"], doc["verdict"], doc["checks_total"], doc["checks_failed"]) == ("gate", "fail", 2, 1)
     for what, name in (("qrels", "qrels.txt"), ("run", "small_drop.txt"), ("baseline", "perfect.txt")):
         assert doc["inputs"][what]["sha256"] == hashlib.sha256((data / name).read_bytes()).hexdigest()
     floor, drop = doc["checks"]
-    assert floor == {"name": "map >= 0.5", "kind": "min", "measure": "map", "threshold": 0.5, "value": 0.9375,
-                     "baseline": 1.0, "diff": -0.0625, "rel_diff": -0.0625, "test": None, "p_value": None,
-                     "alpha": None, "verdict": "pass", "reason": "at or above the floor: 0.9375 >= 0.5",
-                     "source": "--min map=0.5"}
+    assert floor == {
+        "name": "map >= 0.5",
+        "kind": "min",
+        "measure": "map",
+        "threshold": 0.5,
+        "value": 0.9375,
+        "baseline": 1.0,
+        "diff": -0.0625,
+        "rel_diff": -0.0625,
+        "test": None,
+        "p_value": None,
+        "alpha": None,
+        "verdict": "pass",
+        "reason": "at or above the floor: 0.9375 >= 0.5",
+        "source": "--min map=0.5",
+    }
     assert (drop["verdict"], drop["reason"]) == ("fail", "drop 0.0625 > 0.01")
 
 
 def test_junit_is_well_formed(gate):
-    res = gate("qrels.txt", "big_drop.txt", "--baseline", "perfect.txt", "--min", "map=0.5", "--max-drop", "map=0.01",
-               "--max-drop-rel", "recip_rank=0.4", "--format", "junit")
+    res = gate(
+        "qrels.txt",
+        "big_drop.txt",
+        "--baseline",
+        "perfect.txt",
+        "--min",
+        "map=0.5",
+        "--max-drop",
+        "map=0.01",
+        "--max-drop-rel",
+        "recip_rank=0.4",
+        "--format",
+        "junit",
+    )
     assert res.code == 1
     root = ET.fromstring(res.out)
     suite = root.find("testsuite")
@@ -332,10 +440,28 @@ MARKDOWN = """\
 
 
 def test_markdown_golden(gate, data):
-    res = gate("qrels.txt", "one_bad.txt", "--baseline", "perfect.txt", "--min", "map=0.9", "--max-drop", "map=0.01",
-               "--max-drop-rel", "recip_rank=0.2", "--alpha", "0.1", "-m", "P.10", "--format", "markdown")
-    sha = {k: hashlib.sha256((data / f).read_bytes()).hexdigest()
-           for k, f in (("qrels", "qrels.txt"), ("run", "one_bad.txt"), ("base", "perfect.txt"))}
+    res = gate(
+        "qrels.txt",
+        "one_bad.txt",
+        "--baseline",
+        "perfect.txt",
+        "--min",
+        "map=0.9",
+        "--max-drop",
+        "map=0.01",
+        "--max-drop-rel",
+        "recip_rank=0.2",
+        "--alpha",
+        "0.1",
+        "-m",
+        "P.10",
+        "--format",
+        "markdown",
+    )
+    sha = {
+        k: hashlib.sha256((data / f).read_bytes()).hexdigest()
+        for k, f in (("qrels", "qrels.txt"), ("run", "one_bad.txt"), ("base", "perfect.txt"))
+    }
     assert res.out.decode() == MARKDOWN.format(**sha)
 
 
@@ -353,8 +479,24 @@ def test_plain_and_rich_tables(gate, monkeypatch):
     lines = gate(*args).out.decode().splitlines()
     assert lines[0] == "ireval gate: passed: 1 check"
     assert lines[2].split() == ["Check", "Value", "Baseline", "Diff", "p", "Verdict", "Why"]
-    assert lines[4].split() == ["map", ">=", "0.5", "0.9375", "1.0000", "-0.0625", "-", "pass", "at", "or", "above",
-                                "the", "floor:", "0.9375", ">=", "0.5"]
+    assert lines[4].split() == [
+        "map",
+        ">=",
+        "0.5",
+        "0.9375",
+        "1.0000",
+        "-0.0625",
+        "-",
+        "pass",
+        "at",
+        "or",
+        "above",
+        "the",
+        "floor:",
+        "0.9375",
+        ">=",
+        "0.5",
+    ]
     monkeypatch.setattr("irevalcli.commands.gate.stdout_is_terminal", lambda: True)
     out = gate(*args).out.decode()
     assert "\x1b[" in out and "ireval gate: passed: 1 check" in out and "0.9375" in out
@@ -387,8 +529,11 @@ def test_auc_is_averaged_over_the_topics_that_have_a_value(cli, gate, data):
 
 def test_a_check_without_a_value_fails(gate, data):
     write(data / "positives.txt", "".join(f"{t} 0 R{t} 1\n" for t in range(1, N + 1)))
-    for args in (["--min", "auc=0"], ["--baseline", "half.txt", "--max-drop", "auc=1"],
-                 ["--baseline", "half.txt", "--max-drop-rel", "gauc=100%"]):
+    for args in (
+        ["--min", "auc=0"],
+        ["--baseline", "half.txt", "--max-drop", "auc=1"],
+        ["--baseline", "half.txt", "--max-drop-rel", "gauc=100%"],
+    ):
         code, doc = gate_json(gate, "positives.txt", "perfect.txt", *args)
         (check,) = doc["checks"]
         assert (code, check["verdict"], check["value"]) == (1, "fail", None)
@@ -405,13 +550,16 @@ def test_the_value_checked_is_the_main_commands_summary(cli, gate, data, measure
 
 def test_no_p_value_fails_with_alpha(gate, data):
     write(data / "one_q.txt", "1 0 R1 1\n1 0 N1_1 0\n")
-    code, doc = gate_json(gate, "one_q.txt", "half.txt", "--baseline", "perfect.txt", "--max-drop", "map=0.1",
-                          "--alpha", "0.05")
+    code, doc = gate_json(
+        gate, "one_q.txt", "half.txt", "--baseline", "perfect.txt", "--max-drop", "map=0.1", "--alpha", "0.05"
+    )
     assert code == 1 and doc["checks"][0]["p_value"] is None
-    assert doc["checks"][0]["reason"] == ("drop 0.5000 > 0.1, and its significance cannot be computed "
-                                          "(no p-value: only 1 topic with a value)")
-    code, doc = gate_json(gate, "one_q.txt", "half.txt", "--baseline", "perfect.txt", "--max-drop", "map=0.5",
-                          "--alpha", "0.05")
+    assert doc["checks"][0]["reason"] == (
+        "drop 0.5000 > 0.1, and its significance cannot be computed (no p-value: only 1 topic with a value)"
+    )
+    code, doc = gate_json(
+        gate, "one_q.txt", "half.txt", "--baseline", "perfect.txt", "--max-drop", "map=0.5", "--alpha", "0.05"
+    )
     assert code == 0  # within the tolerance, no p-value is needed
 
 
@@ -421,8 +569,17 @@ def test_as_many_digits_as_the_comparison_needs(gate):
     assert doc["checks"][0]["reason"] == "below the floor: 0.91667 < 0.9167"
     code, doc = gate_json(gate, "qrels.txt", "third.txt", "--min", "map=0.916666")
     assert doc["checks"][0]["reason"] == "at or above the floor: 0.9167 >= 0.916666"
-    _, doc = gate_json(gate, "qrels.txt", "small_drop.txt", "--baseline", "perfect.txt", "--max-drop",
-                       "map=0.06249999", "--max-drop-rel", "recip_rank=0.06249")
+    _, doc = gate_json(
+        gate,
+        "qrels.txt",
+        "small_drop.txt",
+        "--baseline",
+        "perfect.txt",
+        "--max-drop",
+        "map=0.06249999",
+        "--max-drop-rel",
+        "recip_rank=0.06249",
+    )
     assert [c["reason"] for c in doc["checks"]] == ["drop 0.0625 > 0.06249999", "drop 6.25% > 6.249%"]
     assert [c["name"] for c in doc["checks"]] == ["map drop <= 0.06249999", "recip_rank drop <= 6.249%"]
 
@@ -455,8 +612,11 @@ def test_text_report_counts_unjudged_topics(gate, data):
 
 
 def test_standard_input_is_named_dash(cli, data):
-    res = cli(["gate", "qrels.txt", "-", "--min", "map=0.5", "--format", "json"], cwd=data,
-              stdin=(data / "half.txt").read_bytes())
+    res = cli(
+        ["gate", "qrels.txt", "-", "--min", "map=0.5", "--format", "json"],
+        cwd=data,
+        stdin=(data / "half.txt").read_bytes(),
+    )
     assert json.loads(res.out)["inputs"]["run"]["path"] == "-"
 
 
@@ -472,16 +632,48 @@ def test_junit_parses_with_control_characters_and_invalid_utf8(cli, data):
 
 def test_json_has_null_for_no_value(gate, data):
     write(data / "positives.txt", "".join(f"{t} 0 R{t} 1\n" for t in range(1, N + 1)))
-    res = gate("positives.txt", "perfect.txt", "--baseline", "half.txt", "--min", "map=0.5", "--max-drop", "auc=0.1",
-               "-m", "gauc", "--format", "json")
+    res = gate(
+        "positives.txt",
+        "perfect.txt",
+        "--baseline",
+        "half.txt",
+        "--min",
+        "map=0.5",
+        "--max-drop",
+        "auc=0.1",
+        "-m",
+        "gauc",
+        "--format",
+        "json",
+    )
     assert res.code == 1 and b"NaN" not in res.out
     doc = json.loads(res.out)
-    assert doc["checks"][1]["value"] is None and doc["measures"][-1] == {"measure": "gauc", "value": None,
-                                                                         "baseline": None, "diff": None}
+    assert doc["checks"][1]["value"] is None and doc["measures"][-1] == {
+        "measure": "gauc",
+        "value": None,
+        "baseline": None,
+        "diff": None,
+    }
 
 
-RICH_ARGS = ["qrels.txt", "one_bad.txt", "--baseline", "perfect.txt", "--min", "map=0.9", "--min", "ndcg_cut.10=0.95",
-             "--max-drop", "map=0.01", "--max-drop-rel", "recip_rank=2%", "--alpha", "0.1", "-m", "P.10"]
+RICH_ARGS = [
+    "qrels.txt",
+    "one_bad.txt",
+    "--baseline",
+    "perfect.txt",
+    "--min",
+    "map=0.9",
+    "--min",
+    "ndcg_cut.10=0.95",
+    "--max-drop",
+    "map=0.01",
+    "--max-drop-rel",
+    "recip_rank=2%",
+    "--alpha",
+    "0.1",
+    "-m",
+    "P.10",
+]
 
 
 def _visible(data: bytes) -> list[str]:
@@ -557,16 +749,28 @@ def _run_lines(topics: dict[int, list[tuple[int, float]]], tag: str) -> str:
 def _strategies():
     from hypothesis import strategies as st
 
-    docs = st.lists(st.tuples(st.integers(0, 5), st.floats(-5, 5, allow_nan=False)), max_size=6,
-                    unique_by=lambda x: x[0])
+    docs = st.lists(
+        st.tuples(st.integers(0, 5), st.floats(-5, 5, allow_nan=False)), max_size=6, unique_by=lambda x: x[0]
+    )
     run = st.dictionaries(st.sampled_from([1, 2, 3, 99]), docs, min_size=1, max_size=4)  # 99 is never judged
-    qrels = st.dictionaries(st.integers(1, 3), st.dictionaries(st.integers(0, 5), st.integers(0, 2), min_size=1,
-                                                               max_size=6), min_size=1, max_size=3)
-    check = st.tuples(st.sampled_from(["min", "max_drop", "max_drop_rel"]),
-                      st.sampled_from(["map", "auc", "gauc", "P.5", "recip_rank", "num_rel_ret", "ndcg"]),
-                      st.sampled_from([0.0, 0.01, 0.1, 0.25, 0.5, 1.0, 0.333]))
-    return run, qrels, st.lists(check, min_size=1, max_size=3, unique_by=lambda c: (c[0], c[1])), st.sampled_from(
-        [None, 0.05, 0.5]), st.sampled_from([1, 2])
+    qrels = st.dictionaries(
+        st.integers(1, 3),
+        st.dictionaries(st.integers(0, 5), st.integers(0, 2), min_size=1, max_size=6),
+        min_size=1,
+        max_size=3,
+    )
+    check = st.tuples(
+        st.sampled_from(["min", "max_drop", "max_drop_rel"]),
+        st.sampled_from(["map", "auc", "gauc", "P.5", "recip_rank", "num_rel_ret", "ndcg"]),
+        st.sampled_from([0.0, 0.01, 0.1, 0.25, 0.5, 1.0, 0.333]),
+    )
+    return (
+        run,
+        qrels,
+        st.lists(check, min_size=1, max_size=3, unique_by=lambda c: (c[0], c[1])),
+        st.sampled_from([None, 0.05, 0.5]),
+        st.sampled_from([1, 2]),
+    )
 
 
 def _oracle_worse(kind: str, value: float | None, base: float | None, threshold: float) -> bool:
@@ -594,14 +798,33 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
 
     @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
     # the findings of issue 13: auc without a value anywhere; a drop with no p-value under --alpha
-    @example(qrels={1: {0: 1}}, cand={1: [(0, 1.0)]}, base={1: [(0, 1.0)]}, checks=[("min", "auc", 0.0)],
-             alpha=None, level=1)
-    @example(qrels={1: {0: 1}, 2: {0: 1}}, cand={1: [(0, 1.0)]}, base={1: [(0, 1.0)], 2: [(0, 1.0)]},
-             checks=[("max_drop", "gauc", 0.5), ("max_drop_rel", "auc", 1.0)], alpha=0.5, level=1)
-    @example(qrels={1: {0: 1, 1: 0}}, cand={1: [(1, 1.0), (0, 0.5)]}, base={1: [(0, 1.0)]},
-             checks=[("max_drop", "map", 0.01)], alpha=0.05, level=1)
-    @example(qrels={1: {0: 1, 1: 0}, 2: {0: 2}}, cand={1: [(1, 1.0), (0, 0.5)], 2: [(0, 1.0)]},
-             base={1: [(0, 1.0), (1, 0.5)], 2: [(0, 1.0)]}, checks=[("min", "auc", 0.9)], alpha=None, level=1)
+    @example(
+        qrels={1: {0: 1}}, cand={1: [(0, 1.0)]}, base={1: [(0, 1.0)]}, checks=[("min", "auc", 0.0)], alpha=None, level=1
+    )
+    @example(
+        qrels={1: {0: 1}, 2: {0: 1}},
+        cand={1: [(0, 1.0)]},
+        base={1: [(0, 1.0)], 2: [(0, 1.0)]},
+        checks=[("max_drop", "gauc", 0.5), ("max_drop_rel", "auc", 1.0)],
+        alpha=0.5,
+        level=1,
+    )
+    @example(
+        qrels={1: {0: 1, 1: 0}},
+        cand={1: [(1, 1.0), (0, 0.5)]},
+        base={1: [(0, 1.0)]},
+        checks=[("max_drop", "map", 0.01)],
+        alpha=0.05,
+        level=1,
+    )
+    @example(
+        qrels={1: {0: 1, 1: 0}, 2: {0: 2}},
+        cand={1: [(1, 1.0), (0, 0.5)], 2: [(0, 1.0)]},
+        base={1: [(0, 1.0), (1, 0.5)], 2: [(0, 1.0)]},
+        checks=[("min", "auc", 0.9)],
+        alpha=None,
+        level=1,
+    )
     @given(qrels=qrels_st, cand=run_st, base=run_st, checks=checks_st, alpha=alpha_st, level=level_st)
     def prop(qrels, cand, base, checks, alpha, level):
         q, c, b = root / "q.txt", root / "c.txt", root / "b.txt"
@@ -614,8 +837,10 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
         if alpha is not None:
             args += ["--alpha", str(alpha)]
         for kind, measure, threshold in checks:
-            args += [{"min": "--min", "max_drop": "--max-drop", "max_drop_rel": "--max-drop-rel"}[kind],
-                     f"{measure}={threshold}"]
+            args += [
+                {"min": "--min", "max_drop": "--max-drop", "max_drop_rel": "--max-drop-rel"}[kind],
+                f"{measure}={threshold}",
+            ]
         code, out, err = _main(args)
         judged = set(qrels)
         if not {t for t, d in cand.items() if d} & judged or not {t for t, d in base.items() if d} & judged:
@@ -637,8 +862,13 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
         for row in report["checks"]:
             worse, summary = verdicts[(row["kind"], row["measure"])]
             assert row["value"] == summary["value"]  # the main command's own summary, null when none
-            if worse and (alpha is None or row["kind"] == "min" or summary["value"] is None
-                          or summary["base"] is None or row["p_value"] is None):
+            if worse and (
+                alpha is None
+                or row["kind"] == "min"
+                or summary["value"] is None
+                or summary["base"] is None
+                or row["p_value"] is None
+            ):
                 assert row["verdict"] == "fail", row
             if not worse:
                 assert row["verdict"] == "pass", row

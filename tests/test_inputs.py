@@ -480,7 +480,11 @@ def test_reading_is_vectorised_on_a_large_run(tmp_path):
         df = pd.DataFrame(
             {"qid": (np.arange(n) // 1000).astype(str), "docno": [f"d{i}" for i in range(n)], "score": rng.random(n)}
         )
-        paths = {"csv": tmp_path / f"r{n}.csv", "jsonl": tmp_path / f"r{n}.jsonl", "parquet": tmp_path / f"r{n}.parquet"}
+        paths = {
+            "csv": tmp_path / f"r{n}.csv",
+            "jsonl": tmp_path / f"r{n}.jsonl",
+            "parquet": tmp_path / f"r{n}.parquet",
+        }
         df.to_csv(paths["csv"], index=False)
         df.to_json(paths["jsonl"], orient="records", lines=True)
         df.to_parquet(paths["parquet"])
@@ -563,15 +567,30 @@ def test_labels_one_rule_in_dataframes(kind, v, want):
     from irevalcli.io.judgements import judgements_from_frame
     from irevalcli.io.subtopics import subtopics_from_frame
 
-    col = {"float": [1.0, float(v)], "text": ["1", v],
-           "arrow": pd.array([1.0, float(v)], dtype="double[pyarrow]")}[kind]
+    col = {"float": [1.0, float(v)], "text": ["1", v], "arrow": pd.array([1.0, float(v)], dtype="double[pyarrow]")}[
+        kind
+    ]
     frames = [
-        (lambda: qrels_from_frame(pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "rel": col})).rel,
-         "<qrels DataFrame>"),
-        (lambda: subtopics_from_frame(pd.DataFrame({"qid": ["1", "1"], "subtopic": ["s", "s"], "docno": ["a", "b"],
-                                                     "rel": col})).rel, "<subtopics DataFrame>"),
-        (lambda: judgements_from_frame(pd.DataFrame({"qid": ["1", "1"], "jg": ["j", "j"], "docno": ["a", "b"],
-                                                      "rel": col}), "qrels_jg").level, "<judgements DataFrame>"),
+        (
+            lambda: qrels_from_frame(pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "rel": col})).rel,
+            "<qrels DataFrame>",
+        ),
+        (
+            lambda: (
+                subtopics_from_frame(
+                    pd.DataFrame({"qid": ["1", "1"], "subtopic": ["s", "s"], "docno": ["a", "b"], "rel": col})
+                ).rel
+            ),
+            "<subtopics DataFrame>",
+        ),
+        (
+            lambda: (
+                judgements_from_frame(
+                    pd.DataFrame({"qid": ["1", "1"], "jg": ["j", "j"], "docno": ["a", "b"], "rel": col}), "qrels_jg"
+                ).level
+            ),
+            "<judgements DataFrame>",
+        ),
     ]
     for read, name in frames:
         if want is None:
@@ -583,14 +602,16 @@ def test_labels_one_rule_in_dataframes(kind, v, want):
 
 
 @pytest.mark.parametrize("rel_format", ["subtopics", "qrels_jg"])
-@pytest.mark.parametrize("v,want", LABEL_CASES + [("1e1", "10")])
+@pytest.mark.parametrize("v,want", [*LABEL_CASES, ("1e1", "10")])
 def test_labels_one_rule_in_subtopic_and_jg_files(tmp_path, rel_format, v, want):
     from irevalcli.io.judgements import read_judgements
     from irevalcli.io.subtopics import read_subtopics
 
     p = tmp_path / "j.txt"
     p.write_text(f"1 s a 1\n1 s b {v}\n")
-    read = (lambda: read_subtopics(p).rel) if rel_format == "subtopics" else (lambda: read_judgements(p, "qrels_jg").level)
+    read = (
+        (lambda: read_subtopics(p).rel) if rel_format == "subtopics" else (lambda: read_judgements(p, "qrels_jg").level)
+    )
     if want is None:
         with pytest.raises(InputError) as err:
             read()

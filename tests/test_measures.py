@@ -84,9 +84,7 @@ def labels(e: Any) -> list[str]:
 AP_LABELS = [1, 0, 1, 0, "u", 1, None, 0, None, None]  # "u": qrels value -1; None: not in qrels
 AP_RUN = [("ap", f"a{i:02d}", float(11 - i)) for i in range(1, 11)]
 AP_QRELS = [
-    ("ap", f"a{i:02d}", (-1 if lab == "u" else lab))
-    for i, lab in enumerate(AP_LABELS, start=1)
-    if lab is not None
+    ("ap", f"a{i:02d}", (-1 if lab == "u" else lab)) for i, lab in enumerate(AP_LABELS, start=1) if lab is not None
 ] + [("ap", "a99", 1), ("ap", "a98", 0)]
 
 GR_GAINS = [3, 2, 3, 0, 0, 1, 2, 2, 3, 0]
@@ -821,7 +819,20 @@ def test_judged_only() -> None:
     e = ev(
         AP_QRELS,
         AP_RUN,
-        ["num_ret", "num_rel_ret", "num_nonrel_judged_ret", "map", "Rprec", "bpref", "infAP", "P.5", "relstring", "unj.5", "rbp", "rbp_resid"],
+        [
+            "num_ret",
+            "num_rel_ret",
+            "num_nonrel_judged_ret",
+            "map",
+            "Rprec",
+            "bpref",
+            "infAP",
+            "P.5",
+            "relstring",
+            "unj.5",
+            "rbp",
+            "rbp_resid",
+        ],
         judged_only=True,
     )
     assert pq(e, "num_ret", "ap") == 6

@@ -38,8 +38,12 @@ def test_every_measure_and_every_spelling_is_listed():
     for fam in FAMILIES.values():
         for root in fam.roots:
             forms = [f for forms in by_name[root]["spellings"].values() for f in forms]
-            assert any(f == fam.name or f.startswith((fam.name + "(", fam.name + "@", fam.name + "[")) or
-                       (fam.style == "ranx" and f.startswith(fam.name)) for f in forms), (fam.name, root)
+            assert any(
+                f == fam.name
+                or f.startswith((fam.name + "(", fam.name + "@", fam.name + "["))
+                or (fam.style == "ranx" and f.startswith(fam.name))
+                for f in forms
+            ), (fam.name, root)
     assert {s["name"] for s in doc["spellings"]} == set(FAMILIES)
     assert doc["nicknames"] == {k: list(v) for k, v in NICKNAMES.items()}
     text = DOC.read_text(encoding="utf-8")
@@ -50,9 +54,11 @@ def test_every_measure_and_every_spelling_is_listed():
 def test_the_peer_spellings_of_issue_16_are_shown():
     doc = json.loads(measures_reference("json"))
     sp = {m["name"]: m["spellings"] for m in doc["measures"]}
-    assert sp["P_ret"] == {"trec_eval": ["P_ret", "P_ret.k1,k2", "P_ret_k"],
-                           "tf-ranking": ["PrecisionMetric(topn)[@k]"],
-                           "elasticsearch": ["PrecisionAtK(k,ignore_unlabeled,relevant_rating_threshold)[@k]"]}
+    assert sp["P_ret"] == {
+        "trec_eval": ["P_ret", "P_ret.k1,k2", "P_ret_k"],
+        "tf-ranking": ["PrecisionMetric(topn)[@k]"],
+        "elasticsearch": ["PrecisionAtK(k,ignore_unlabeled,relevant_rating_threshold)[@k]"],
+    }
     assert sp["bpref_R"]["tf-ranking"] == ["BPrefMetric(use_trec_version)"]
     assert sp["gauc_pos"]["ireval"] == ["GAUC(weight,rel)"]
     assert sp["P"]["ir_measures"] == ["P(rel,judged_only)@k", "Precision(rel,judged_only)@k"]
@@ -69,4 +75,6 @@ def test_a_spelling_added_to_the_tables_appears_without_editing_the_generator(mo
     monkeypatch.setitem(registry.REGISTRY, "map_new", meas)
     text = measures_reference("markdown")
     assert "### map_new\n\nA new one.\n\n- trec_eval: `map_new`\n" in text and "- reference: Someone 2099\n" in text
-    assert "- ir_measures: `AP(rel,judged_only)[@k]`, `MAP(rel,judged_only)[@k]`, `MAP_new(rel,judged_only)[@k]`\n" in text
+    assert (
+        "- ir_measures: `AP(rel,judged_only)[@k]`, `MAP(rel,judged_only)[@k]`, `MAP_new(rel,judged_only)[@k]`\n" in text
+    )

@@ -77,8 +77,9 @@ def no_temp_files(d: Path) -> bool:
 
 def test_head_1_exits_quietly(big):
     """The reader takes one line and goes away while ireval is still writing."""
-    proc = subprocess.Popen([*ireval_cmd(), "-q", "-m", "all_trec", "q", "r"], cwd=big, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [*ireval_cmd(), "-q", "-m", "all_trec", "q", "r"], cwd=big, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     first = proc.stdout.readline()
     proc.stdout.close()
     err = proc.stderr.read()
@@ -94,8 +95,12 @@ def main_into(args: list[str], fd: int, cwd: Path) -> tuple[int, str]:
 
     from irevalcli.commands.main import main
 
-    out = io.TextIOWrapper(io.BufferedWriter(io.FileIO(fd, "w", closefd=False)), encoding="utf-8",
-                           errors="surrogateescape", write_through=False)
+    out = io.TextIOWrapper(
+        io.BufferedWriter(io.FileIO(fd, "w", closefd=False)),
+        encoding="utf-8",
+        errors="surrogateescape",
+        write_through=False,
+    )
     err = io.StringIO()
     saved, here = (sys.stdout, sys.stderr), os.getcwd()
     sys.stdout, sys.stderr = out, err
@@ -119,15 +124,18 @@ def closed_pipe() -> int:
     return w
 
 
-@pytest.mark.parametrize("args,code,err", [
-    (["-q", "-m", "all_trec", "q", "r"], 0, ""),
-    (["-q", "-m", "all_trec", "--format", "json", "q", "r"], 0, ""),
-    (["measures"], 0, ""),
-    (["--help"], 0, ""),
-    # a closed pipe never hides a failed gate, and never makes one up
-    (["gate", "q", "r", "--min", "map=0.99"], 1, "ireval: gate failed: 1 of 1 check failed (map >= 0.99)\n"),
-    (["gate", "q", "r", "--min", "map=0.1"], 0, ""),
-])
+@pytest.mark.parametrize(
+    "args,code,err",
+    [
+        (["-q", "-m", "all_trec", "q", "r"], 0, ""),
+        (["-q", "-m", "all_trec", "--format", "json", "q", "r"], 0, ""),
+        (["measures"], 0, ""),
+        (["--help"], 0, ""),
+        # a closed pipe never hides a failed gate, and never makes one up
+        (["gate", "q", "r", "--min", "map=0.99"], 1, "ireval: gate failed: 1 of 1 check failed (map >= 0.99)\n"),
+        (["gate", "q", "r", "--min", "map=0.1"], 0, ""),
+    ],
+)
 def test_reader_gone_before_the_first_write(big, args, code, err):
     w = closed_pipe()
     try:
@@ -151,8 +159,13 @@ def test_shell_pipeline_with_pipefail(big):
 
 def _start_blocked(d: Path, out: Path, extra: list[str] | None = None) -> subprocess.Popen:
     """ireval reading its run from a stdin pipe we keep open: it is inside main(), blocked."""
-    proc = subprocess.Popen([*ireval_cmd(), "-q", "-m", "all_trec", "--output", str(out), *(extra or []), "q", "-"],
-                            cwd=d, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [*ireval_cmd(), "-q", "-m", "all_trec", "--output", str(out), *(extra or []), "q", "-"],
+        cwd=d,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     # More than a pipe buffer: write() returns only once ireval has read most of it,
     # so it has started reading (inside main) when we signal.
     proc.stdin.write((d / "r").read_bytes()[: 1 << 20])
@@ -161,8 +174,11 @@ def _start_blocked(d: Path, out: Path, extra: list[str] | None = None) -> subpro
     return proc
 
 
-SIGNALS = {signal.SIGINT: (130, b"ireval: interrupted\n"), signal.SIGTERM: (143, b"ireval: terminated\n"),
-           signal.SIGHUP: (129, b"ireval: hung up (SIGHUP)\n")}
+SIGNALS = {
+    signal.SIGINT: (130, b"ireval: interrupted\n"),
+    signal.SIGTERM: (143, b"ireval: terminated\n"),
+    signal.SIGHUP: (129, b"ireval: hung up (SIGHUP)\n"),
+}
 
 
 def test_signal_while_reading_input(big, tmp_path):
@@ -197,8 +213,12 @@ def _signal_during_run(d: Path, tmps: list[Path], sigs: list[int], delays: list[
             os.mkfifo(fifo)
         out = tmp / "scores.txt"
         out.write_bytes(b"previous\n")
-        proc = subprocess.Popen([*ireval_cmd(), "-q", "-m", "all_trec", "--output", str(out), str(fifo), "r"],
-                                cwd=d, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(
+            [*ireval_cmd(), "-q", "-m", "all_trec", "--output", str(out), str(fifo), "r"],
+            cwd=d,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         procs.append((proc, fifo, out))
     start = []
     for _proc, fifo, _out in procs:
@@ -282,7 +302,11 @@ def test_output_to_a_full_device(cli, small, tmp_path):
     if full is None:
         pytest.skip("no full device (/dev/full) here")
     res = cli(["-m", "map", "--output", full, "q", "r"], cwd=small)
-    assert (res.code, res.out, res.err) == (2, b"", f"ireval: --output {full}: cannot write (No space left on device)\n")
+    assert (res.code, res.out, res.err) == (
+        2,
+        b"",
+        f"ireval: --output {full}: cannot write (No space left on device)\n",
+    )
     assert stat.S_ISCHR(os.stat(full).st_mode)
 
 
@@ -292,8 +316,14 @@ def test_stdout_to_a_full_device(small, tmp_path):
         pytest.skip("no full device (/dev/full) here")
     message = "ireval: cannot write to standard output: No space left on device\n"
     with open(full, "wb") as fh:
-        res = subprocess.run([*ireval_cmd(), "-m", "map", "q", "r"], cwd=small, stdout=fh, stderr=subprocess.PIPE,
-                             timeout=60, check=False)
+        res = subprocess.run(
+            [*ireval_cmd(), "-m", "map", "q", "r"],
+            cwd=small,
+            stdout=fh,
+            stderr=subprocess.PIPE,
+            timeout=60,
+            check=False,
+        )
     assert (res.returncode, res.stderr.decode()) == (2, message)
     for args in (["-q", "-m", "map", "--format", "json", "q", "r"], ["measures"], ["--help"]):
         fd = os.open(full, os.O_WRONLY)
@@ -332,13 +362,16 @@ def test_output_into_a_place_root_cannot_write(cli, small):
     )
 
 
-@pytest.mark.parametrize("where,err,message", [
-    ("fsync", errno.ENOSPC, "cannot write (No space left on device)"),
-    ("write", errno.EDQUOT, "cannot write (Disk quota exceeded)"),
-    ("mkstemp", errno.EROFS, "cannot write (Read-only file system)"),
-    ("mkstemp", errno.EACCES, "permission denied"),
-    ("replace", errno.EXDEV, "cannot write (Invalid cross-device link)"),
-])
+@pytest.mark.parametrize(
+    "where,err,message",
+    [
+        ("fsync", errno.ENOSPC, "cannot write (No space left on device)"),
+        ("write", errno.EDQUOT, "cannot write (Disk quota exceeded)"),
+        ("mkstemp", errno.EROFS, "cannot write (Read-only file system)"),
+        ("mkstemp", errno.EACCES, "permission denied"),
+        ("replace", errno.EXDEV, "cannot write (Invalid cross-device link)"),
+    ],
+)
 def test_output_failure_leaves_the_existing_file_untouched(cli, small, tmp_path, monkeypatch, where, err, message):
     """A full disk, quota, read-only mount or refused rename, simulated where ireval meets it."""
     import tempfile
@@ -432,11 +465,14 @@ def test_failed_evaluation_never_touches_output(cli, small, tmp_path):
     assert res.code == 2 and out.read_bytes() == b"previous\n" and no_temp_files(tmp_path)
 
 
-@pytest.mark.parametrize("sig,code,line", [
-    (signal.SIGINT, 130, "ireval: interrupted\n"),
-    (signal.SIGTERM, 143, "ireval: terminated\n"),
-    (signal.SIGHUP, 129, "ireval: hung up (SIGHUP)\n"),
-])
+@pytest.mark.parametrize(
+    "sig,code,line",
+    [
+        (signal.SIGINT, 130, "ireval: interrupted\n"),
+        (signal.SIGTERM, 143, "ireval: terminated\n"),
+        (signal.SIGHUP, 129, "ireval: hung up (SIGHUP)\n"),
+    ],
+)
 def test_signal_while_the_temporary_file_is_created(cli, small, tmp_path, monkeypatch, sig, code, line):
     """The signal lands just after mkstemp has created the file, before its name is known to
     the caller: the one moment a temporary file could leak. It is acted on after that."""
@@ -489,8 +525,14 @@ def test_output_through_a_file_descriptor_path_writes_in_place(small, tmp_path):
     """/dev/stderr (a descriptor, here a file) is written to, not renamed over."""
     err = tmp_path / "err.txt"
     with open(err, "wb") as fh:
-        proc = subprocess.run([*ireval_cmd(), "-m", "map", "--output", "/dev/stderr", "q", "r"], cwd=small,
-                              stdout=subprocess.PIPE, stderr=fh, timeout=120, check=False)
+        proc = subprocess.run(
+            [*ireval_cmd(), "-m", "map", "--output", "/dev/stderr", "q", "r"],
+            cwd=small,
+            stdout=subprocess.PIPE,
+            stderr=fh,
+            timeout=120,
+            check=False,
+        )
     assert (proc.returncode, proc.stdout, err.read_bytes()) == (0, b"", MAP)
 
 
@@ -507,52 +549,64 @@ def _closed(small: Path, args: list[str], close: list[int], stdin: bytes | None 
     """Run ireval with the descriptors in ``close`` closed (as ``>&-`` does); stdout and
     stderr, where open, are captured through files."""
     out, err = small / "stdout.bin", small / "stderr.bin"
-    script = (
-        "import os, sys\n"
-        f"for fd in {close!r}: os.close(fd)\n"
-        "os.execv(sys.argv[1], sys.argv[1:])\n"
-    )
+    script = f"import os, sys\nfor fd in {close!r}: os.close(fd)\nos.execv(sys.argv[1], sys.argv[1:])\n"
     exe = ireval_cmd()
     with open(out, "wb") as o, open(err, "wb") as e:
-        proc = subprocess.run([sys.executable, "-c", script, *exe, *args], cwd=small, input=stdin,
-                              stdin=None if stdin is not None else subprocess.DEVNULL, stdout=o, stderr=e,
-                              timeout=120, check=False)
+        proc = subprocess.run(
+            [sys.executable, "-c", script, *exe, *args],
+            cwd=small,
+            input=stdin,
+            stdin=None if stdin is not None else subprocess.DEVNULL,
+            stdout=o,
+            stderr=e,
+            timeout=120,
+            check=False,
+        )
     return proc.returncode, out.read_bytes(), err.read_bytes()
 
 
 CLOSED_STDOUT = b"ireval: cannot write to standard output: it is closed\n"
 
 
-@pytest.mark.parametrize("args,code,err", [
-    (["-m", "map", "q", "r"], 2, CLOSED_STDOUT),
-    (["gate", "q", "r", "--min", "map=0.5"], 2, CLOSED_STDOUT),
-    (["gate", "q", "r", "--min", "map=2"], 2, CLOSED_STDOUT),
-    (["--help"], 2, CLOSED_STDOUT),
-    (["--version"], 2, CLOSED_STDOUT),
-    (["measures"], 2, CLOSED_STDOUT),
-    (["pool", "r", "--depth", "1"], 2, CLOSED_STDOUT),
-    (["-m", "map", "--output", "scores.txt", "q", "r"], 0, b""),  # stdout not needed
-    (["-m", "map", "q", "missing"], 2, b"ireval: missing: cannot read run file: no such file\n"),
-])
+@pytest.mark.parametrize(
+    "args,code,err",
+    [
+        (["-m", "map", "q", "r"], 2, CLOSED_STDOUT),
+        (["gate", "q", "r", "--min", "map=0.5"], 2, CLOSED_STDOUT),
+        (["gate", "q", "r", "--min", "map=2"], 2, CLOSED_STDOUT),
+        (["--help"], 2, CLOSED_STDOUT),
+        (["--version"], 2, CLOSED_STDOUT),
+        (["measures"], 2, CLOSED_STDOUT),
+        (["pool", "r", "--depth", "1"], 2, CLOSED_STDOUT),
+        (["-m", "map", "--output", "scores.txt", "q", "r"], 0, b""),  # stdout not needed
+        (["-m", "map", "q", "missing"], 2, b"ireval: missing: cannot read run file: no such file\n"),
+    ],
+)
 def test_closed_stdout(small, args, code, err):
     assert _closed(small, args, [1])[0::2] == (code, err)
 
 
 def test_closed_stdin_with_run_dash(small):
     got = _closed(small, ["-m", "map", "q", "-"], [0])
-    assert got == (2, MAP[:0], b"ireval: <stdin>: cannot read standard input: it is closed "
-                               b"(give the run as a file or pipe it in)\n")
+    assert got == (
+        2,
+        MAP[:0],
+        b"ireval: <stdin>: cannot read standard input: it is closed (give the run as a file or pipe it in)\n",
+    )
     assert _closed(small, ["-m", "map", "q", "r"], [0]) == (0, MAP, b"")  # stdin not needed
 
 
-@pytest.mark.parametrize("args,code,out", [
-    (["-m", "map", "q", "r"], 0, MAP),
-    (["-m", "map", "q", "missing"], 2, b""),
-    (["--bogus", "q", "r"], 2, b""),
-    (["gate", "q", "r", "--min", "map=2"], 1, None),
-    (["gate", "q", "r", "--min", "map=0.5"], 0, None),
-    (["--help"], 0, None),
-])
+@pytest.mark.parametrize(
+    "args,code,out",
+    [
+        (["-m", "map", "q", "r"], 0, MAP),
+        (["-m", "map", "q", "missing"], 2, b""),
+        (["--bogus", "q", "r"], 2, b""),
+        (["gate", "q", "r", "--min", "map=2"], 1, None),
+        (["gate", "q", "r", "--min", "map=0.5"], 0, None),
+        (["--help"], 0, None),
+    ],
+)
 def test_closed_stderr_keeps_exit_codes(small, args, code, out):
     got = _closed(small, args, [2])
     assert got[0] == code and got[2] == b""
@@ -568,12 +622,26 @@ def test_everything_closed_with_output_file(small):
 def test_relative_output_in_a_deleted_working_directory(small, tmp_path):
     gone = tmp_path / "gone"
     gone.mkdir()
-    script = (
-        "import os, sys\n"
-        f"os.chdir({str(gone)!r}); os.rmdir({str(gone)!r})\n"
-        "os.execv(sys.argv[1], sys.argv[1:])\n"
+    script = f"import os, sys\nos.chdir({str(gone)!r}); os.rmdir({str(gone)!r})\nos.execv(sys.argv[1], sys.argv[1:])\n"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            script,
+            *ireval_cmd(),
+            "-m",
+            "map",
+            "--output",
+            "scores.txt",
+            str(small / "q"),
+            str(small / "r"),
+        ],
+        capture_output=True,
+        timeout=120,
+        check=False,
     )
-    proc = subprocess.run([sys.executable, "-c", script, *ireval_cmd(), "-m", "map", "--output", "scores.txt",
-                           str(small / "q"), str(small / "r")], capture_output=True, timeout=120, check=False)
     assert (proc.returncode, proc.stdout, proc.stderr) == (
-        2, b"", b"ireval: --output scores.txt: the working directory no longer exists; give an absolute path\n")
+        2,
+        b"",
+        b"ireval: --output scores.txt: the working directory no longer exists; give an absolute path\n",
+    )

@@ -32,8 +32,9 @@ def test_pr_png(cli, tmp_path):
 def test_diff_svg_is_valid_and_reproducible(cli, tmp_path):
     one, two = tmp_path / "d1.svg", tmp_path / "d2.svg"
     for out in (one, two):
-        res = cli(["plot", "diff", "qrels.txt", "bm25.txt", "dense_v2.txt", "-m", "ndcg_cut.10", "--output", out],
-                  cwd=GOLDEN)
+        res = cli(
+            ["plot", "diff", "qrels.txt", "bm25.txt", "dense_v2.txt", "-m", "ndcg_cut.10", "--output", out], cwd=GOLDEN
+        )
         assert res.code == 0, res.err
     root = ET.fromstring(one.read_bytes())
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
@@ -106,8 +107,11 @@ def test_matplotlib_configuration_is_isolated(tmp_path):
         shutil.copy(GOLDEN / name, tmp_path / name)
     home = tmp_path / "home"
     home.mkdir()
-    before = {p.name for p in __import__("pathlib").Path(tempfile.gettempdir()).iterdir()
-              if p.name.startswith("ireval-matplotlib-")}
+    before = {
+        p.name
+        for p in __import__("pathlib").Path(tempfile.gettempdir()).iterdir()
+        if p.name.startswith("ireval-matplotlib-")
+    }
     args = ["plot", "pr", "qrels.txt", "bm25.txt", "dense_v2.txt", "--output"]
     plain = _plot_subprocess([*args, "plain.svg"], tmp_path, home)
     assert (plain.returncode, plain.stderr) == (0, b"")
@@ -119,9 +123,15 @@ def test_matplotlib_configuration_is_isolated(tmp_path):
     assert (styled.returncode, styled.stderr) == (0, b"")
     assert (tmp_path / "plain.svg").read_bytes() == (tmp_path / "styled.svg").read_bytes()
     assert [p.relative_to(home).as_posix() for p in home.rglob("*")] == [
-        ".config", ".config/matplotlib", ".config/matplotlib/matplotlibrc"]
-    after = {p.name for p in __import__("pathlib").Path(tempfile.gettempdir()).iterdir()
-             if p.name.startswith("ireval-matplotlib-")}
+        ".config",
+        ".config/matplotlib",
+        ".config/matplotlib/matplotlibrc",
+    ]
+    after = {
+        p.name
+        for p in __import__("pathlib").Path(tempfile.gettempdir()).iterdir()
+        if p.name.startswith("ireval-matplotlib-")
+    }
     assert after <= before
 
 
@@ -140,5 +150,8 @@ def test_output_dash_is_standard_output(cli):
     assert res.code == 0 and res.err == "" and ET.fromstring(res.out).tag == "{http://www.w3.org/2000/svg}svg"
     assert not (GOLDEN / "-").exists()
     res = cli(["plot", "pr", "qrels.txt", "bm25.txt", "--format", "svg", "--output", "x.png"], cwd=GOLDEN)
-    assert (res.code, res.err) == (2, "ireval: --format svg contradicts --output x.png, whose name says png; "
-                                      "drop --format or give a name that matches it\n")
+    assert (res.code, res.err) == (
+        2,
+        "ireval: --format svg contradicts --output x.png, whose name says png; "
+        "drop --format or give a name that matches it\n",
+    )

@@ -149,8 +149,10 @@ def test_no_file_is_written_unless_every_file_can_be(cli, runs, tmp_path, monkey
     res = cli(["pool", a, b, "--output", out, "--counts", counts, "--quiet"])
     monkeypatch.undo()
     assert (res.code, res.out) == (2, b"")
-    assert res.err in (f"ireval: --output {out}: cannot write (No space left on device)\n",
-                       f"ireval: --counts {counts}: cannot write (No space left on device)\n")
+    assert res.err in (
+        f"ireval: --output {out}: cannot write (No space left on device)\n",
+        f"ireval: --counts {counts}: cannot write (No space left on device)\n",
+    )
     assert out.read_bytes() == b"old pool\n" and not counts.exists()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".ireval-")]
 
@@ -162,8 +164,9 @@ def test_counts_to_stdout_when_the_pool_goes_to_a_file(cli, runs, tmp_path):
     assert (tmp_path / "p.qrels").read_text() == POOL_2
     res = cli(["pool", a, b, "--counts", "-"])
     assert (res.code, res.out) == (2, b"")
-    assert res.err == ("ireval: --counts -: standard output carries the pool; give --output PATH for it "
-                       "or a file name for --counts\n")
+    assert res.err == (
+        "ireval: --counts -: standard output carries the pool; give --output PATH for it or a file name for --counts\n"
+    )
 
 
 def test_counts_csv_neutralises_formula_cells(cli, tmp_path):

@@ -172,10 +172,17 @@ def test_dev_zero_fails_on_the_first_block(tmp_path, how):
 
     q = tmp_path / "q"
     q.write_bytes(b"1 0 a 1\n")
-    args = [sys.executable, "-c", "from irevalcli.commands.main import entry; entry()", "q", "/dev/zero" if how == "file" else "-"]
+    args = [
+        sys.executable,
+        "-c",
+        "from irevalcli.commands.main import entry; entry()",
+        "q",
+        "/dev/zero" if how == "file" else "-",
+    ]
     with open("/dev/zero", "rb") as zero:
-        p = subprocess.run(args, cwd=tmp_path, capture_output=True, timeout=300,
-                           stdin=zero if how == "stdin" else subprocess.DEVNULL)
+        p = subprocess.run(
+            args, cwd=tmp_path, capture_output=True, timeout=300, stdin=zero if how == "stdin" else subprocess.DEVNULL
+        )
     name = "/dev/zero" if how == "file" else "<stdin>"
     assert (p.returncode, p.stdout, p.stderr) == (2, b"", f"ireval: {name}:1: contains a NUL byte\n".encode())
 
@@ -188,7 +195,11 @@ def test_line_longer_than_the_limit_is_an_error_naming_it(cli, tmp_path, monkeyp
     (tmp_path / "q").write_bytes(b"1 0 a 1\n")
     (tmp_path / "r").write_bytes(b"1 Q0 a 1 2 r\n1 Q0 b 2 1 r\n" + b"x " * 3000 + b"\n1 Q0 c 3 0 r\n")
     res = cli([*stream, "-m", "map", "q", "r"], cwd=tmp_path)
-    assert (res.code, res.out, res.err) == (2, b"", "ireval: r:3: line longer than 1000 bytes (the limit for one line)\n")
+    assert (res.code, res.out, res.err) == (
+        2,
+        b"",
+        "ireval: r:3: line longer than 1000 bytes (the limit for one line)\n",
+    )
 
 
 def test_nul_after_the_first_chunk_is_found_before_reading_on(tmp_path):

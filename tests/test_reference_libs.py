@@ -118,10 +118,40 @@ def test_every_ir_measures_name_and_parameter_is_accepted():
         declared = set(m.SUPPORTED_PARAMS) - {"cutoff", "recall", "relative" if name == "SetRelP" else ""}
         assert declared <= set(FAMILIES[name].args), (name, declared - set(FAMILIES[name].args))
 
-PYTREC = ["P@5", "P(rel=2)@5", "P@30", "R@10", "R@100", "AP", "AP@10", "AP(rel=2)", "RR", "nDCG", "nDCG@10",
-          "nDCG@3", "Rprec", "Rprec(rel=2)", "Success@1", "Success@5", "SetP", "SetRelP", "SetR", "SetF",
-          "SetF(beta=0.5)", "SetAP", "Bpref", "IPrec@0.5", "IPrec@0.3", "NumRet", "NumRet(rel=1)", "NumRel",
-          "P(judged_only=True)@5", "nDCG(judged_only=True)@10", "AP(judged_only=True)"]
+
+PYTREC = [
+    "P@5",
+    "P(rel=2)@5",
+    "P@30",
+    "R@10",
+    "R@100",
+    "AP",
+    "AP@10",
+    "AP(rel=2)",
+    "RR",
+    "nDCG",
+    "nDCG@10",
+    "nDCG@3",
+    "Rprec",
+    "Rprec(rel=2)",
+    "Success@1",
+    "Success@5",
+    "SetP",
+    "SetRelP",
+    "SetR",
+    "SetF",
+    "SetF(beta=0.5)",
+    "SetAP",
+    "Bpref",
+    "IPrec@0.5",
+    "IPrec@0.3",
+    "NumRet",
+    "NumRet(rel=1)",
+    "NumRel",
+    "P(judged_only=True)@5",
+    "nDCG(judged_only=True)@10",
+    "AP(judged_only=True)",
+]
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -135,8 +165,15 @@ def test_pytrec_eval_backed_spellings(seed):
     # MAP is ir_measures' alias of AP (a separate call: both print as "AP" there); gains= relabels
     # the qrels before pytrec_eval's ndcg
     qrels, run = make(seed)
-    for specs in (["MAP", "MAP@10"], ["nDCG(gains={0:1,1:4})@10", "nDCG(gains={0:1,1:4})", "nDCG(gains={2:9,4:1})@5",
-                                     "nDCG(gains={0:1,1:4},judged_only=True)@10"]):
+    for specs in (
+        ["MAP", "MAP@10"],
+        [
+            "nDCG(gains={0:1,1:4})@10",
+            "nDCG(gains={0:1,1:4})",
+            "nDCG(gains={2:9,4:1})@5",
+            "nDCG(gains={0:1,1:4},judged_only=True)@10",
+        ],
+    ):
         compare(ireval_values(qrels, run, specs), im_values(qrels, run, specs), specs)
 
 
@@ -146,8 +183,14 @@ def test_set_measures_at_k_are_the_set_measures_of_the_top_k(seed):
     qrels, run = make(seed)
     for k in (1, 5, 12):
         top = run.sort_values(["qid", "score"], ascending=[True, False]).groupby("qid").head(k)
-        specs = {f"SetP@{k}": "SetP", f"SetR@{k}": "SetR", f"SetF(beta=2.0)@{k}": "SetF(beta=2.0)",
-                 f"SetAP@{k}": "SetAP", f"SetRelP@{k}": "SetRelP", f"SetP(rel=2)@{k}": "SetP(rel=2)"}
+        specs = {
+            f"SetP@{k}": "SetP",
+            f"SetR@{k}": "SetR",
+            f"SetF(beta=2.0)@{k}": "SetF(beta=2.0)",
+            f"SetAP@{k}": "SetAP",
+            f"SetRelP@{k}": "SetRelP",
+            f"SetP(rel=2)@{k}": "SetP(rel=2)",
+        }
         ours = ireval_values(qrels, run, list(specs))
         theirs = {(q, at): v for at, plain in specs.items() for (q, m), v in im_values(qrels, top, [plain]).items()}
         compare(ours, theirs, list(specs))
@@ -171,15 +214,34 @@ def test_gdeval_err_and_exp_ndcg(seed):
 @pytest.mark.parametrize("seed", SEEDS)
 def test_cwl_eval_rbp_and_inst(seed):
     qrels, run = make(seed)
-    specs = ["RBP(rel=1)", "RBP(rel=2,p=0.9)", "RBP(rel=1,p=0.5)", "INST(max_rel=4)", "INST(T=2.0,max_rel=4)",
-             "INST(T=3.0,min_rel=1,max_rel=3)"]
+    specs = [
+        "RBP(rel=1)",
+        "RBP(rel=2,p=0.9)",
+        "RBP(rel=1,p=0.5)",
+        "INST(max_rel=4)",
+        "INST(T=2.0,max_rel=4)",
+        "INST(T=3.0,min_rel=1,max_rel=3)",
+    ]
     compare(ireval_values(qrels, run, specs), im_values(qrels, run, specs), specs)
 
 
-CWL = ["BPM(max_rel=4)@10", "BPM(T=2.0,max_rel=4)@5", "BPM(T=0.5,min_rel=1,max_rel=3)@20", "SDCG(max_rel=4)@10",
-       "SDCG(min_rel=1,max_rel=3)@5", "INSQ(max_rel=4)", "INSQ(T=3.0,min_rel=1,max_rel=3)", "NERR8(max_rel=4)@10",
-       "NERR8(min_rel=1,max_rel=3)@3", "NERR9(max_rel=4)@10", "NERR9(max_rel=4)@50", "NERR10(max_rel=4)",
-       "NERR10(p=0.5,min_rel=1,max_rel=3)", "NERR11(max_rel=4)", "NERR11(T=2.0,max_rel=3)"]
+CWL = [
+    "BPM(max_rel=4)@10",
+    "BPM(T=2.0,max_rel=4)@5",
+    "BPM(T=0.5,min_rel=1,max_rel=3)@20",
+    "SDCG(max_rel=4)@10",
+    "SDCG(min_rel=1,max_rel=3)@5",
+    "INSQ(max_rel=4)",
+    "INSQ(T=3.0,min_rel=1,max_rel=3)",
+    "NERR8(max_rel=4)@10",
+    "NERR8(min_rel=1,max_rel=3)@3",
+    "NERR9(max_rel=4)@10",
+    "NERR9(max_rel=4)@50",
+    "NERR10(max_rel=4)",
+    "NERR10(p=0.5,min_rel=1,max_rel=3)",
+    "NERR11(max_rel=4)",
+    "NERR11(T=2.0,max_rel=3)",
+]
 
 
 @pytest.mark.parametrize("seed", NEW_SEEDS)
@@ -245,9 +307,25 @@ def test_pyndeval_diversity(seed):
     compare(ours, theirs, specs)
 
 
-NDEVAL = ["nERR_IA@1", "nERR_IA@5", "nERR_IA@20", "alpha_DCG@5", "alpha_DCG@20", "alpha_DCG(alpha=0.3)@10", "NRBP",
-          "nNRBP", "NRBP(alpha=0.3,beta=0.8)", "nNRBP(alpha=0.7,beta=0.9)", "AP_IA", "P_IA@1", "P_IA@5", "P_IA@20",
-          "StRecall@1", "StRecall@5", "StRecall@20"]
+NDEVAL = [
+    "nERR_IA@1",
+    "nERR_IA@5",
+    "nERR_IA@20",
+    "alpha_DCG@5",
+    "alpha_DCG@20",
+    "alpha_DCG(alpha=0.3)@10",
+    "NRBP",
+    "nNRBP",
+    "NRBP(alpha=0.3,beta=0.8)",
+    "nNRBP(alpha=0.7,beta=0.9)",
+    "AP_IA",
+    "P_IA@1",
+    "P_IA@5",
+    "P_IA@20",
+    "StRecall@1",
+    "StRecall@5",
+    "StRecall@20",
+]
 # (judged_only=True is not compared: ir_measures 0.4.3's pyndeval provider fails on it, TypeError)
 
 
@@ -262,10 +340,38 @@ def test_pyndeval_other_measures(seed):
 
 # ---- ranx -------------------------------------------------------------------------
 
-RANX = ["hits@5", "hits", "hit_rate@3", "hit_rate", "precision@5", "precision@50", "precision", "recall@10",
-        "recall@10-l2", "f1@10", "f1", "r-precision", "mrr", "mrr@3", "map", "map@10", "map@100-l2", "dcg@10",
-        "dcg_burges@10", "ndcg@10", "ndcg@5-l2", "ndcg_burges@10", "ndcg_burges@10-l3", "ndcg_burges", "bpref",
-        "rbp.8", "rbp.95-l2", "map-l2", "ndcg-l2", "mrr-l3"]
+RANX = [
+    "hits@5",
+    "hits",
+    "hit_rate@3",
+    "hit_rate",
+    "precision@5",
+    "precision@50",
+    "precision",
+    "recall@10",
+    "recall@10-l2",
+    "f1@10",
+    "f1",
+    "r-precision",
+    "mrr",
+    "mrr@3",
+    "map",
+    "map@10",
+    "map@100-l2",
+    "dcg@10",
+    "dcg_burges@10",
+    "ndcg@10",
+    "ndcg@5-l2",
+    "ndcg_burges@10",
+    "ndcg_burges@10-l3",
+    "ndcg_burges",
+    "bpref",
+    "rbp.8",
+    "rbp.95-l2",
+    "map-l2",
+    "ndcg-l2",
+    "mrr-l3",
+]
 
 
 @pytest.mark.slow

@@ -59,8 +59,13 @@ def test_sign_matches_binomtest(x, y, alternative):
 @pytest.mark.parametrize("alternative", ["two-sided", "less"])
 def test_randomization_matches_permutation_test(x, y, alternative):
     ref = scipy.stats.permutation_test(
-        (x, y), lambda a, b, axis: np.mean(a - b, axis=axis), permutation_type="samples", vectorized=True,
-        n_resamples=2000, alternative=alternative, rng=np.random.default_rng(7),
+        (x, y),
+        lambda a, b, axis: np.mean(a - b, axis=axis),
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=2000,
+        alternative=alternative,
+        rng=np.random.default_rng(7),
     )
     res = stats.paired_test(x, y, "randomization", alternative=alternative, permutations=2000, seed=7)
     assert (res.statistic, res.p_value) == (float(ref.statistic), float(ref.pvalue))
@@ -92,11 +97,13 @@ def test_randomization_is_reproducible_and_seeded():
 @pytest.mark.parametrize("x,y", CASES)
 def test_bootstrap_ci_matches_scipy(x, y):
     d = x - y
-    ref = scipy.stats.bootstrap((d,), np.mean, n_resamples=3000, confidence_level=0.9, method="percentile",
-                                rng=np.random.default_rng(11)).confidence_interval
+    ref = scipy.stats.bootstrap(
+        (d,), np.mean, n_resamples=3000, confidence_level=0.9, method="percentile", rng=np.random.default_rng(11)
+    ).confidence_interval
     assert stats.bootstrap_ci(d, confidence=0.9, resamples=3000, seed=11) == (float(ref.low), float(ref.high))
     assert stats.bootstrap_ci(d, confidence=0.9, resamples=3000, seed=11) == stats.bootstrap_ci(
-        d, confidence=0.9, resamples=3000, seed=11)
+        d, confidence=0.9, resamples=3000, seed=11
+    )
 
 
 def test_bootstrap_batches_do_not_change_the_interval(monkeypatch):

@@ -219,8 +219,15 @@ def _error_inputs(tmp: Path) -> dict[str, tuple[Path, str]]:
             out.write(data)
         return sink.getvalue().to_pybytes()
 
-    made = {ext: packed[: len(packed) // 2] for ext, packed in (
-        ("gz", gzip.compress(big)), ("xz", lzma.compress(big)), ("bz2", bz2.compress(big)), ("zst", zstd(big)))}
+    made = {
+        ext: packed[: len(packed) // 2]
+        for ext, packed in (
+            ("gz", gzip.compress(big)),
+            ("xz", lzma.compress(big)),
+            ("bz2", bz2.compress(big)),
+            ("zst", zstd(big)),
+        )
+    }
     out: dict[str, tuple[Path, str]] = {}
     for ext, data in made.items():
         p = tmp / f"trunc.{ext}"
@@ -258,6 +265,7 @@ def _repeat_error_paths(tmp_path: Path, times: int) -> None:
             cases += [(f"{cmd} {name}", args, msg, stdin)] * times
     busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(3)]
     try:
+
         def one(case):
             label, args, msg, stdin = case
             with open(stdin or os.devnull, "rb") as fh:
@@ -270,8 +278,11 @@ def _repeat_error_paths(tmp_path: Path, times: int) -> None:
         for b in busy:
             b.kill()
             b.wait()
-    bad = [(label, rc, err) for label, rc, out, err, msg in results
-           if rc != 2 or out or err.count("\n") != 1 or not err.startswith("ireval: ") or msg not in err]
+    bad = [
+        (label, rc, err)
+        for label, rc, out, err, msg in results
+        if rc != 2 or out or err.count("\n") != 1 or not err.startswith("ireval: ") or msg not in err
+    ]
     assert not bad, f"{len(bad)} of {len(results)} runs did not end with one line and exit 2: {bad[:3]}"
 
 
@@ -362,12 +373,15 @@ def test_compressed_runs_are_streamed_whatever_their_size_on_disk(tmp_path, monk
     assert not stream.should_stream(plain, None)
 
 
-@pytest.mark.parametrize("text", [
-    b"qid Q0 docno rank score runid\n1 Q0 a 1 3 r\n",  # a header line
-    b"1 0 a 1\n1 0 b 0\n",  # a qrels file given as the run
-    b"1 a 1\n1 b 2\n",  # MS MARCO
-    b"1,a,3\n",  # CSV without its header
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"qid Q0 docno rank score runid\n1 Q0 a 1 3 r\n",  # a header line
+        b"1 0 a 1\n1 0 b 0\n",  # a qrels file given as the run
+        b"1 a 1\n1 b 2\n",  # MS MARCO
+        b"1,a,3\n",  # CSV without its header
+    ],
+)
 def test_streamed_runs_give_the_same_hints(tmp_path, text):
     q = write(tmp_path / "q", "1 0 a 1\n")
     plain, packed = tmp_path / "r", tmp_path / "r.gz"
@@ -426,8 +440,8 @@ def _stdin_cases(tmp_path):
         "bzip2": bz2.compress(text),
         "xz": lzma.compress(text),
         "gzip-ungrouped": gzip.compress(ungrouped.read_bytes()),
-        "csv": b"qid,docno,score\n" + b"".join(
-            b"%s,%s,%s\n" % (f[0], f[2], f[4]) for f in (line.split() for line in text.splitlines())),
+        "csv": b"qid,docno,score\n"
+        + b"".join(b"%s,%s,%s\n" % (f[0], f[2], f[4]) for f in (line.split() for line in text.splitlines())),
     }
 
 
@@ -553,5 +567,7 @@ def test_stdin_spool_that_cannot_be_written_is_a_one_line_error(tmp_path, monkey
     monkeypatch.setattr(tempfile, "TemporaryFile", lambda *a, **k: Full())
     with pytest.raises(InputError) as e:
         evaluate(TREC_EVAL / "qrels.test", "-", ["map"], stdin=io.BytesIO((TREC_EVAL / "results.test").read_bytes()))
-    assert str(e.value) == ("<stdin>: cannot keep a temporary copy of standard input (No space left on device); "
-                            "give the run as a file, or set TMPDIR to a directory with room")
+    assert str(e.value) == (
+        "<stdin>: cannot keep a temporary copy of standard input (No space left on device); "
+        "give the run as a file, or set TMPDIR to a directory with room"
+    )

@@ -54,8 +54,10 @@ def test_default_is_docno_and_every_measure_follows_the_rule(cli, tmp_path):
     q, r = write(tmp_path / "q", QRELS), write(tmp_path / "r", RUN)
     plain = cli([*MEASURES, str(q), str(r)]).out
     assert cli(["--ties", "docno", *MEASURES, str(q), str(r)]).out == plain
-    ev = {rule: evaluate(q, r, ["all_trec", "arp", "opa", "P_ret.1", "ndcg_exp_cut.1"], ties=rule).results.summary
-          for rule in ("docno", "input")}
+    ev = {
+        rule: evaluate(q, r, ["all_trec", "arp", "opa", "P_ret.1", "ndcg_exp_cut.1"], ties=rule).results.summary
+        for rule in ("docno", "input")
+    }
     # topic 1 moves d1 from rank 3 to rank 1; topic 2 is the same under both rules
     assert ev["docno"]["map"] == pytest.approx((1 / 3 + 1) / 2) and ev["input"]["map"] == 1.0
     assert ev["docno"]["arp"] == pytest.approx((3 + 2) / 3) and ev["input"]["arp"] == pytest.approx(3 / 3)
@@ -111,8 +113,9 @@ def test_streamed_and_whole_agree_under_input_ties(tmp_path, seed):
     for rule in ("docno", "input"):
         whole = evaluate(q, r, ["all_trec", "arp", "opa"], stream=False, complete=True, ties=rule)
         for chunk in (60, 500):
-            streamed = evaluate(q, r, ["all_trec", "arp", "opa"], stream=True, chunk_bytes=chunk, complete=True,
-                                ties=rule)
+            streamed = evaluate(
+                q, r, ["all_trec", "arp", "opa"], stream=True, chunk_bytes=chunk, complete=True, ties=rule
+            )
             assert format_trec(whole.results, per_query=True) == format_trec(streamed.results, per_query=True)
 
 
@@ -139,8 +142,9 @@ def test_compare_gate_pool_and_curve_take_the_rule(cli, tmp_path):
     q, r = write(tmp_path / "q", QRELS), write(tmp_path / "r", RUN)
     base = write(tmp_path / "r2", RUN.replace("d1 1 1.0", "d1 1 0.5"))  # d1 last under both rules
     for rule, p1 in (("docno", 0.5), ("input", 1.0)):
-        doc = json.loads(cli(["compare", "--format", "json", "--ties", rule, "-m", "P.1", str(q), str(base),
-                              str(r)]).out)
+        doc = json.loads(
+            cli(["compare", "--format", "json", "--ties", rule, "-m", "P.1", str(q), str(base), str(r)]).out
+        )
         assert doc["options"]["ties"] == rule
         assert doc["baselines"][0]["mean"] == 0.5 and doc["comparisons"][0]["mean"] == p1
         res = cli(["gate", "--format", "json", "--ties", rule, "--min", "P.1=0.75", str(q), str(r)])
@@ -214,12 +218,13 @@ def test_plot_data_takes_the_rule(cli, tmp_path):
     q, r, base = load_qrels(q), load_run(r), load_run(base)
     # topic 1 at recall 1: precision 1/3 (docno rule, d1 third) or 1 (input rule); topic 2: 1
     for rule, p in (("docno", (1 / 3 + 1) / 2), ("input", 1.0)):
-        (_, levels, precisions), = pr_curves(q, [r], ties=rule)
+        ((_, levels, precisions),) = pr_curves(q, [r], ties=rule)
         assert levels[-1] == 1.0 and precisions[-1] == pytest.approx(p)
         label, qids, diffs = topic_diffs(q, base, r, "P.1", ties=rule)
         assert label == "P_1" and dict(zip(qids, diffs))["1"] == (1.0 if rule == "input" else 0.0)
-    res = cli(["plot", "pr", "--ties", "sideways", str(tmp_path / "q"), str(tmp_path / "r"), "-o",
-               str(tmp_path / "x.png")])
+    res = cli(
+        ["plot", "pr", "--ties", "sideways", str(tmp_path / "q"), str(tmp_path / "r"), "-o", str(tmp_path / "x.png")]
+    )
     assert res.code == 2 and "'sideways' is not one of 'docno', 'input'" in res.err
 
 
@@ -230,13 +235,19 @@ RQRELS = "1 0 d1 1\n1 0 d2 0\n1 0 d3 0\n2 0 e1 0\n2 0 e2 2\n3 0 f1 1\n3 0 f2 0\n
 #          by score: d2 (2.0) d1 (1.0) d3 (0.5) -> d1 at rank 2
 # topic 2: equal ranks and scores -> docno descending: e2 e1 (e2 relevant)
 # topic 3: ranks say f1 first, scores say f2 first
-RRUN = ("1 Q0 d1 2 1.0 r\n1 Q0 d3 1 0.5 r\n1 Q0 d2 2 2.0 r\n2 Q0 e1 1 1.0 r\n2 Q0 e2 1 1.0 r\n"
-        "3 Q0 f1 1 0.1 r\n3 Q0 f2 2 0.9 r\n")
+RRUN = (
+    "1 Q0 d1 2 1.0 r\n1 Q0 d3 1 0.5 r\n1 Q0 d2 2 2.0 r\n2 Q0 e1 1 1.0 r\n2 Q0 e2 1 1.0 r\n"
+    "3 Q0 f1 1 0.1 r\n3 Q0 f2 2 0.9 r\n"
+)
 RWANT = {
-    "rank": ("recip_rank            \t1\t0.3333\nrecip_rank            \t2\t1.0000\n"
-             "recip_rank            \t3\t1.0000\nrecip_rank            \tall\t0.7778\n"),
-    "docno": ("recip_rank            \t1\t0.5000\nrecip_rank            \t2\t1.0000\n"
-              "recip_rank            \t3\t0.5000\nrecip_rank            \tall\t0.6667\n"),
+    "rank": (
+        "recip_rank            \t1\t0.3333\nrecip_rank            \t2\t1.0000\n"
+        "recip_rank            \t3\t1.0000\nrecip_rank            \tall\t0.7778\n"
+    ),
+    "docno": (
+        "recip_rank            \t1\t0.5000\nrecip_rank            \t2\t1.0000\n"
+        "recip_rank            \t3\t0.5000\nrecip_rank            \tall\t0.6667\n"
+    ),
 }
 
 
@@ -337,23 +348,35 @@ def test_rank_rule_with_tabular_runs_and_dataframes(tmp_path):
 
     q = write(tmp_path / "q", RQRELS)
     rows = [line.split() for line in RRUN.splitlines()]
-    csv = write(tmp_path / "r.csv", "qid,docno,rank,score\n" + "".join(f"{a},{c},{d},{e}\n" for a, _, c, d, e, _ in rows))
+    csv = write(
+        tmp_path / "r.csv", "qid,docno,rank,score\n" + "".join(f"{a},{c},{d},{e}\n" for a, _, c, d, e, _ in rows)
+    )
     want = evaluate(q, write(tmp_path / "r", RRUN), ["recip_rank"], ties="rank").results.summary["recip_rank"]
     assert want == pytest.approx(7 / 9)
     assert evaluate(q, csv, ["recip_rank"], ties="rank").results.summary["recip_rank"] == want
-    df = pd.DataFrame({"qid": [r[0] for r in rows], "docno": [r[2] for r in rows],
-                       "rank": [float(r[3]) for r in rows], "score": [float(r[4]) for r in rows]})
+    df = pd.DataFrame(
+        {
+            "qid": [r[0] for r in rows],
+            "docno": [r[2] for r in rows],
+            "rank": [float(r[3]) for r in rows],
+            "score": [float(r[4]) for r in rows],
+        }
+    )
     assert evaluate(q, df, ["recip_rank"], ties="rank").results.summary["recip_rank"] == want
     # no score column: --ties rank needs none (equal ranks then go by docno)
     norank = write(tmp_path / "n.csv", "qid,docno,score\n1,d1,1\n")
     with pytest.raises(InputError) as e:
         evaluate(q, norank, ["recip_rank"], ties="rank")
-    assert str(e.value) == (f"{norank}: no 'rank' column for the run (columns: qid, docno, score); --ties rank "
-                            "orders by it: name one with --column rank=NAME, or use --ties docno or --ties input")
+    assert str(e.value) == (
+        f"{norank}: no 'rank' column for the run (columns: qid, docno, score); --ties rank "
+        "orders by it: name one with --column rank=NAME, or use --ties docno or --ties input"
+    )
     with pytest.raises(InputError) as e:
         evaluate(q, df.drop(columns=["rank"]), ["recip_rank"], ties="rank")
-    assert str(e.value) == ("<run DataFrame>: the run DataFrame has no rank column, which ties='rank' orders by "
-                            "(columns: qid, docno, score)")
+    assert str(e.value) == (
+        "<run DataFrame>: the run DataFrame has no rank column, which ties='rank' orders by "
+        "(columns: qid, docno, score)"
+    )
     msm = write(tmp_path / "m.tsv", "".join(f"{a}\t{c}\t{d}\n" for a, _, c, d, _, _ in rows))
     from irevalcli.io.tabular import read_run_file
     from irevalcli.io.trec import reading_ranks

@@ -93,8 +93,10 @@ def comparable_labels(spec: str, *, where: str | None = None) -> tuple[list[Requ
 
     requests = [r for r in resolve([spec]) if r.measure.per_query and r.measure.kind != "str"]
     if not requests:
-        raise UsageError(f"{where or '-m ' + spec}: no per-topic values to compare (measures such as runid, num_q "
-                         "and gm_map have only a summary)")
+        raise UsageError(
+            f"{where or '-m ' + spec}: no per-topic values to compare (measures such as runid, num_q "
+            "and gm_map have only a summary)"
+        )
     labels = [label for r in requests for label in r.labels]
     return requests, labels
 
@@ -152,8 +154,11 @@ def score_run(
     run_topics = {decode_id(q) for q in pc.unique(run.qid).to_pylist()}
     judged = set(qids)
     if not run_topics & judged:
-        raise InputError(run.name, f"none of its {len(run_topics)} topics is judged in {qrels.name}: "
-                         "the topics do not line up (wrong qrels file?)")
+        raise InputError(
+            run.name,
+            f"none of its {len(run_topics)} topics is judged in {qrels.name}: "
+            "the topics do not line up (wrong qrels file?)",
+        )
     missing = [q for q in qids if q not in run_topics]
     return Scored(
         name="-" if run.name == "<stdin>" else run.name,
@@ -264,39 +269,42 @@ def compare_scores(
             wins, ties, losses = stats.wins_ties_losses(x, y)
             paired = stats.paired_count(x, y)  # topics where both have a value
             test = stats.paired_test(x, y, settings.test, permutations=settings.permutations, seed=settings.seed)
-            low, high = stats.bootstrap_ci(d, confidence=settings.confidence, resamples=settings.bootstrap,
-                                           seed=settings.seed)
+            low, high = stats.bootstrap_ci(
+                d, confidence=settings.confidence, resamples=settings.bootstrap, seed=settings.seed
+            )
             if base.aggs.get(label) in SUMMED and low is not None and high is not None:
                 # the measure's summary is a sum over topics: so is its difference, and its interval
                 low, high = low * paired, high * paired
             worst = sorted((i for i in range(n) if d[i] < 0), key=lambda i: (float(d[i]), run.qids[i]))
-            rows.append({
-                "run": run.name,
-                "baseline": base.name,
-                "measure": label,
-                "mean": _num(run_mean),
-                "baseline_mean": _num(base_mean),
-                "mean_diff": _num(diff),
-                "rel_diff": _num(stats.ratio(diff, base_mean)),
-                "wins": wins,
-                "ties": ties,
-                "losses": losses,
-                "gsb": stats.gsb(wins, losses, paired),
-                "ci_low": low,
-                "ci_high": high,
-                "test": settings.test,
-                "statistic": test.statistic,
-                "p_value_raw": test.p_value,
-                "p_value": test.p_value,
-                "effect_size": stats.effect_size(d),
-                "topics": n,
-                "topics_with_value": paired,
-                "missing_topics": len(run.missing),
-                "worst": [
-                    {"qid": run.qids[i], "value": float(x[i]), "baseline": float(y[i]), "diff": float(d[i])}
-                    for i in worst[: settings.worst]
-                ],
-            })
+            rows.append(
+                {
+                    "run": run.name,
+                    "baseline": base.name,
+                    "measure": label,
+                    "mean": _num(run_mean),
+                    "baseline_mean": _num(base_mean),
+                    "mean_diff": _num(diff),
+                    "rel_diff": _num(stats.ratio(diff, base_mean)),
+                    "wins": wins,
+                    "ties": ties,
+                    "losses": losses,
+                    "gsb": stats.gsb(wins, losses, paired),
+                    "ci_low": low,
+                    "ci_high": high,
+                    "test": settings.test,
+                    "statistic": test.statistic,
+                    "p_value_raw": test.p_value,
+                    "p_value": test.p_value,
+                    "effect_size": stats.effect_size(d),
+                    "topics": n,
+                    "topics_with_value": paired,
+                    "missing_topics": len(run.missing),
+                    "worst": [
+                        {"qid": run.qids[i], "value": float(x[i]), "baseline": float(y[i]), "diff": float(d[i])}
+                        for i in worst[: settings.worst]
+                    ],
+                }
+            )
     correction = settings.correction or ("holm" if len(rows) > 1 else "none")
     for row, p in zip(rows, stats.adjust([r["p_value_raw"] for r in rows], correction)):
         row["p_value"] = p
@@ -309,17 +317,19 @@ def compare_scores(
             else:
                 res = stats.trisk(x, y, spec.alpha)
                 value, p = res.statistic, res.p_value
-            risk_rows.append({
-                "run": run.name,
-                "baseline": base.name,
-                "measure": spec.label(label),
-                "risk": spec.kind,
-                "alpha": spec.alpha,
-                "of": label,
-                "value": value,
-                "p_value": p,
-                "topics": n,
-            })
+            risk_rows.append(
+                {
+                    "run": run.name,
+                    "baseline": base.name,
+                    "measure": spec.label(label),
+                    "risk": spec.kind,
+                    "alpha": spec.alpha,
+                    "of": label,
+                    "value": value,
+                    "p_value": p,
+                    "topics": n,
+                }
+            )
     return rows, risk_rows, correction
 
 
@@ -504,8 +514,15 @@ def rich_table(
     for i, row in enumerate(rows):
         table.add_row(*(Text(c) for c in row), style=styles[i] if styles else None)
     buf = io.StringIO()
-    console = Console(file=buf, force_terminal=True, width=max(width, least), highlight=False, soft_wrap=False,
-                      markup=False, emoji=False)
+    console = Console(
+        file=buf,
+        force_terminal=True,
+        width=max(width, least),
+        highlight=False,
+        soft_wrap=False,
+        markup=False,
+        emoji=False,
+    )
     console.print(table)
     for note in notes:
         console.print(Text(note))
@@ -519,8 +536,10 @@ def terminal_width() -> int:
 
 
 def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[bool]) -> str:
-    out = ["| " + " | ".join(markdown_cell(h) for h in headers) + " |",
-           "|" + "|".join("---:" if r else "---" for r in right) + "|"]
+    out = [
+        "| " + " | ".join(markdown_cell(h) for h in headers) + " |",
+        "|" + "|".join("---:" if r else "---" for r in right) + "|",
+    ]
     out += ["| " + " | ".join(markdown_cell(c) for c in row) + " |" for row in rows]
     return "\n".join(out) + "\n"
 
@@ -529,7 +548,8 @@ def dump_json(doc: Any) -> bytes:
     import json
 
     return (json.dumps(json_ready(doc), indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode(
-        "utf-8", "surrogateescape")
+        "utf-8", "surrogateescape"
+    )
 
 
 def stdout_is_terminal() -> bool:
@@ -562,19 +582,41 @@ def _table_rows(report: Report) -> tuple[list[list[str]], list[str | None]]:
     n = report.meta["topics"]
     base_missing = len(report.meta["inputs"]["baseline"]["missing_topics"])
     for b in report.baselines:
-        rows.append([b["measure"], f"{b['baseline']} (baseline)", fmt_value(b["mean"]), "", "", "", "", "", "", "",
-                     f"{base_missing}/{n}" if base_missing else "0"])
+        rows.append(
+            [
+                b["measure"],
+                f"{b['baseline']} (baseline)",
+                fmt_value(b["mean"]),
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                f"{base_missing}/{n}" if base_missing else "0",
+            ]
+        )
         styles.append("dim")
         for c in report.comparisons:
             if c["measure"] != b["measure"]:
                 continue
             star = "*" if _sig(c, alpha) else ""
-            rows.append([
-                "", c["run"], fmt_value(c["mean"]), fmt_value(c["mean_diff"], "+.4f"), fmt_pct(c["rel_diff"]),
-                f"{c['wins']}/{c['ties']}/{c['losses']}", fmt_value(c["gsb"], "+.3f"), _ci(c),
-                fmt_p(c["p_value"]) + star, fmt_value(c["effect_size"], "+.2f"),
-                f"{c['missing_topics']}/{n}" if c["missing_topics"] else "0",
-            ])
+            rows.append(
+                [
+                    "",
+                    c["run"],
+                    fmt_value(c["mean"]),
+                    fmt_value(c["mean_diff"], "+.4f"),
+                    fmt_pct(c["rel_diff"]),
+                    f"{c['wins']}/{c['ties']}/{c['losses']}",
+                    fmt_value(c["gsb"], "+.3f"),
+                    _ci(c),
+                    fmt_p(c["p_value"]) + star,
+                    fmt_value(c["effect_size"], "+.2f"),
+                    f"{c['missing_topics']}/{n}" if c["missing_topics"] else "0",
+                ]
+            )
             styles.append(None if not star else ("green" if c["mean_diff"] and c["mean_diff"] > 0 else "red"))
     return rows, styles
 
@@ -595,11 +637,15 @@ def _notes(report: Report) -> list[str]:
         test += f" ({o['permutations']} permutations, seed {o['seed']})"
     notes = [
         f"{n} topics judged in {inputs['qrels']['path']}; a topic missing from a run scores 0.",
-        (f"p: {test}, two-sided, {corr} over {o['comparisons']} comparison{'s' if o['comparisons'] != 1 else ''};"
-        f" * p < {o['alpha']:g}."),
-        (f"CI: {o['confidence'] * 100:g}% paired bootstrap percentile interval of the mean difference "
-        f"({o['bootstrap']} resamples, seed {o['seed']}). GSB: (wins - losses) / topics. "
-        "d: mean difference / sd of the differences."),
+        (
+            f"p: {test}, two-sided, {corr} over {o['comparisons']} comparison{'s' if o['comparisons'] != 1 else ''};"
+            f" * p < {o['alpha']:g}."
+        ),
+        (
+            f"CI: {o['confidence'] * 100:g}% paired bootstrap percentile interval of the mean difference "
+            f"({o['bootstrap']} resamples, seed {o['seed']}). GSB: (wins - losses) / topics. "
+            "d: mean difference / sd of the differences."
+        ),
     ]
     for src in [inputs["baseline"], *inputs["runs"]]:
         miss = src["missing_topics"]
@@ -608,8 +654,9 @@ def _notes(report: Report) -> list[str]:
             notes.append(f"{src['path']} has no results for {len(miss)} of {n} topics (scored 0): {shown}")
         if src["unjudged_topics"]:
             k = src["unjudged_topics"]
-            notes.append(f"{src['path']} has {k} topic{'s' if k != 1 else ''} not judged in "
-                         f"{inputs['qrels']['path']} (ignored)")
+            notes.append(
+                f"{src['path']} has {k} topic{'s' if k != 1 else ''} not judged in {inputs['qrels']['path']} (ignored)"
+            )
     for c in report.comparisons:
         if c["worst"]:
             lost = ", ".join(f"{w['qid']} {w['diff']:+.4f}" for w in c["worst"])
@@ -665,18 +712,33 @@ def format_rich(report: Report, width: int | None = None) -> bytes:
     if visible_width(data) > width:
         data = b""
         for cols, name in ((_MEANS_COLUMNS, title), (_PAIRED_COLUMNS, "Paired statistics")):
-            data += rich_table(name, [headers[i] for i in cols], [[r[i] for i in cols] for r in rows],
-                               [RIGHT[i] for i in cols], styles, fold=(1,), width=width)
+            data += rich_table(
+                name,
+                [headers[i] for i in cols],
+                [[r[i] for i in cols] for r in rows],
+                [RIGHT[i] for i in cols],
+                styles,
+                fold=(1,),
+                width=width,
+            )
     if report.risk:
-        data += rich_table("Risk-sensitive measures", ("Risk", "Run", "Value", "p"), _risk_rows(report),
-                           (False, False, True, True), fold=(0, 1), width=width)
+        data += rich_table(
+            "Risk-sensitive measures",
+            ("Risk", "Run", "Value", "p"),
+            _risk_rows(report),
+            (False, False, True, True),
+            fold=(0, 1),
+            width=width,
+        )
     return data + rich_notes(_notes(report), width)
 
 
 def format_markdown(report: Report) -> bytes:
     rows, _ = _table_rows(report)
-    out = [f"### ireval compare: against `{report.meta['inputs']['baseline']['path']}`\n\n",
-           markdown_table(_headers(report), rows, RIGHT)]
+    out = [
+        f"### ireval compare: against `{report.meta['inputs']['baseline']['path']}`\n\n",
+        markdown_table(_headers(report), rows, RIGHT),
+    ]
     if report.risk:
         out.append("\n" + markdown_table(("Risk", "Run", "Value", "p"), _risk_rows(report), (False, False, True, True)))
     out.append("\n" + "\n".join(f"- {markdown_cell(n)}" for n in _notes(report)) + "\n")
@@ -688,8 +750,10 @@ def format_latex(report: Report) -> bytes:
     alpha = report.meta["options"]["alpha"]
     o = report.meta["options"]
     lines = [
-        (f"% ireval compare: {o['test']} test, {o['correction']} correction, "
-        f"{o['confidence'] * 100:g}% bootstrap CI, seed {o['seed']}"),
+        (
+            f"% ireval compare: {o['test']} test, {o['correction']} correction, "
+            f"{o['confidence'] * 100:g}% bootstrap CI, seed {o['seed']}"
+        ),
         r"\begin{tabular}{llrrrrcr}",
         r"\toprule",
         r"Measure & Run & Mean & $\Delta$ & $\Delta$\% & W/T/L & " + f"{o['confidence'] * 100:g}" + r"\% CI & $p$ \\",
@@ -698,8 +762,10 @@ def format_latex(report: Report) -> bytes:
     for i, b in enumerate(report.baselines):
         if i:
             lines.append(r"\midrule")
-        lines.append(f"{latex_escape(b['measure'])} & {latex_escape(b['baseline'])} & {fmt_value(b['mean'])} "
-                     r"& & & & & \\")
+        lines.append(
+            f"{latex_escape(b['measure'])} & {latex_escape(b['baseline'])} & {fmt_value(b['mean'])} "
+            r"& & & & & \\"
+        )
         for c in report.comparisons:
             if c["measure"] != b["measure"]:
                 continue
@@ -712,16 +778,40 @@ def format_latex(report: Report) -> bytes:
     if report.risk:
         lines.append(r"\midrule")
         for r in report.risk:
-            lines.append(f"{latex_escape(r['measure'])} & {latex_escape(r['run'])} & {fmt_value(r['value'], '+.4f')} "
-                         f"& & & & & {latex_escape(fmt_p(r['p_value']))} " + r"\\")
-    lines += [r"\bottomrule", r"\end{tabular}",
-              f"% $^\\dagger$: p < {alpha:g} ({o['test']} test, two-sided, {o['correction']} correction)"]
+            lines.append(
+                f"{latex_escape(r['measure'])} & {latex_escape(r['run'])} & {fmt_value(r['value'], '+.4f')} "
+                f"& & & & & {latex_escape(fmt_p(r['p_value']))} " + r"\\"
+            )
+    lines += [
+        r"\bottomrule",
+        r"\end{tabular}",
+        f"% $^\\dagger$: p < {alpha:g} ({o['test']} test, two-sided, {o['correction']} correction)",
+    ]
     return ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape")
 
 
-CSV_FIELDS = ("run", "baseline", "measure", "mean", "baseline_mean", "mean_diff", "rel_diff", "wins", "ties", "losses",
-              "gsb", "ci_low", "ci_high", "test", "statistic", "p_value_raw", "p_value", "effect_size", "topics",
-              "missing_topics")
+CSV_FIELDS = (
+    "run",
+    "baseline",
+    "measure",
+    "mean",
+    "baseline_mean",
+    "mean_diff",
+    "rel_diff",
+    "wins",
+    "ties",
+    "losses",
+    "gsb",
+    "ci_low",
+    "ci_high",
+    "test",
+    "statistic",
+    "p_value_raw",
+    "p_value",
+    "effect_size",
+    "topics",
+    "missing_topics",
+)
 
 
 def _csv_cell(v: Any) -> str:
@@ -743,9 +833,17 @@ def format_csv(report: Report) -> bytes:
     for c in report.comparisons:
         w.writerow([_csv_cell(c[f]) for f in CSV_FIELDS])
     for r in report.risk:
-        row = {"run": r["run"], "baseline": r["baseline"], "measure": r["measure"], "mean": r["value"],
-               "test": "t" if r["risk"] == "TRisk" else None, "statistic": r["value"] if r["risk"] == "TRisk" else None,
-               "p_value_raw": r["p_value"], "p_value": r["p_value"], "topics": r["topics"]}
+        row = {
+            "run": r["run"],
+            "baseline": r["baseline"],
+            "measure": r["measure"],
+            "mean": r["value"],
+            "test": "t" if r["risk"] == "TRisk" else None,
+            "statistic": r["value"] if r["risk"] == "TRisk" else None,
+            "p_value_raw": r["p_value"],
+            "p_value": r["p_value"],
+            "topics": r["topics"],
+        }
         w.writerow([_csv_cell(row.get(f)) for f in CSV_FIELDS])
     return buf.getvalue().encode("utf-8", "surrogateescape")
 
@@ -786,42 +884,120 @@ Wang et al. SIGIR 2012) and trisk[.ALPHA]:MEASURE (TRisk, Dincer et al. SIGIR
 """
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
-               epilog=COMPARE_EPILOG)
+@click.command(
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100}, epilog=COMPARE_EPILOG
+)
 @click.argument("qrels", metavar="QRELS")
 @click.argument("baseline", metavar="BASELINE")
 @click.argument("runs", metavar="RUN...", nargs=-1, required=True)
-@click.option("-m", "--measure", "measures", multiple=True, metavar="NAME[.PARAMS]",
-              help="Measure to compare on (repeatable; default: map), or a risk measure (see below).")
-@click.option("--test", type=click.Choice(TESTS), default="t", show_default=True,
-              help="Paired significance test (two-sided).")
-@click.option("--permutations", type=Integer(), default=10000, show_default=True, callback=_positive, metavar="N",
-              help="Random sign flips for --test randomization (exact when 2^topics <= N).")
-@click.option("--correction", type=click.Choice(["holm", "bonferroni", "none"]), default=None,
-              help="Multiple-comparison correction over runs x measures [default: holm when more than one].")
-@click.option("--bootstrap", type=Integer(), default=10000, show_default=True, callback=_positive, metavar="N",
-              help="Bootstrap resamples for the confidence interval of the mean difference.")
-@click.option("--confidence", type=Decimal(), default=0.95, show_default=True, callback=_probability, metavar="LEVEL",
-              help="Confidence level of the interval.")
-@click.option("--seed", type=Integer(min=0), default=0, show_default=True, metavar="N",
-              help="Seed of the bootstrap and randomization test: same inputs and seed, same output.")
-@click.option("--alpha", type=Decimal(), default=0.05, show_default=True, callback=_probability,
-              help="Mark differences whose (corrected) p-value is below this.")
-@click.option("--worst", type=Integer(min=0), default=0, show_default=True, metavar="N",
-              help="Also list the N topics each run lost most on.")
-@click.option("-l", "--level_for_rel", "rel_level", type=Integer(), default=1, metavar="N",
-              help="Relevant means a judgement >= N (default 1).")
+@click.option(
+    "-m",
+    "--measure",
+    "measures",
+    multiple=True,
+    metavar="NAME[.PARAMS]",
+    help="Measure to compare on (repeatable; default: map), or a risk measure (see below).",
+)
+@click.option(
+    "--test", type=click.Choice(TESTS), default="t", show_default=True, help="Paired significance test (two-sided)."
+)
+@click.option(
+    "--permutations",
+    type=Integer(),
+    default=10000,
+    show_default=True,
+    callback=_positive,
+    metavar="N",
+    help="Random sign flips for --test randomization (exact when 2^topics <= N).",
+)
+@click.option(
+    "--correction",
+    type=click.Choice(["holm", "bonferroni", "none"]),
+    default=None,
+    help="Multiple-comparison correction over runs x measures [default: holm when more than one].",
+)
+@click.option(
+    "--bootstrap",
+    type=Integer(),
+    default=10000,
+    show_default=True,
+    callback=_positive,
+    metavar="N",
+    help="Bootstrap resamples for the confidence interval of the mean difference.",
+)
+@click.option(
+    "--confidence",
+    type=Decimal(),
+    default=0.95,
+    show_default=True,
+    callback=_probability,
+    metavar="LEVEL",
+    help="Confidence level of the interval.",
+)
+@click.option(
+    "--seed",
+    type=Integer(min=0),
+    default=0,
+    show_default=True,
+    metavar="N",
+    help="Seed of the bootstrap and randomization test: same inputs and seed, same output.",
+)
+@click.option(
+    "--alpha",
+    type=Decimal(),
+    default=0.05,
+    show_default=True,
+    callback=_probability,
+    help="Mark differences whose (corrected) p-value is below this.",
+)
+@click.option(
+    "--worst",
+    type=Integer(min=0),
+    default=0,
+    show_default=True,
+    metavar="N",
+    help="Also list the N topics each run lost most on.",
+)
+@click.option(
+    "-l",
+    "--level_for_rel",
+    "rel_level",
+    type=Integer(),
+    default=1,
+    metavar="N",
+    help="Relevant means a judgement >= N (default 1).",
+)
 @ties_option()
-@click.option("--format", "fmt", type=click.Choice(COMPARE_FORMATS), default=None,
-              help="Output format (table: rich on a terminal, plain text otherwise) [default: table, or the one "
-                   "the --output name says].")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(COMPARE_FORMATS),
+    default=None,
+    help="Output format (table: rich on a terminal, plain text otherwise) [default: table, or the one "
+    "the --output name says].",
+)
 @click.option("--output", metavar="PATH", help="Write the output to PATH atomically (default: stdout).")
 @no_short_output_option("ireval compare")
 @click.option("--debug", is_flag=True, help="Show a traceback for errors.")
-def compare_command(qrels: str, baseline: str, runs: tuple[str, ...], measures: tuple[str, ...], test: str,
-                    permutations: int, correction: str | None, bootstrap: int, confidence: float, seed: int,
-                    alpha: float, worst: int, rel_level: int, fmt: str | None, output: str | None, debug: bool,
-                    ties: str = "docno") -> None:
+def compare_command(
+    qrels: str,
+    baseline: str,
+    runs: tuple[str, ...],
+    measures: tuple[str, ...],
+    test: str,
+    permutations: int,
+    correction: str | None,
+    bootstrap: int,
+    confidence: float,
+    seed: int,
+    alpha: float,
+    worst: int,
+    rel_level: int,
+    fmt: str | None,
+    output: str | None,
+    debug: bool,
+    ties: str = "docno",
+) -> None:
     """Compare RUNs with BASELINE on the topics judged in QRELS, with paired statistics.
 
     For each run and measure: the mean, the difference from the baseline,
@@ -835,9 +1011,16 @@ def compare_command(qrels: str, baseline: str, runs: tuple[str, ...], measures: 
     if not is_stdout(output):  # refused before any work, not after it
         check_output_path(output)  # type: ignore[arg-type]
         check_not_input(output, [qrels, baseline, *runs])
-    settings = Settings(test=test, correction=correction, permutations=permutations, bootstrap=bootstrap, seed=seed,
-                        confidence=confidence, alpha=alpha, worst=worst)
-    report = run_compare(qrels, baseline, runs, list(measures) or ["map"], settings, rel_level=rel_level,
-                         ties=ties)
+    settings = Settings(
+        test=test,
+        correction=correction,
+        permutations=permutations,
+        bootstrap=bootstrap,
+        seed=seed,
+        confidence=confidence,
+        alpha=alpha,
+        worst=worst,
+    )
+    report = run_compare(qrels, baseline, runs, list(measures) or ["map"], settings, rel_level=rel_level, ties=ties)
     terminal = output in (None, "-") and stdout_is_terminal()
     write_output(format_compare(report, fmt, terminal=terminal), output, fmt)

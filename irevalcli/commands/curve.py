@@ -246,8 +246,13 @@ CSV columns: run, qid (all: the mean over topics), recall, precision; with
 @rel_level_option()
 @complete_option(help="Average over every judged topic; a topic with no results counts 0.")
 @ties_option()
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
-              help="Output format: csv (default) or json; taken from the --output name when not given.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default=None,
+    help="Output format: csv (default) or json; taken from the --output name when not given.",
+)
 @click.option(
     "--output",
     metavar="PATH",

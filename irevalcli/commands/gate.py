@@ -56,8 +56,21 @@ from .options import Decimal, Integer, ties_option
 GATE_FORMATS = ("table", "json", "markdown", "junit")
 KINDS = ("min", "max_drop", "max_drop_rel")
 OPTION_OF = {"min": "--min", "max_drop": "--max-drop", "max_drop_rel": "--max-drop-rel"}
-CONFIG_KEYS = ("qrels", "run", "baseline", "measures", "min", "max_drop", "max_drop_rel", "alpha", "test", "seed",
-               "permutations", "level_for_rel", "ties")
+CONFIG_KEYS = (
+    "qrels",
+    "run",
+    "baseline",
+    "measures",
+    "min",
+    "max_drop",
+    "max_drop_rel",
+    "alpha",
+    "test",
+    "seed",
+    "permutations",
+    "level_for_rel",
+    "ties",
+)
 # Absolute slack when comparing a value with a threshold, so that a drop of
 # exactly the tolerance (0.30 - 0.28 = 0.020000000000000018) is within it.
 EPS = 1e-12
@@ -133,9 +146,11 @@ def make_check(kind: str, spec: str, value: Any, source: str, *, file: str | Non
     if kind != "min" and threshold < 0:
         raise UsageError(f"{source}: a tolerance cannot be negative (an improvement never fails)")
     if kind == "max_drop_rel" and threshold > 1 and not text.strip().endswith("%"):
-        raise UsageError(f"{source}: a relative tolerance is a fraction of the baseline, and {text.strip()} is "
-                         f"{short(threshold * 100)}%; write {text.strip()}% for {text.strip()} percent "
-                         "(or a fraction of at most 1)")
+        raise UsageError(
+            f"{source}: a relative tolerance is a fraction of the baseline, and {text.strip()} is "
+            f"{short(threshold * 100)}%; write {text.strip()}% for {text.strip()} percent "
+            "(or a fraction of at most 1)"
+        )
     _, labels = _labels_in(spec, source, file)
     if len(labels) != 1:
         shown = ", ".join(labels[:4]) + (", ..." if len(labels) > 4 else "")
@@ -264,8 +279,9 @@ def apply_config(spec: GateSpec, path: str) -> None:
         for measure, value in _flatten(table):
             check = make_check(kind, measure, value, f"{path} [{kind}] {measure}", file=path)
             if (kind, check.label) in spec.checks:
-                raise InputError(path, f"[{kind}] names {check.label} twice "
-                                       f"({spec.checks[(kind, check.label)].spec} and {measure})")
+                raise InputError(
+                    path, f"[{kind}] names {check.label} twice ({spec.checks[(kind, check.label)].spec} and {measure})"
+                )
             spec.checks[(kind, check.label)] = check
 
 
@@ -301,8 +317,14 @@ def build_spec(
         raise UsageError("no qrels: give QRELS before RUN or 'qrels' in the --config file")
     if baseline is not None:
         spec.baseline = baseline
-    for v, attr in ((alpha, "alpha"), (test, "test"), (seed, "seed"), (permutations, "permutations"),
-                    (rel_level, "rel_level"), (ties, "ties")):
+    for v, attr in (
+        (alpha, "alpha"),
+        (test, "test"),
+        (seed, "seed"),
+        (permutations, "permutations"),
+        (rel_level, "rel_level"),
+        (ties, "ties"),
+    ):
         if v is not None:
             setattr(spec, attr, v)
     if measures:
@@ -313,18 +335,24 @@ def build_spec(
             check = parse_cli_check(kind, text)
             key = (kind, check.label)
             if key in cli_checks:
-                raise UsageError(f"{check.source}: {OPTION_OF[kind]} is given twice for {check.label} "
-                                 f"(also {cli_checks[key].source})")
+                raise UsageError(
+                    f"{check.source}: {OPTION_OF[kind]} is given twice for {check.label} "
+                    f"(also {cli_checks[key].source})"
+                )
             cli_checks[key] = check
     spec.checks.update(cli_checks)
     if not spec.checks:
-        raise UsageError("nothing to check: give --min, --max-drop or --max-drop-rel "
-                         "(or [min], [max_drop], [max_drop_rel] tables in a --config file)")
+        raise UsageError(
+            "nothing to check: give --min, --max-drop or --max-drop-rel "
+            "(or [min], [max_drop], [max_drop_rel] tables in a --config file)"
+        )
     if spec.baseline is None:
         relative = [c for c in spec.ordered_checks() if c.kind != "min"]
         if relative:
-            raise UsageError(f"{relative[0].source}: a drop needs a baseline: give --baseline RUN "
-                             "(or 'baseline' in the --config file)")
+            raise UsageError(
+                f"{relative[0].source}: a drop needs a baseline: give --baseline RUN "
+                "(or 'baseline' in the --config file)"
+            )
     for m in spec.measures:  # report-only measures: check the names before reading any file
         comparable_labels(m)
     return spec
@@ -378,12 +406,16 @@ def judge(check: Check, cand: Scored, base: Scored | None, spec: GateSpec, p_cac
     if base is None:  # build_spec refuses this already
         raise UsageError(f"{check.source}: a drop needs a baseline: give --baseline RUN")
     if math.isnan(b):
-        row.update(verdict="fail", reason=f"no baseline value: {check.label} is undefined on every topic of the baseline")
+        row.update(
+            verdict="fail", reason=f"no baseline value: {check.label} is undefined on every topic of the baseline"
+        )
         return row
     if check.label not in p_cache:
         x, y = cand.values[check.label], base.values[check.label]
-        p_cache[check.label] = (paired_test(x, y, spec.test, alternative="less", permutations=spec.permutations,
-                                            seed=spec.seed), paired_count(x, y))
+        p_cache[check.label] = (
+            paired_test(x, y, spec.test, alternative="less", permutations=spec.permutations, seed=spec.seed),
+            paired_count(x, y),
+        )
     res, paired = p_cache[check.label]
     row.update(test=spec.test, p_value=res.p_value, alpha=spec.alpha)
     drop = b - value
@@ -406,10 +438,14 @@ def judge(check: Check, cand: Scored, base: Scored | None, spec: GateSpec, p_cac
     elif spec.alpha is None:
         row.update(verdict="fail", reason=f"{shown} > {limit}")
     elif res.p_value is None:
-        why = (f"only {paired} topic{'s' if paired != 1 else ''} with a value" if paired < 2
-               else f"the {TEST_NAMES[spec.test]} gives none")
-        row.update(verdict="fail", reason=f"{shown} > {limit}, and its significance cannot be computed "
-                                          f"(no p-value: {why})")
+        why = (
+            f"only {paired} topic{'s' if paired != 1 else ''} with a value"
+            if paired < 2
+            else f"the {TEST_NAMES[spec.test]} gives none"
+        )
+        row.update(
+            verdict="fail", reason=f"{shown} > {limit}, and its significance cannot be computed (no p-value: {why})"
+        )
     elif res.p_value < spec.alpha:
         row.update(verdict="fail", reason=f"{shown} > {limit}, significant ({_p_text(res.p_value)} < {spec.alpha:g})")
     else:
@@ -485,8 +521,15 @@ RIGHT = (False, True, True, True, True, False, False)
 def _rows(report: dict[str, Any], verdicts: dict[str, str] | None = None) -> list[list[str]]:
     verdicts = verdicts or {"pass": "pass", "fail": "FAIL"}
     return [
-        [c["name"], fmt_value(c["value"]), fmt_value(c["baseline"]), fmt_value(c["diff"], "+.4f"), fmt_p(c["p_value"]),
-         verdicts[c["verdict"]], c["reason"]]
+        [
+            c["name"],
+            fmt_value(c["value"]),
+            fmt_value(c["baseline"]),
+            fmt_value(c["diff"], "+.4f"),
+            fmt_p(c["p_value"]),
+            verdicts[c["verdict"]],
+            c["reason"],
+        ]
         for c in report["checks"]
     ]
 
@@ -505,20 +548,30 @@ def _notes(report: dict[str, Any]) -> list[str]:
     o = report["options"]
     n = report["topics"]
     against = f" against {inp['baseline']['path']}" if inp["baseline"] else ""
-    notes = [(f"{inp['run']['path']}{against}, on the {n} topics judged in {inp['qrels']['path']} "
-             "(a topic without results scores 0).")]
+    notes = [
+        (
+            f"{inp['run']['path']}{against}, on the {n} topics judged in {inp['qrels']['path']} "
+            "(a topic without results scores 0)."
+        )
+    ]
     if inp["baseline"]:
         test = TEST_NAMES[o["test"]]
         if o["test"] == "randomization":
             test += f" ({o['permutations']} permutations, seed {o['seed']})"
-        rule = (f"a drop beyond its tolerance fails only if p < {o['alpha']:g}" if o["alpha"] is not None
-                else "a drop beyond its tolerance fails (no --alpha)")
+        rule = (
+            f"a drop beyond its tolerance fails only if p < {o['alpha']:g}"
+            if o["alpha"] is not None
+            else "a drop beyond its tolerance fails (no --alpha)"
+        )
         notes.append(f"p: one-sided {test}, candidate worse than baseline; {rule}.")
     checked = {c["measure"] for c in report["checks"]}
     for m in report["measures"]:
         if m["measure"] not in checked:
-            base = (f" (baseline {fmt_value(m['baseline'])}, {fmt_value(m['diff'], '+.4f')})"
-                    if m["baseline"] is not None else "")
+            base = (
+                f" (baseline {fmt_value(m['baseline'])}, {fmt_value(m['diff'], '+.4f')})"
+                if m["baseline"] is not None
+                else ""
+            )
             notes.append(f"{m['measure']}: {fmt_value(m['value'])}{base}")
     for src in (inp["run"], inp["baseline"]):
         if src and src["missing_topics"]:
@@ -527,8 +580,9 @@ def _notes(report: dict[str, Any]) -> list[str]:
             notes.append(f"{src['path']} has no results for {len(miss)} of {n} topics (scored 0): {shown}")
         if src and src["unjudged_topics"]:
             k = src["unjudged_topics"]
-            notes.append(f"{src['path']} has {k} topic{'s' if k != 1 else ''} not judged in {inp['qrels']['path']} "
-                         "(ignored)")
+            notes.append(
+                f"{src['path']} has {k} topic{'s' if k != 1 else ''} not judged in {inp['qrels']['path']} (ignored)"
+            )
     return notes
 
 
@@ -540,8 +594,16 @@ def format_table(report: dict[str, Any]) -> bytes:
 def format_rich(report: dict[str, Any], width: int | None = None) -> bytes:
     """The table for a terminal: the check names and reasons wrap at spaces to fit its width."""
     styles = ["red" if c["verdict"] == "fail" else None for c in report["checks"]]
-    return rich_table(f"ireval gate: {_headline(report)}", HEADERS, _rows(report), RIGHT, styles, _notes(report),
-                      fold=(0, 6), width=width)
+    return rich_table(
+        f"ireval gate: {_headline(report)}",
+        HEADERS,
+        _rows(report),
+        RIGHT,
+        styles,
+        _notes(report),
+        fold=(0, 6),
+        width=width,
+    )
 
 
 def format_markdown(report: dict[str, Any]) -> bytes:
@@ -592,8 +654,10 @@ def format_junit(report: dict[str, Any]) -> bytes:
             ET.SubElement(props, "property", name=f"{what}.sha256", value=src["sha256"])
     for c in report["checks"]:
         case = ET.SubElement(suite, "testcase", classname=f"ireval.gate.{c['kind']}", name=xml_text(c["name"]))
-        detail = (f"value {fmt_value(c['value'])}, baseline {fmt_value(c['baseline'])}, "
-                  f"diff {fmt_value(c['diff'], '+.4f')}, p {fmt_p(c['p_value'])}: {c['reason']}")
+        detail = (
+            f"value {fmt_value(c['value'])}, baseline {fmt_value(c['baseline'])}, "
+            f"diff {fmt_value(c['diff'], '+.4f')}, p {fmt_p(c['p_value'])}: {c['reason']}"
+        )
         if c["verdict"] == "fail":
             failure = ET.SubElement(case, "failure", message=xml_text(c["reason"]), type="GateCheckFailed")
             failure.text = xml_text(detail)
@@ -635,43 +699,102 @@ or baseline sharing no topic with QRELS).
 """
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
-               epilog=GATE_EPILOG)
+@click.command(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100}, epilog=GATE_EPILOG)
 @click.argument("files", metavar="[QRELS] RUN", nargs=-1)
 @click.option("--baseline", metavar="RUN", help="Run to compare with (needed by --max-drop and --max-drop-rel).")
-@click.option("--min", "floors", multiple=True, metavar="MEASURE=VALUE",
-              help="Fail if the run's mean is below VALUE (repeatable).")
-@click.option("--max-drop", "max_drop", multiple=True, metavar="MEASURE=DELTA",
-              help="Fail if the run falls more than DELTA below the baseline (repeatable).")
-@click.option("--max-drop-rel", "max_drop_rel", multiple=True, metavar="MEASURE=FRACTION",
-              help="Fail if the run falls more than FRACTION (0.02 or 2%; above 1 only with %) of the baseline's mean "
-                   "below it.")
-@click.option("-m", "--measure", "measures", multiple=True, metavar="NAME[.PARAMS]",
-              help="Also report this measure, without a check (repeatable).")
-@click.option("--alpha", type=Decimal(), default=None, callback=_probability,
-              help="A drop beyond its tolerance must also be significant at this level (one-sided paired test); "
-                   "one whose p-value cannot be computed fails.")
+@click.option(
+    "--min",
+    "floors",
+    multiple=True,
+    metavar="MEASURE=VALUE",
+    help="Fail if the run's mean is below VALUE (repeatable).",
+)
+@click.option(
+    "--max-drop",
+    "max_drop",
+    multiple=True,
+    metavar="MEASURE=DELTA",
+    help="Fail if the run falls more than DELTA below the baseline (repeatable).",
+)
+@click.option(
+    "--max-drop-rel",
+    "max_drop_rel",
+    multiple=True,
+    metavar="MEASURE=FRACTION",
+    help="Fail if the run falls more than FRACTION (0.02 or 2%; above 1 only with %) of the baseline's mean below it.",
+)
+@click.option(
+    "-m",
+    "--measure",
+    "measures",
+    multiple=True,
+    metavar="NAME[.PARAMS]",
+    help="Also report this measure, without a check (repeatable).",
+)
+@click.option(
+    "--alpha",
+    type=Decimal(),
+    default=None,
+    callback=_probability,
+    help="A drop beyond its tolerance must also be significant at this level (one-sided paired test); "
+    "one whose p-value cannot be computed fails.",
+)
 @click.option("--test", type=click.Choice(TESTS), default=None, help="Paired test for --alpha [default: t].")
-@click.option("--permutations", type=Integer(min=1), default=None, metavar="N",
-              help="Random sign flips for --test randomization [default: 10000].")
-@click.option("--seed", type=Integer(min=0), default=None, metavar="N",
-              help="Seed of the randomization test [default: 0].")
-@click.option("-l", "--level_for_rel", "rel_level", type=Integer(), default=None, metavar="N",
-              help="Relevant means a judgement >= N, an integer [default: 1].")
+@click.option(
+    "--permutations",
+    type=Integer(min=1),
+    default=None,
+    metavar="N",
+    help="Random sign flips for --test randomization [default: 10000].",
+)
+@click.option(
+    "--seed", type=Integer(min=0), default=None, metavar="N", help="Seed of the randomization test [default: 0]."
+)
+@click.option(
+    "-l",
+    "--level_for_rel",
+    "rel_level",
+    type=Integer(),
+    default=None,
+    metavar="N",
+    help="Relevant means a judgement >= N, an integer [default: 1].",
+)
 @ties_option(None, "; default docno, or 'ties' in --config")
-@click.option("--config", metavar="FILE",
-              help="TOML file with qrels, run, baseline, measures, [min], [max_drop], [max_drop_rel], test, alpha; "
-                   "command-line options override it.")
-@click.option("--format", "fmt", type=click.Choice(GATE_FORMATS), default=None,
-              help="Report format (table: rich on a terminal, plain text otherwise) [default: table, or the one "
-                   "the --output name says].")
+@click.option(
+    "--config",
+    metavar="FILE",
+    help="TOML file with qrels, run, baseline, measures, [min], [max_drop], [max_drop_rel], test, alpha; "
+    "command-line options override it.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(GATE_FORMATS),
+    default=None,
+    help="Report format (table: rich on a terminal, plain text otherwise) [default: table, or the one "
+    "the --output name says].",
+)
 @click.option("--output", metavar="PATH", help="Write the report to PATH atomically (default: stdout).")
 @no_short_output_option("ireval gate")
 @click.option("--debug", is_flag=True, help="Show a traceback for errors.")
-def gate_command(files: tuple[str, ...], baseline: str | None, floors: tuple[str, ...], max_drop: tuple[str, ...],
-                 max_drop_rel: tuple[str, ...], measures: tuple[str, ...], alpha: float | None, test: str | None,
-                 permutations: int | None, seed: int | None, rel_level: int | None, config: str | None, fmt: str | None,
-                 output: str | None, debug: bool, ties: str | None = None) -> None:
+def gate_command(
+    files: tuple[str, ...],
+    baseline: str | None,
+    floors: tuple[str, ...],
+    max_drop: tuple[str, ...],
+    max_drop_rel: tuple[str, ...],
+    measures: tuple[str, ...],
+    alpha: float | None,
+    test: str | None,
+    permutations: int | None,
+    seed: int | None,
+    rel_level: int | None,
+    config: str | None,
+    fmt: str | None,
+    output: str | None,
+    debug: bool,
+    ties: str | None = None,
+) -> None:
     """Check RUN against quality floors and a baseline; exit 1 if a check fails.
 
     Every judged topic of QRELS counts: a topic the run has no results for scores 0.
@@ -682,9 +805,21 @@ def gate_command(files: tuple[str, ...], baseline: str | None, floors: tuple[str
     if not is_stdout(output):  # refused before any work, not after it
         check_output_path(output)  # type: ignore[arg-type]
         check_not_input(output, [*files, baseline, config])
-    spec = build_spec(files, baseline=baseline, floors=floors, max_drop=max_drop, max_drop_rel=max_drop_rel,
-                      measures=measures, alpha=alpha, test=test, seed=seed, permutations=permutations,
-                      rel_level=rel_level, config=config, ties=ties)
+    spec = build_spec(
+        files,
+        baseline=baseline,
+        floors=floors,
+        max_drop=max_drop,
+        max_drop_rel=max_drop_rel,
+        measures=measures,
+        alpha=alpha,
+        test=test,
+        seed=seed,
+        permutations=permutations,
+        rel_level=rel_level,
+        config=config,
+        ties=ties,
+    )
     report = run_gate(spec)
     terminal = output in (None, "-") and stdout_is_terminal()
     write_output(format_gate(report, fmt, terminal=terminal), output, fmt)

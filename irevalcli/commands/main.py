@@ -28,15 +28,13 @@ import click
 from ..errors import IrevalError, OutputError, UsageError
 from ..output.files import TERMINATING_SIGNALS, silence_broken_pipe, write_output
 from ..version import VERSION as __version__
+from .dispatch import SUBCOMMANDS, load_subcommand
 from .options import Choice, CLong, input_format_options, ties_option
 
 EXIT_OK = 0
 EXIT_GATE_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
-
-
-from .dispatch import SUBCOMMANDS, load_subcommand
 
 
 def _complete_first(ctx: Any, param: Any, incomplete: str) -> list[Any]:
@@ -91,8 +89,6 @@ file and line); 1 is reserved for a failed quality gate; 3 internal error.
 """
 
 
-
-
 @click.command(
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     epilog=HELP_EPILOG,
@@ -102,50 +98,137 @@ file and line); 1 is reserved for a failed quality gate; 3 internal error.
 @click.argument("run", metavar="RUN", shell_complete=_complete_path)
 @click.argument("more_runs", metavar="[RUN]...", nargs=-1, shell_complete=_complete_path)
 @click.option("-q", "--query_eval_wanted", "per_query", count=True, help="Also print a value per topic.")
-@click.option("-m", "--measure", "measures", multiple=True, metavar="NAME[.PARAMS]", shell_complete=_complete_measure,
-              help="Measure or nickname to compute (repeatable; default: official).")
-@click.option("-c", "--complete_rel_info_wanted", "complete", count=True,
-              help="Score every judged topic; a topic with no results scores 0 and counts in the averages.")
-@click.option("-l", "--level_for_rel", "rel_level", type=CLong(), default=1, metavar="N",
-              help="Relevant means a judgement >= N (default 1).")
+@click.option(
+    "-m",
+    "--measure",
+    "measures",
+    multiple=True,
+    metavar="NAME[.PARAMS]",
+    shell_complete=_complete_measure,
+    help="Measure or nickname to compute (repeatable; default: official).",
+)
+@click.option(
+    "-c",
+    "--complete_rel_info_wanted",
+    "complete",
+    count=True,
+    help="Score every judged topic; a topic with no results scores 0 and counts in the averages.",
+)
+@click.option(
+    "-l",
+    "--level_for_rel",
+    "rel_level",
+    type=CLong(),
+    default=1,
+    metavar="N",
+    help="Relevant means a judgement >= N (default 1).",
+)
 @click.option("-n", "--nosummary", "nosummary", count=True, help="Print no summary (all) lines.")
-@click.option("-D", "--Debug_level", "debug_level", metavar="N[.QID]",
-              help="Evaluate only topic QID (the debug level N is ignored).")
-@click.option("-J", "--Judged_docs_only", "judged_only", count=True,
-              help="Drop unjudged documents from the ranking before scoring.")
-@click.option("-N", "--Number_docs_in_coll", "num_docs", type=CLong(), default=0, metavar="N",
-              help="Collection size, used by utility (default 0).")
-@click.option("-M", "--Max_retrieved_per_topic", "max_docs", type=CLong(), default=None, metavar="N",
-              help="Keep only the top N documents of each topic.")
-@click.option("-R", "--Rel_info_format", "rel_format", default="qrels", metavar="FORMAT",
-              help="Judgement file format: qrels (default), qrels_jg, prefs, qrels_prefs.")
-@click.option("-T", "--Results_format", "results_format", default="trec_results", metavar="FORMAT",
-              help="Run file format (trec_results).")
-@click.option("-Z", "--Zscore", "zscore_file", metavar="FILE",
-              help="Print z-scores (v - mean) / stddev using FILE's 'qid measure mean stddev' lines.")
+@click.option(
+    "-D",
+    "--Debug_level",
+    "debug_level",
+    metavar="N[.QID]",
+    help="Evaluate only topic QID (the debug level N is ignored).",
+)
+@click.option(
+    "-J",
+    "--Judged_docs_only",
+    "judged_only",
+    count=True,
+    help="Drop unjudged documents from the ranking before scoring.",
+)
+@click.option(
+    "-N",
+    "--Number_docs_in_coll",
+    "num_docs",
+    type=CLong(),
+    default=0,
+    metavar="N",
+    help="Collection size, used by utility (default 0).",
+)
+@click.option(
+    "-M",
+    "--Max_retrieved_per_topic",
+    "max_docs",
+    type=CLong(),
+    default=None,
+    metavar="N",
+    help="Keep only the top N documents of each topic.",
+)
+@click.option(
+    "-R",
+    "--Rel_info_format",
+    "rel_format",
+    default="qrels",
+    metavar="FORMAT",
+    help="Judgement file format: qrels (default), qrels_jg, prefs, qrels_prefs.",
+)
+@click.option(
+    "-T",
+    "--Results_format",
+    "results_format",
+    default="trec_results",
+    metavar="FORMAT",
+    help="Run file format (trec_results).",
+)
+@click.option(
+    "-Z",
+    "--Zscore",
+    "zscore_file",
+    metavar="FILE",
+    help="Print z-scores (v - mean) / stddev using FILE's 'qid measure mean stddev' lines.",
+)
 @click.option("-o", "--Output_old_results_format", "old_format", count=True, hidden=True)
-@click.option("--subtopics", "subtopics", metavar="FILE",
-              help="Subtopic judgements 'qid subtopic docno rel' (as ndeval reads them) for the diversity "
-                   "measures (alpha_ndcg_cut, err_ia_cut, nrbp, map_ia, ...).")
-@click.option("--compat", type=click.Choice(["10.0", "9.0.8"]), default="10.0", show_default=True,
-              help="trec_eval version to reproduce; 9.0.8 is the one inside pytrec_eval and Anserini.")
+@click.option(
+    "--subtopics",
+    "subtopics",
+    metavar="FILE",
+    help="Subtopic judgements 'qid subtopic docno rel' (as ndeval reads them) for the diversity "
+    "measures (alpha_ndcg_cut, err_ia_cut, nrbp, map_ia, ...).",
+)
+@click.option(
+    "--compat",
+    type=click.Choice(["10.0", "9.0.8"]),
+    default="10.0",
+    show_default=True,
+    help="trec_eval version to reproduce; 9.0.8 is the one inside pytrec_eval and Anserini.",
+)
 @ties_option()
 @click.option("-v", "--version", "show_version", is_flag=True, help="Print the version and exit.")
-@click.option("--stream/--no-stream", "stream", default=None,
-              help="Evaluate the run topic by topic in bounded memory (default: for run files of 32 MiB or more, compressed runs "
-                   "and standard input; a run not grouped by topic is then read whole).")
-@click.option("--format", "fmt", type=Choice(["trec", "json", "parquet", "csv", "markdown", "latex", "table"]),
-              default=None,
-              help="Output format: trec_eval's text (default), json, parquet, or a results table (runs as rows, "
-                   "measures as columns): csv, markdown, latex (best value in bold), table (for people). "
-                   "Without --format, the --output name's extension decides (.json .parquet .csv .md .tex).")
-@click.option("--places", type=click.IntRange(0, 17), default=None, metavar="N",
-              help="Decimal places in csv, markdown, latex and table output (default: 4; csv: full precision).")
+@click.option(
+    "--stream/--no-stream",
+    "stream",
+    default=None,
+    help="Evaluate the run topic by topic in bounded memory (default: for run files of 32 MiB or more, compressed runs "
+    "and standard input; a run not grouped by topic is then read whole).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=Choice(["trec", "json", "parquet", "csv", "markdown", "latex", "table"]),
+    default=None,
+    help="Output format: trec_eval's text (default), json, parquet, or a results table (runs as rows, "
+    "measures as columns): csv, markdown, latex (best value in bold), table (for people). "
+    "Without --format, the --output name's extension decides (.json .parquet .csv .md .tex).",
+)
+@click.option(
+    "--places",
+    type=click.IntRange(0, 17),
+    default=None,
+    metavar="N",
+    help="Decimal places in csv, markdown, latex and table output (default: 4; csv: full precision).",
+)
 @input_format_options
-@click.option("--progress/--no-progress", "progress", default=None,
-              help="Progress display on stderr (only ever on a terminal; default: for inputs of 64 MiB or more).")
-@click.option("--output", metavar="PATH",
-              help="Write the output to PATH atomically (default: stdout); never over an input file.")
+@click.option(
+    "--progress/--no-progress",
+    "progress",
+    default=None,
+    help="Progress display on stderr (only ever on a terminal; default: for inputs of 64 MiB or more).",
+)
+@click.option(
+    "--output", metavar="PATH", help="Write the output to PATH atomically (default: stdout); never over an input file."
+)
 @click.option("--debug", is_flag=True, help="Show a traceback for errors.")
 def eval_command(**kw: Any) -> None:
     """Evaluate TREC runs against relevance judgements, as trec_eval 10.0 does.
@@ -209,8 +292,10 @@ def run_eval(
     if qrels == "-":
         raise UsageError("QRELS cannot be read from standard input; only RUN can be '-'")
     if places is not None and fmt not in TABLE_FORMATS:
-        raise UsageError(f"--places applies to csv, markdown, latex and table output, not {fmt} "
-                         "(trec prints trec_eval's 4 places; json and parquet keep full precision)")
+        raise UsageError(
+            f"--places applies to csv, markdown, latex and table output, not {fmt} "
+            "(trec prints trec_eval's 4 places; json and parquet keep full precision)"
+        )
     cmap = parse_column_map(columns)
     if ties != "docno" and rel_format != "qrels":
         raise UsageError(f"--ties {ties} applies to -R qrels judgements, not -R {rel_format}")
@@ -227,8 +312,10 @@ def run_eval(
         merged, repeated = merge_repeated_cutoffs(measures)
         if fmt == "trec":  # trec_eval's bytes: the first parameters only, and a note
             for kept, ignored, spec in repeated:
-                _say(f"ireval: note: -m {ignored} ignored: trec_eval keeps the first parameters given "
-                     f"for a measure (-m {kept}); write -m {spec}")
+                _say(
+                    f"ireval: note: -m {ignored} ignored: trec_eval keeps the first parameters given "
+                    f"for a measure (-m {kept}); write -m {spec}"
+                )
         else:
             measures = tuple(merged)
 
@@ -250,7 +337,11 @@ def run_eval(
         for i, path in enumerate(run_paths):
             label = path if len(run_paths) == 1 else f"run {i + 1}/{len(run_paths)} {path}"
             the_run: Any = path
-            if only_query is not None or run_format != "auto" or not (should_stream(path, stream) and (path == "-" or streamable(path))):
+            if (
+                only_query is not None
+                or run_format != "auto"
+                or not (should_stream(path, stream) and (path == "-" or streamable(path)))
+            ):
                 with prog.reading(f"reading {label}", path) as advance:
                     the_run = read_run_file(path, fmt=run_format, columns=cmap, progress=advance)
             with prog.step(f"evaluating {label}"):
@@ -312,8 +403,9 @@ def run_eval(
     if fmt == "trec" and len(results) == 1:  # in pieces: a large -q output is never held whole
         data = format_trec_pieces(first.results, per_query=bool(per_query), summary=not nosummary)
     else:
-        data = format_runs(fmt, results, per_query=bool(per_query), summary=not nosummary, meta=meta,
-                           places=places, terminal=terminal)
+        data = format_runs(
+            fmt, results, per_query=bool(per_query), summary=not nosummary, meta=meta, places=places, terminal=terminal
+        )
     write_output(data, output, fmt, inputs=inputs)
 
 
@@ -323,8 +415,10 @@ def _one_line(msg: str) -> str:
 
 # Characters shown escaped in messages: controls (an ESC could restyle the terminal),
 # and invisible or direction-changing marks (a BOM, zero-width spaces, bidi overrides).
-_INVISIBLE = frozenset("\u00ad\u061c\u180e\u200b\u200c\u200d\u200e\u200f\u2028\u2029"
-                       "\u202a\u202b\u202c\u202d\u202e\u2060\u2066\u2067\u2068\u2069\ufeff")
+_INVISIBLE = frozenset(
+    "\u00ad\u061c\u180e\u200b\u200c\u200d\u200e\u200f\u2028\u2029"
+    "\u202a\u202b\u202c\u202d\u202e\u2060\u2066\u2067\u2068\u2069\ufeff"
+)
 
 
 def _printable(msg: str) -> str:
@@ -383,8 +477,12 @@ def _trec_spellings(meas: Any) -> list[str]:
     """How -m reaches the measure in trec_eval's syntax: NAME, NAME.PARAMS and the label form."""
     if meas.params == "none":
         return [meas.name]
-    many, one = {"long_cutoffs": ("k1,k2", "k"), "double_cutoffs": ("x1,x2", "x"), "double_params": ("a,b", "a,b"),
-                 "pairs": ("key=value,...", "key=value")}[meas.params]
+    many, one = {
+        "long_cutoffs": ("k1,k2", "k"),
+        "double_cutoffs": ("x1,x2", "x"),
+        "double_params": ("a,b", "a,b"),
+        "pairs": ("key=value,...", "key=value"),
+    }[meas.params]
     return [meas.name, f"{meas.name}.{many}", f"{meas.name}_{one}"]
 
 
@@ -396,7 +494,9 @@ def measure_spellings(meas: Any) -> dict[str, list[str]]:
     for fam in FAMILIES.values():
         if meas.name in fam.roots:
             out.setdefault(fam.style, []).append(_family_form(fam))
-    return {lib: out[lib] for lib in sorted(out, key=lambda s: LIBRARIES.index(s) if s in LIBRARIES else len(LIBRARIES))}
+    return {
+        lib: out[lib] for lib in sorted(out, key=lambda s: LIBRARIES.index(s) if s in LIBRARIES else len(LIBRARIES))
+    }
 
 
 def _family_form(fam: Any) -> str:
@@ -447,9 +547,16 @@ def measures_reference(fmt: str) -> str:
     registry = load()
     measures = [measure_info(m) for m in registry.values()]
     families: list[dict[str, Any]] = [
-        {"spelling": _family_form(f), "name": f.name, "library": f.style, "also_spelled": list(f.synonyms),
-         "maps_to": list(f.roots), "arguments": list(f.args), "cutoff": f.cutoff if f.style != "ranx" else "optional",
-         "definition": f.definition}
+        {
+            "spelling": _family_form(f),
+            "name": f.name,
+            "library": f.style,
+            "also_spelled": list(f.synonyms),
+            "maps_to": list(f.roots),
+            "arguments": list(f.args),
+            "cutoff": f.cutoff if f.style != "ranx" else "optional",
+            "definition": f.definition,
+        }
         for f in FAMILIES.values()
     ]
     if fmt == "json":
@@ -485,12 +592,19 @@ def measures_reference(fmt: str) -> str:
         if info["citation"]:
             out.append(f"- reference: {info['citation']}")
         out.append("")
-    out += ["## Friendly spellings", "",
-            "ranx spellings take `@k` (optional) and `-lN` (relevance level N); `rbp.NN` is persistence 0.NN.", "",
-            "| Spelling | Library | Also spelled | Maps to | Definition |", "|---|---|---|---|---|"]
+    out += [
+        "## Friendly spellings",
+        "",
+        "ranx spellings take `@k` (optional) and `-lN` (relevance level N); `rbp.NN` is persistence 0.NN.",
+        "",
+        "| Spelling | Library | Also spelled | Maps to | Definition |",
+        "|---|---|---|---|---|",
+    ]
     for f in families:
-        out.append(f"| `{cell(f['spelling'])}` | {f['library']} | {code(f['also_spelled'])} | "
-                   f"{code(f['maps_to'])} | {cell(f['definition'])} |")
+        out.append(
+            f"| `{cell(f['spelling'])}` | {f['library']} | {code(f['also_spelled'])} | "
+            f"{code(f['maps_to'])} | {cell(f['definition'])} |"
+        )
     out += ["", "## Nicknames", "", "| Nickname | Measures |", "|---|---|"]
     for nick, members in NICKNAMES.items():
         out.append(f"| `{nick}` | {' '.join(members)} |")
@@ -499,8 +613,14 @@ def measures_reference(fmt: str) -> str:
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("name", required=False)
-@click.option("--format", "fmt", type=Choice(["text", "markdown", "json"]), default="text", show_default=True,
-              help="text: a listing (or NAME described); markdown, json: the full reference (docs/measures.md).")
+@click.option(
+    "--format",
+    "fmt",
+    type=Choice(["text", "markdown", "json"]),
+    default="text",
+    show_default=True,
+    help="text: a listing (or NAME described); markdown, json: the full reference (docs/measures.md).",
+)
 def measures_command(name: str | None, fmt: str = "text") -> None:
     """List every measure (or describe NAME): parameters, defaults, definition, reference."""
     from ..measures.aliases import FAMILIES, describe
@@ -633,8 +753,9 @@ class _ClosedStream:
         if self.name == "input":
             from ..errors import InputError
 
-            raise InputError("<stdin>",
-                             "cannot read standard input: it is closed (give the run as a file or pipe it in)")
+            raise InputError(
+                "<stdin>", "cannot read standard input: it is closed (give the run as a file or pipe it in)"
+            )
         raise OSError(errno.EBADF, "it is closed")
 
 
@@ -823,8 +944,10 @@ def _check_o_slip(args: list[str]) -> None:
         named_like_output = os.path.splitext(word)[1].lower() in _OUTPUT_LIKE
         missing = word != "-" and not os.path.lexists(word)
         if (missing and (len(positional) >= 3 or named_like_output)) or (named_like_output and index >= 2):
-            raise UsageError(f"-o {word}: -o is trec_eval's ignored flag (old output format) and takes no value, "
-                             f"so {word} would be read as an input; to write the output to a file use --output {word}")
+            raise UsageError(
+                f"-o {word}: -o is trec_eval's ignored flag (old output format) and takes no value, "
+                f"so {word} would be read as an input; to write the output to a file use --output {word}"
+            )
 
 
 def _main(args: list[str], debug: bool) -> int:
@@ -899,8 +1022,10 @@ def _internal(exc: BaseException, debug: bool) -> int:
         import traceback
 
         traceback.print_exc()
-    _say(f"ireval: internal error: {type(exc).__name__}: {_printable(_one_line(str(exc)))} "
-         "(please report it; --debug shows the traceback)")
+    _say(
+        f"ireval: internal error: {type(exc).__name__}: {_printable(_one_line(str(exc)))} "
+        "(please report it; --debug shows the traceback)"
+    )
     return EXIT_INTERNAL
 
 
@@ -921,8 +1046,6 @@ def _flush_stdout() -> None:
     except OSError as exc:
         silence_broken_pipe()
         raise OutputError(f"cannot write to standard output: {exc.strerror or exc}") from None
-
-
 
 
 def entry() -> None:

@@ -76,7 +76,7 @@ class Choice(click.Choice):
 
             close = difflib.get_close_matches(str(value), [str(c) for c in self.choices], n=1, cutoff=0.6)
             if close:
-                exc.message = f"{exc.message.rstrip('.')} (did you mean '{close[0]}'?)"
+                exc.message = f"{exc.message.rstrip('.')} (did you mean '{close[0]}'?)"  # type: ignore[misc]
             raise
 
 
@@ -96,14 +96,31 @@ def input_format_options(f: F) -> F:
     """--run-format, --qrels-format and --column (tabular inputs)."""
     for opt in reversed(
         [
-            click.option("--run-format", "run_format", type=Choice(RUN_FORMATS), default="auto", show_default=True,
-                         help="Run file format; auto detects all but msmarco ('qid docno rank', scored by rank)."),
-            click.option("--qrels-format", "qrels_format", type=Choice(QRELS_FORMATS), default="auto",
-                         show_default=True, help="Judgement file format (auto detects it)."),
-            click.option("--column", "columns", multiple=True, metavar="ROLE=NAME",
-                         help="Column holding qid, docno, score, rel or runid in TSV/CSV/JSON Lines/Parquet input "
-                              "(repeatable, e.g. --column qid=query_id); rank=NAME ranks a run without "
-                              "scores by that column (score = -rank)."),
+            click.option(
+                "--run-format",
+                "run_format",
+                type=Choice(RUN_FORMATS),
+                default="auto",
+                show_default=True,
+                help="Run file format; auto detects all but msmarco ('qid docno rank', scored by rank).",
+            ),
+            click.option(
+                "--qrels-format",
+                "qrels_format",
+                type=Choice(QRELS_FORMATS),
+                default="auto",
+                show_default=True,
+                help="Judgement file format (auto detects it).",
+            ),
+            click.option(
+                "--column",
+                "columns",
+                multiple=True,
+                metavar="ROLE=NAME",
+                help="Column holding qid, docno, score, rel or runid in TSV/CSV/JSON Lines/Parquet input "
+                "(repeatable, e.g. --column qid=query_id); rank=NAME ranks a run without "
+                "scores by that column (score = -rank).",
+            ),
         ]
     ):
         f = opt(f)
@@ -127,11 +144,15 @@ def _keep_ranks(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
 def ties_option(default: str | None = "docno", extra: str = "") -> F:
     """--ties: how documents with equal scores are ordered within a topic."""
     return click.option(
-        "--ties", "ties", type=Choice(TIES), default=default, show_default=default is not None,
+        "--ties",
+        "ties",
+        type=Choice(TIES),
+        default=default,
+        show_default=default is not None,
         callback=_keep_ranks,
         help="Order of documents with equal scores: docno (descending, trec_eval's rule), input "
-             "(their order in the run file, as ranx and TF-Ranking) or rank (order by the run's rank "
-             f"column, ascending, instead of the score; equal ranks by score, then docno){extra}.",
+        "(their order in the run file, as ranx and TF-Ranking) or rank (order by the run's rank "
+        f"column, ascending, instead of the score; equal ranks by score, then docno){extra}.",
     )
 
 

@@ -82,8 +82,9 @@ def _plot_format(output: str, fmt: str | None) -> str:
     if chosen:
         return chosen
     if is_stdout(output):
-        raise UsageError(f"--output {output}: standard output has no name to tell the image format from; "
-                         "give --format png|svg")
+        raise UsageError(
+            f"--output {output}: standard output has no name to tell the image format from; give --format png|svg"
+        )
     raise UsageError(
         f"--output {output}: cannot tell the image format from the name; end it in .png or .svg "
         "or give --format png|svg"
@@ -222,7 +223,13 @@ def _label(text: str) -> str:
 
 
 def topic_diffs(
-    qrels: Any, run_a: Any, run_b: Any, measure: str, *, complete: bool = False, rel_level: int = 1,
+    qrels: Any,
+    run_a: Any,
+    run_b: Any,
+    measure: str,
+    *,
+    complete: bool = False,
+    rel_level: int = 1,
     ties: str = "docno",
 ) -> tuple[str, list[str], list[float]]:
     """(label, topics, b - a) sorted by difference descending (ties by topic)."""

@@ -189,8 +189,10 @@ def counts_text(pool: Pool, depth: int) -> str:
     from ..output.cells import one_line_cell
 
     # names are data: a control character in a path or runid is spelt out, never sent to the terminal
-    rows = [(one_line_cell(c.path), one_line_cell(c.runid), str(c.topics), str(c.pooled), str(c.unique),
-             str(c.judged)) for c in pool.runs]
+    rows = [
+        (one_line_cell(c.path), one_line_cell(c.runid), str(c.topics), str(c.pooled), str(c.unique), str(c.judged))
+        for c in pool.runs
+    ]
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
 
     def line(r: Sequence[str]) -> str:
@@ -258,10 +260,15 @@ judged = its top documents left out because --qrels judges them.
     metavar="TEXT",
     help="What the fourth column holds until an assessor fills it in.",
 )
-@click.option("--output", metavar="PATH",
-              help="Write the pool to PATH atomically (default: stdout); never over an input.")
-@click.option("--counts", "counts_path", metavar="PATH",
-              help="Also write the per-run counts to PATH as CSV (written with the pool, only if all succeeds).")
+@click.option(
+    "--output", metavar="PATH", help="Write the pool to PATH atomically (default: stdout); never over an input."
+)
+@click.option(
+    "--counts",
+    "counts_path",
+    metavar="PATH",
+    help="Also write the per-run counts to PATH as CSV (written with the pool, only if all succeeds).",
+)
 @input_format_options
 @ties_option()
 @click.option("--quiet", is_flag=True, help="Do not print the per-run counts on stderr.")
@@ -290,8 +297,10 @@ def pool_command(
     if not label or any(ch.isspace() for ch in label):
         raise UsageError(f"--label '{label}': must be one word")
     if counts_path is not None and is_stdout(counts_path) and is_stdout(output):
-        raise UsageError(f"--counts {counts_path}: standard output carries the pool; give --output PATH for it "
-                         "or a file name for --counts")
+        raise UsageError(
+            f"--counts {counts_path}: standard output carries the pool; give --output PATH for it "
+            "or a file name for --counts"
+        )
     cmap = parse_column_map(columns)
     paths = expand_runs(runs)
     inputs = [*paths, qrels]
@@ -303,9 +312,14 @@ def pool_command(
     pool = build_pool([read_run_file(p, fmt=run_format, columns=cmap) for p in paths], depth, q, ties)
     data = pool_bytes(pool, label)
     # every file only once everything is made (a failure above writes nothing), each atomically
-    files = [(path, content, option) for path, content, option in
-             ((output, data, "--output"), (counts_path, counts_csv(pool) if counts_path else b"", "--counts"))
-             if path is not None and not is_stdout(path)]
+    files = [
+        (path, content, option)
+        for path, content, option in (
+            (output, data, "--output"),
+            (counts_path, counts_csv(pool) if counts_path else b"", "--counts"),
+        )
+        if path is not None and not is_stdout(path)
+    ]
     write_files(files, inputs=inputs)
     if is_stdout(output):
         write_stdout(data)

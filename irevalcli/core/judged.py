@@ -200,8 +200,13 @@ def build_jg_table(j: Judgements, run: Run, opts: EvalOptions) -> JgTable:
 
     ``-l``, ``-M``, ``-J``, ``-c`` and ``-D`` apply; ``-N``, ``--compat`` and ``--ties`` do not.
     """
-    opts = EvalOptions(rel_level=opts.rel_level, max_docs=opts.max_docs, judged_only=opts.judged_only,
-                       complete=opts.complete, only_query=opts.only_query)
+    opts = EvalOptions(
+        rel_level=opts.rel_level,
+        max_docs=opts.max_docs,
+        judged_only=opts.judged_only,
+        complete=opts.complete,
+        only_query=opts.only_query,
+    )
     _check_jg_duplicates(j)
     ranked = _rank(j, run, opts, docno_ascending=False)
     ndoc = max(len(ranked.doc_dict), 1)
@@ -794,5 +799,3 @@ def build_prefs_table(j: Judgements, run: Run, opts: EvalOptions) -> PrefsTable:
         rc_poss_ret=acc.rc["poss_ret"],
         **_pair_stats(acc, lines.g_topic, njr, multi_topic),
     )
-
-

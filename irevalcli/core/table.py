@@ -607,9 +607,7 @@ def build_table(
         rline = np.concatenate((rline, np.zeros(len(mt), dtype=np.int64)))
         if rrank is not None:
             rrank = np.concatenate((rrank, np.ones(len(mt), dtype=np.int64)))
-        run_docno = pa.concat_arrays(
-            [run_docno.cast(pa.large_binary()), binary_array([PLACEHOLDER_DOCNO] * len(mt))]
-        )
+        run_docno = pa.concat_arrays([run_docno.cast(pa.large_binary()), binary_array([PLACEHOLDER_DOCNO] * len(mt))])
     q_dcode, r_dcode, ndoc, docnos = _doc_codes(qrels.docno, run_docno, doc_dict, nq)
 
     # ---- judgements of evaluated topics, with duplicate check

@@ -230,7 +230,9 @@ def summarize(
                 summary = s / denom if denom != 0 else s
         if meas.kind == "int" and zscores is None:
             summary = int(summary)
-        columns.append(Column(label, meas.name, meas.kind, v if meas.per_query else None, summary if meas.summary else None))
+        columns.append(
+            Column(label, meas.name, meas.kind, v if meas.per_query else None, summary if meas.summary else None)
+        )
     return Results(qids=qids, columns=columns, num_q=int(denom), runid=runid, zscore=zscores is not None, compat=compat)
 
 

@@ -79,8 +79,8 @@ class _HashingReader(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def _read(self, b) -> int:  # type: ignore[no-untyped-def]
-        n = self.fh.readinto(b)
+    def _read(self, b: Any) -> int:
+        n = self.fh.readinto(b)  # type: ignore[attr-defined]
         if n:
             if self.enabled:
                 self.sha.update(memoryview(b)[:n])
@@ -106,7 +106,7 @@ class _HashingReader(io.RawIOBase):
         self.ahead = bytes(buf[:got])
         return self.ahead
 
-    def readinto(self, b) -> int:  # type: ignore[no-untyped-def]
+    def readinto(self, b: Any) -> int:
         if self.ahead:
             n = min(len(b), len(self.ahead))
             b[:n] = self.ahead[:n]
@@ -144,7 +144,7 @@ class ChunkReader:
     def _open(self) -> tuple[IO[bytes], IO[bytes] | None]:
         """The raw input and, for standard input, the spool."""
         if not self.is_stdin:
-            return open(self.path, "rb"), None  # noqa: SIM115  closed by chunks()
+            return open(self.path, "rb"), None
         import sys
         import tempfile
 
@@ -196,13 +196,13 @@ class ChunkReader:
         sniff = self.is_stdin  # a file's format was recognised before streaming it
         if sniff and (head.startswith((ZSTD_MAGIC, b"PAR1"))):
             raise NotGrouped  # read whole: zstd and Parquet are not streamed
-        stream: IO[bytes]
+        stream: Any
         if head.startswith(GZIP_MAGIC):
             stream = gzip.GzipFile(fileobj=buffered)
         elif is_bzip2(head):
             stream = bz2.BZ2File(buffered)
         elif head.startswith(XZ_MAGIC):
-            stream = lzma.LZMAFile(buffered)
+            stream = lzma.LZMAFile(buffered)  # noqa: SIM115 (closed with the reader, in finally)
         else:
             stream = buffered
         prefix = b""  # sent by the caller
@@ -322,7 +322,7 @@ def _topic_batches(
     pending: list[Run] = []
     while True:
         data, last = chunks.send(None)  # nothing to put in front: the pieces are kept parsed
-        run = _parse_chunk(data, name, base)
+        run = _parse_chunk(data, name, base)  # type: ignore[arg-type]  # a bytearray reads as bytes
         base += run.lines or data.count(b"\n")  # non-last chunks end in a line end
         del data
         if len(run):
@@ -364,8 +364,16 @@ def _own(run: Run) -> Run:
     (each row is copied at most once: only a chunk's unfinished last topic is)."""
     import pyarrow as pa
 
-    return Run(run.name, run.sha256, pa.concat_arrays([run.qid]), pa.concat_arrays([run.docno]), run.score.copy(),
-               run.lineno.copy(), run.runid, rank=None if run.rank is None else run.rank.copy())
+    return Run(
+        run.name,
+        run.sha256,
+        pa.concat_arrays([run.qid]),
+        pa.concat_arrays([run.docno]),
+        run.score.copy(),
+        run.lineno.copy(),
+        run.runid,
+        rank=None if run.rank is None else run.rank.copy(),
+    )
 
 
 def _concat(pieces: list[Run]) -> Run:
@@ -382,9 +390,17 @@ def _concat(pieces: list[Run]) -> Run:
 
     last = pieces[-1]
     ranks = [p.rank for p in pieces]
-    rank = None if any(r is None for r in ranks) else np.concatenate(ranks)  # type: ignore[arg-type]
-    return Run(last.name, last.sha256, arrays("qid"), arrays("docno"), np.concatenate([p.score for p in pieces]),
-               np.concatenate([p.lineno for p in pieces]), last.runid, rank=rank)
+    rank: np.ndarray | None = None if any(r is None for r in ranks) else np.concatenate(ranks)  # type: ignore[arg-type]
+    return Run(
+        last.name,
+        last.sha256,
+        arrays("qid"),
+        arrays("docno"),
+        np.concatenate([p.score for p in pieces]),
+        np.concatenate([p.lineno for p in pieces]),
+        last.runid,
+        rank=rank,
+    )
 
 
 _DONE = object()
@@ -519,8 +535,16 @@ def evaluate_stream(
     """
     reader = ChunkReader(path, chunk_bytes, stdin=stdin)
     try:
-        return _evaluate_stream(qrels, reader, requests, opts, num_qrels_topics=num_qrels_topics,
-                                num_rel_complete=num_rel_complete, zscores=zscores, subtopics=subtopics)
+        return _evaluate_stream(
+            qrels,
+            reader,
+            requests,
+            opts,
+            num_qrels_topics=num_qrels_topics,
+            num_rel_complete=num_rel_complete,
+            zscores=zscores,
+            subtopics=subtopics,
+        )
     except NotGrouped as exc:
         exc.rest = reader.rest() if reader.is_stdin and reader.spooled else None  # type: ignore[attr-defined]
         raise
@@ -558,7 +582,11 @@ def _evaluate_stream(
             if not judged.any():
                 continue
             table = build_table(
-                qrels.take(judged), batch, batch_opts, doc_dict=subtopics is not None, run_blocks=(lengths, topics),
+                qrels.take(judged),
+                batch,
+                batch_opts,
+                doc_dict=subtopics is not None,
+                run_blocks=(lengths, topics),
                 run_order=True,  # concat_topics puts the topics in order
             )
             table = _whole_file_facts(table, qrels, subtopics)
@@ -583,7 +611,11 @@ def _evaluate_stream(
                 "(use -c to score missing topics as 0)",
             )
         judged = to_numpy(pc.is_in(qrels.qid, value_set=absent))
-        table = _whole_file_facts(build_table(qrels.take(judged), Run.empty(path, runid), opts, doc_dict=subtopics is not None), qrels, subtopics)
+        table = _whole_file_facts(
+            build_table(qrels.take(judged), Run.empty(path, runid), opts, doc_dict=subtopics is not None),
+            qrels,
+            subtopics,
+        )
         parts.append((table.qids, compute_topics(table, requests)))
     if not parts:
         raise NoQueriesError(f"{path}: the run shares no topic with {qrels.name}: nothing to evaluate")

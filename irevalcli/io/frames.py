@@ -20,8 +20,11 @@ def frame_column(df: Any, role: str, name: str, what: str) -> str:
     col = find_column(role, names, {})
     if col is None:
         known = ", ".join(f"'{a}'" for a in ALIASES[role])
-        raise InputError(name, f"the {what} DataFrame has no {role} column (expected one of {known}; "
-                               f"columns: {', '.join(names) or 'none'})")
+        raise InputError(
+            name,
+            f"the {what} DataFrame has no {role} column (expected one of {known}; "
+            f"columns: {', '.join(names) or 'none'})",
+        )
     return col
 
 
@@ -39,8 +42,9 @@ def frame_to_binary(df: Any, col: str, name: str) -> Any:
         bad = ~np.isfinite(arr) | (arr != np.floor(arr))
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise InputError(name, f"column '{col}' holds {float(arr[i])!r}, which is not an id: ids are strings "
-                                   "or integers", i + 1)
+            raise InputError(
+                name, f"column '{col}' holds {float(arr[i])!r}, which is not an id: ids are strings or integers", i + 1
+            )
         values = pd.Series(arr.astype(np.int64))
     elif values.isna().any():
         i = int(np.flatnonzero(values.isna().to_numpy())[0])

@@ -34,9 +34,7 @@ def read_subtopics(path: str | os.PathLike[str]) -> SubtopicQrels:
     from .trec import parse_four_fields, read_source
 
     src = read_source(path, what="subtopic qrels")
-    (qid, subtopic, docno), rel, lineno = parse_four_fields(
-        src, what="subtopic qrels", fields="qid subtopic docno rel"
-    )
+    (qid, subtopic, docno), rel, lineno = parse_four_fields(src, what="subtopic qrels", fields="qid subtopic docno rel")
     sub = SubtopicQrels(
         name=src.name, sha256=src.sha256, qid=qid, subtopic=subtopic, docno=docno, rel=rel, lineno=lineno
     )

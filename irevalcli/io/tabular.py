@@ -197,8 +197,8 @@ def strip_header_bom(src: Source, fmt: str, columns: Mapping[str, str]) -> None:
     Anywhere else (TREC text) it is refused, since trec_eval would read it as part of an id."""
     from .trec import BOM
 
-    if src.data.startswith(BOM) and (fmt if fmt != "auto" else detect(src.data[len(BOM):], columns)) in ("csv", "tsv"):
-        src.data = src.data[len(BOM):]
+    if src.data.startswith(BOM) and (fmt if fmt != "auto" else detect(src.data[len(BOM) :], columns)) in ("csv", "tsv"):
+        src.data = src.data[len(BOM) :]
 
 
 def _json_object_line(line: bytes) -> bool:
@@ -323,7 +323,9 @@ def parse_qrels_source(src: Source, *, fmt: str = "auto", columns: Mapping[str, 
         except InputError as exc:
             if not exc.detail.startswith("expected 4 fields") or not exc.detail.endswith(("got 6", "got 7")):
                 raise
-            hint = "; it looks like a run (qid iter docno rank score runid): are QRELS and RUN swapped? QRELS comes first"
+            hint = (
+                "; it looks like a run (qid iter docno rank score runid): are QRELS and RUN swapped? QRELS comes first"
+            )
             raise type(exc)(src.name, exc.detail + hint, exc.line) from None
     if not src.data:
         raise InputError(src.name, "the qrels file is empty")
@@ -405,8 +407,11 @@ def explain_run_error(exc: InputError, data: bytes) -> InputError:
     """A TREC run's parse error with a hint at the likely slip (a header line, a CSV
     without its header, a qrels file or an MS MARCO run given as the run). ``data`` is
     the text the error's line number counts in."""
-    if exc.line == 1 and exc.detail.startswith("score '") and exc.detail.endswith("is not a number") and not any(
-        _is_number(f) for f in _first_line(data).decode("utf-8", "replace").split()[3:5]
+    if (
+        exc.line == 1
+        and exc.detail.startswith("score '")
+        and exc.detail.endswith("is not a number")
+        and not any(_is_number(f) for f in _first_line(data).decode("utf-8", "replace").split()[3:5])
     ):
         hint = "; line 1 looks like a header, which TREC text does not have: delete it"
     elif not exc.detail.startswith("expected at least 6 fields"):
@@ -414,8 +419,10 @@ def explain_run_error(exc: InputError, data: bytes) -> InputError:
     elif exc.line == 1 and _looks_like_header(data):
         hint = "; is line 1 a header? name its columns with --column, e.g. --column qid=NAME,docno=NAME"
     elif exc.detail.endswith(("got 1", "got 2")) and _bad_line(data, exc.line).count(b",") >= 2:
-        hint = ("; the line looks comma-separated: give the file a header line naming its columns "
-                "(e.g. qid,docno,score) to read it as CSV")
+        hint = (
+            "; the line looks comma-separated: give the file a header line naming its columns "
+            "(e.g. qid,docno,score) to read it as CSV"
+        )
     elif exc.detail.endswith("got 4"):
         hint = "; it looks like a qrels file (qid iter docno rel): give QRELS first, then RUN"
     elif exc.detail.endswith("got 3"):
@@ -531,16 +538,18 @@ def _resolve(
                 raise InputError(src, f"--column {role}={columns[role]}: no such column (columns: {listing})")
             if role == "rank" and what == "run" and READ_RANKS.get():
                 raise InputError(
-                    src, f"no 'rank' column for the run (columns: {listing}); --ties rank orders by it: name one "
-                    "with --column rank=NAME, or use --ties docno or --ties input"
+                    src,
+                    f"no 'rank' column for the run (columns: {listing}); --ties rank orders by it: name one "
+                    "with --column rank=NAME, or use --ties docno or --ties input",
                 )
             if role in required:
                 rank = find_column("rank", names, {}) if role == "score" else None
                 if rank is not None:  # --column score=rank would rank backwards
                     raise InputError(
-                        src, f"no 'score' column for the {what} (columns: {listing}); to rank by its '{rank}' "
+                        src,
+                        f"no 'score' column for the {what} (columns: {listing}); to rank by its '{rank}' "
                         f"column (rank 1 first: score = -rank) give --column rank={rank}, or name a score "
-                        "column with --column score=NAME"
+                        "column with --column score=NAME",
                     )
                 raise InputError(
                     src, f"no '{role}' column for the {what} (columns: {listing}); name one with --column {role}=NAME"
@@ -611,8 +620,9 @@ def _read_delimited(
     try:
         table = pacsv.read_csv(
             pa.BufferReader(src.data),
-            pacsv.ReadOptions(use_threads=True, block_size=1 << 24, column_names=[f"c{i}" for i in range(len(names))],
-                              skip_rows=1),
+            pacsv.ReadOptions(
+                use_threads=True, block_size=1 << 24, column_names=[f"c{i}" for i in range(len(names))], skip_rows=1
+            ),
             pacsv.ParseOptions(
                 delimiter=delim,
                 quote_char='"',

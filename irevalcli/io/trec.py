@@ -43,6 +43,8 @@ BZ2_BLOCK_MAGICS = (b"1AY&SY", b"\x17rE8P\x90")  # a compressed block, or the en
 def is_bzip2(head: bytes) -> bool:
     """bzip2 by content: 'BZh', a block size digit, then a block or end-of-stream magic."""
     return head.startswith(BZ2_MAGIC) and head[3:4].isdigit() and head[4:10] in BZ2_BLOCK_MAGICS
+
+
 XZ_MAGIC = b"\xfd7zXZ\x00"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
@@ -240,9 +242,7 @@ def tokenize(data: bytes, name: str, *, blank_lines_ok: bool, what: str) -> Line
     del not_sp
     offsets = np.zeros(len(starts) + 1, dtype=np.int64)
     np.cumsum(ends - starts, out=offsets[1:])
-    tokens = pa.Array.from_buffers(
-        pa.large_binary(), len(starts), [None, pa.py_buffer(offsets), pa.py_buffer(payload)]
-    )
+    tokens = pa.Array.from_buffers(pa.large_binary(), len(starts), [None, pa.py_buffer(offsets), pa.py_buffer(payload)])
     nl = np.flatnonzero(buf == 10)
     before = np.searchsorted(starts, nl)  # tokens that start before each line end
     ntok_all = np.diff(before, prepend=0)
@@ -250,11 +250,15 @@ def tokenize(data: bytes, name: str, *, blank_lines_ok: bool, what: str) -> Line
     del before, starts, ends
     has_tok = ntok_all > 0
     lead = offsets[np.minimum(first_all, max(len(offsets) - 2, 0))] if len(payload) else np.zeros(len(nl), np.int64)
-    is_comment = has_tok & (payload[np.minimum(lead, max(len(payload) - 1, 0))] == ord("#")) if len(payload) else has_tok
+    is_comment = (
+        has_tok & (payload[np.minimum(lead, max(len(payload) - 1, 0))] == ord("#")) if len(payload) else has_tok
+    )
     if not blank_lines_ok:
         blank = ~has_tok
         if blank.any():
-            raise InputError(name, "blank line (a qrels line needs 4 fields: qid iter docno rel)", int(np.argmax(blank)) + 1)
+            raise InputError(
+                name, "blank line (a qrels line needs 4 fields: qid iter docno rel)", int(np.argmax(blank)) + 1
+            )
     idx = np.flatnonzero(has_tok & ~is_comment)
     return Lines(tokens=tokens, first_tok=first_all[idx], ntok=ntok_all[idx], lineno=idx + 1)
 
@@ -498,8 +502,10 @@ def parse_whole(tokens: pa.Array, lines_no: np.ndarray, name: str, what: str, *,
             text = tokens[i].as_py().decode("ascii")
             if _atol(text) != int(values[i]):
                 raise InputError(
-                    name, f"{what} '{shown(text)}' is {int(values[i])}, but trec_eval reads it as {_atol(text)}; "
-                    f"write {int(values[i])}", int(lines_no[i]),
+                    name,
+                    f"{what} '{shown(text)}' is {int(values[i])}, but trec_eval reads it as {_atol(text)}; "
+                    f"write {int(values[i])}",
+                    int(lines_no[i]),
                 )
     return np.ascontiguousarray(values, dtype=np.int64)
 
@@ -549,9 +555,16 @@ class Run:
 
     def slice(self, start: int, stop: int) -> Run:
         """Rows ``start:stop`` without copying."""
-        return Run(self.name, self.sha256, self.qid.slice(start, stop - start), self.docno.slice(start, stop - start),
-                   self.score[start:stop], self.lineno[start:stop], self.runid,
-                   rank=self.rank[start:stop] if self.rank is not None else None)
+        return Run(
+            self.name,
+            self.sha256,
+            self.qid.slice(start, stop - start),
+            self.docno.slice(start, stop - start),
+            self.score[start:stop],
+            self.lineno[start:stop],
+            self.runid,
+            rank=self.rank[start:stop] if self.rank is not None else None,
+        )
 
 
 # Whether run readers keep the rank column (as int64 ``Run.rank``). Only ``--ties rank``
@@ -744,7 +757,9 @@ def read_zscores(path: str | os.PathLike[str]) -> ZScores:
     bad = lines.ntok != 4
     if bad.any():
         i = _first_bad(bad)
-        raise InputError(src.name, f"expected 4 fields (qid measure mean stddev), got {int(lines.ntok[i])}", int(lines.lineno[i]))
+        raise InputError(
+            src.name, f"expected 4 fields (qid measure mean stddev), got {int(lines.ntok[i])}", int(lines.lineno[i])
+        )
     f0 = lines.first_tok
     qid = take_tokens(lines, f0).to_pylist()
     label = take_tokens(lines, f0 + 1).to_pylist()

@@ -121,7 +121,7 @@ def _im_ndcg(args: dict[str, Any], at: str | None, spec: str) -> Target:
         if dcg != "log2":
             raise MeasureParamError(f"{spec}: gains apply to dcg=log2 only (ir_measures has no exp-log2 with gains)")
         gview = ("gains", _gains_map(args["gains"], spec))
-        views = ([gview] + ([view["view"], *list(view["views"])] if view else []))
+        views = [gview] + ([view["view"], *list(view["views"])] if view else [])
         view = {"view": views[0], "views": tuple(views[1:])}
     if dcg == "log2":
         return Target("ndcg", (), **view) if k is None else Target("ndcg_cut", (k,), **view)
@@ -382,191 +382,610 @@ IM_DIFF = "ir_measures' definition"
 FAMILIES: dict[str, Family] = {}
 
 
-def _add(*names: str, style: str, build: Callable, definition: str, roots: tuple[str, ...],
-         args: tuple[str, ...] = (), cutoff: str = "optional") -> None:
+def _add(
+    *names: str,
+    style: str,
+    build: Callable,
+    definition: str,
+    roots: tuple[str, ...],
+    args: tuple[str, ...] = (),
+    cutoff: str = "optional",
+) -> None:
     for n in names:
         FAMILIES[n] = Family(n, style, build, definition, roots, args, cutoff, tuple(x for x in names if x != n))
 
 
 _REL = ("rel", "judged_only")
 # ir_measures
-_add("P", "Precision", style="ir_measures", build=_simple("P", cut_root="P"), roots=("P",), args=_REL,
-     cutoff="required", definition="precision at k (pytrec_eval: trec_eval's P)")
-_add("R", "Recall", style="ir_measures", build=_simple("recall", cut_root="recall"), roots=("recall",), args=_REL,
-     cutoff="required", definition="recall at k: relevant in the top k over R (trec_eval's recall)")
-_add("AP", "MAP", style="ir_measures", build=_simple("map", cut_root="map_cut"), roots=("map", "map_cut"), args=_REL,
-     definition="average precision; AP@k divides by R (trec_eval's map_cut), not by min(R, k); MAP is ir_measures' "
-                "alias of AP (lower-case map is trec_eval's)")
-_add("RR", "MRR", style="ir_measures", build=_simple("recip_rank", cut_root="recip_rank_cut"),
-     roots=("recip_rank", "recip_rank_cut"), args=_REL,
-     definition="reciprocal rank; RR@k is 0 when the first relevant document is below k (MS MARCO's MRR@10)")
-_add("nDCG", "NDCG", style="ir_measures", build=_im_ndcg, roots=("ndcg", "ndcg_cut", "ndcg_exp", "ndcg_exp_cut"),
-     args=("dcg", "gains", "judged_only"),
-     definition="nDCG; dcg=log2 (default) is trec_eval's ndcg/ndcg_cut (gain = label), dcg=exp-log2 is gdeval's "
-                "(gain 2^label - 1); gains={0:1,1:4} relabels the judgements first (label -> gain, others kept), "
-                "as ir_measures does before pytrec_eval's ndcg")
-_add("Rprec", "RPrec", style="ir_measures", build=_simple("Rprec"), roots=("Rprec",), args=_REL, cutoff="none",
-     definition="precision at R (trec_eval's Rprec)")
-_add("Success", style="ir_measures", build=_simple("success", cut_root="success"), roots=("success",), args=_REL,
-     cutoff="required", definition="1 if a relevant document is in the top k (trec_eval's success)")
-_add("Judged", style="ir_measures", build=_im_judged, roots=("judged",),
-     definition="judged at k as ir_measures counts it: documents in the top k that have a qrels line (any label, "
-                "negative ones too) over min(k, num_ret); ireval's judged.k counts labels >= 0 over k")
-_add("ERR", style="ir_measures", build=_im_err, roots=("err", "err_cut"),
-     definition="ERR as gdeval computes it for ir_measures: g_max fixed at 4, R = (2^label - 1) / 16; "
-                "ireval's err_cut.k takes g_max from the qrels")
-_add("RBP", style="ir_measures", build=_im_rbp, roots=("rbp",), args=("p", "rel"),
-     definition="rank-biased precision with p = 0.8 by default (trec_eval's rbp defaults to 0.9); with rel=N the "
-                "gains are binary at level N (cwl_eval), without it graded as trec_eval's rbp")
-_add("INST", style="ir_measures", build=_im_inst, roots=("inst",), args=("T", "min_rel", "max_rel"), cutoff="none",
-     definition="INST as cwl_eval computes it: gain (label - min_rel) / (max_rel - min_rel), depth 1000")
-_CWL_GAIN = ("cwl_eval's gain (label - min_rel) / (max_rel - min_rel) clipped to [0, 1], min_rel=0, max_rel "
-             "the highest label unless given; ranking cut and padded to depth 1000")
-_add("BPM", style="ir_measures", build=_im_cwl_cut("bpm_cut", "T"), roots=("bpm_cut",),
-     args=("T", "min_rel", "max_rel"),
-     cutoff="required", definition="static Bejeweled Player Model as cwl_eval computes it: stop at the first rank "
-                                   "whose gain so far reaches T (1) or at k; the mean gain down to there; " + _CWL_GAIN)
-_add("SDCG", style="ir_measures", build=_im_cwl_cut("sdcg_cut"), roots=("sdcg_cut",),
-     args=("dcg", "min_rel", "max_rel"),
-     cutoff="required", definition="scaled DCG at k as cwl_eval computes it: DCG@k over sum_{i<=k} 1/log2(i+1) "
-                                   "(nDCG as if k top-grade documents existed); " + _CWL_GAIN)
-_add("INSQ", style="ir_measures", build=_im_cwl("insq", "T"), roots=("insq",), args=("T", "min_rel", "max_rel"),
-     cutoff="none", definition="INSQ as cwl_eval computes it: weights (2T / (i - 1 + 2T))^2, T = 1; " + _CWL_GAIN)
-_add("NERR8", style="ir_measures", build=_im_cwl_cut("nerr8_cut"), roots=("nerr8_cut",), args=("min_rel", "max_rel"),
-     cutoff="required", definition="NERR eq. 8 (Azzopardi et al. 2021) as cwl_eval computes it: C_i = 1 - g_i "
-                                   "truncated at k; " + _CWL_GAIN)
-_add("NERR9", style="ir_measures", build=_im_cwl_cut("nerr9_cut"), roots=("nerr9_cut",), args=("min_rel", "max_rel"),
-     cutoff="required", definition="NERR eq. 9 as cwl_eval computes it: C_i = i / (i + 1) (1 - g_i) truncated at "
-                                   "k; " + _CWL_GAIN)
-_add("NERR10", style="ir_measures", build=_im_cwl("nerr10", "p"), roots=("nerr10",), args=("p", "min_rel", "max_rel"),
-     cutoff="none", definition="NERR eq. 10 as cwl_eval computes it: C_i = p (1 - g_i), p = 0.9; " + _CWL_GAIN)
-_add("NERR11", style="ir_measures", build=_im_cwl("nerr11", "T"), roots=("nerr11",), args=("T", "min_rel", "max_rel"),
-     cutoff="none", definition="NERR eq. 11 as cwl_eval computes it: C_i = ((i + 2T - 1) / (i + 2T))^2 (1 - g_i), "
-                               "T = 1; " + _CWL_GAIN)
-_add("alpha_nDCG", "α_nDCG", style="ir_measures", build=_im_diversity("alpha_ndcg_cut"), roots=("alpha_ndcg_cut",),
-     args=("alpha", "rel", "judged_only"), cutoff="required",
-     definition="alpha-nDCG at k over subtopic judgements, as ndeval (pyndeval) computes it; needs --subtopics")
-_add("ERR_IA", style="ir_measures", build=_im_diversity("err_ia_cut"), roots=("err_ia_cut",),
-     args=("rel", "judged_only"), cutoff="required",
-     definition="intent-aware ERR at k with ndeval's collection-independent normalisation; needs --subtopics")
+_add(
+    "P",
+    "Precision",
+    style="ir_measures",
+    build=_simple("P", cut_root="P"),
+    roots=("P",),
+    args=_REL,
+    cutoff="required",
+    definition="precision at k (pytrec_eval: trec_eval's P)",
+)
+_add(
+    "R",
+    "Recall",
+    style="ir_measures",
+    build=_simple("recall", cut_root="recall"),
+    roots=("recall",),
+    args=_REL,
+    cutoff="required",
+    definition="recall at k: relevant in the top k over R (trec_eval's recall)",
+)
+_add(
+    "AP",
+    "MAP",
+    style="ir_measures",
+    build=_simple("map", cut_root="map_cut"),
+    roots=("map", "map_cut"),
+    args=_REL,
+    definition="average precision; AP@k divides by R (trec_eval's map_cut), not by min(R, k); MAP is ir_measures' "
+    "alias of AP (lower-case map is trec_eval's)",
+)
+_add(
+    "RR",
+    "MRR",
+    style="ir_measures",
+    build=_simple("recip_rank", cut_root="recip_rank_cut"),
+    roots=("recip_rank", "recip_rank_cut"),
+    args=_REL,
+    definition="reciprocal rank; RR@k is 0 when the first relevant document is below k (MS MARCO's MRR@10)",
+)
+_add(
+    "nDCG",
+    "NDCG",
+    style="ir_measures",
+    build=_im_ndcg,
+    roots=("ndcg", "ndcg_cut", "ndcg_exp", "ndcg_exp_cut"),
+    args=("dcg", "gains", "judged_only"),
+    definition="nDCG; dcg=log2 (default) is trec_eval's ndcg/ndcg_cut (gain = label), dcg=exp-log2 is gdeval's "
+    "(gain 2^label - 1); gains={0:1,1:4} relabels the judgements first (label -> gain, others kept), "
+    "as ir_measures does before pytrec_eval's ndcg",
+)
+_add(
+    "Rprec",
+    "RPrec",
+    style="ir_measures",
+    build=_simple("Rprec"),
+    roots=("Rprec",),
+    args=_REL,
+    cutoff="none",
+    definition="precision at R (trec_eval's Rprec)",
+)
+_add(
+    "Success",
+    style="ir_measures",
+    build=_simple("success", cut_root="success"),
+    roots=("success",),
+    args=_REL,
+    cutoff="required",
+    definition="1 if a relevant document is in the top k (trec_eval's success)",
+)
+_add(
+    "Judged",
+    style="ir_measures",
+    build=_im_judged,
+    roots=("judged",),
+    definition="judged at k as ir_measures counts it: documents in the top k that have a qrels line (any label, "
+    "negative ones too) over min(k, num_ret); ireval's judged.k counts labels >= 0 over k",
+)
+_add(
+    "ERR",
+    style="ir_measures",
+    build=_im_err,
+    roots=("err", "err_cut"),
+    definition="ERR as gdeval computes it for ir_measures: g_max fixed at 4, R = (2^label - 1) / 16; "
+    "ireval's err_cut.k takes g_max from the qrels",
+)
+_add(
+    "RBP",
+    style="ir_measures",
+    build=_im_rbp,
+    roots=("rbp",),
+    args=("p", "rel"),
+    definition="rank-biased precision with p = 0.8 by default (trec_eval's rbp defaults to 0.9); with rel=N the "
+    "gains are binary at level N (cwl_eval), without it graded as trec_eval's rbp",
+)
+_add(
+    "INST",
+    style="ir_measures",
+    build=_im_inst,
+    roots=("inst",),
+    args=("T", "min_rel", "max_rel"),
+    cutoff="none",
+    definition="INST as cwl_eval computes it: gain (label - min_rel) / (max_rel - min_rel), depth 1000",
+)
+_CWL_GAIN = (
+    "cwl_eval's gain (label - min_rel) / (max_rel - min_rel) clipped to [0, 1], min_rel=0, max_rel "
+    "the highest label unless given; ranking cut and padded to depth 1000"
+)
+_add(
+    "BPM",
+    style="ir_measures",
+    build=_im_cwl_cut("bpm_cut", "T"),
+    roots=("bpm_cut",),
+    args=("T", "min_rel", "max_rel"),
+    cutoff="required",
+    definition="static Bejeweled Player Model as cwl_eval computes it: stop at the first rank "
+    "whose gain so far reaches T (1) or at k; the mean gain down to there; " + _CWL_GAIN,
+)
+_add(
+    "SDCG",
+    style="ir_measures",
+    build=_im_cwl_cut("sdcg_cut"),
+    roots=("sdcg_cut",),
+    args=("dcg", "min_rel", "max_rel"),
+    cutoff="required",
+    definition="scaled DCG at k as cwl_eval computes it: DCG@k over sum_{i<=k} 1/log2(i+1) "
+    "(nDCG as if k top-grade documents existed); " + _CWL_GAIN,
+)
+_add(
+    "INSQ",
+    style="ir_measures",
+    build=_im_cwl("insq", "T"),
+    roots=("insq",),
+    args=("T", "min_rel", "max_rel"),
+    cutoff="none",
+    definition="INSQ as cwl_eval computes it: weights (2T / (i - 1 + 2T))^2, T = 1; " + _CWL_GAIN,
+)
+_add(
+    "NERR8",
+    style="ir_measures",
+    build=_im_cwl_cut("nerr8_cut"),
+    roots=("nerr8_cut",),
+    args=("min_rel", "max_rel"),
+    cutoff="required",
+    definition="NERR eq. 8 (Azzopardi et al. 2021) as cwl_eval computes it: C_i = 1 - g_i truncated at k; " + _CWL_GAIN,
+)
+_add(
+    "NERR9",
+    style="ir_measures",
+    build=_im_cwl_cut("nerr9_cut"),
+    roots=("nerr9_cut",),
+    args=("min_rel", "max_rel"),
+    cutoff="required",
+    definition="NERR eq. 9 as cwl_eval computes it: C_i = i / (i + 1) (1 - g_i) truncated at k; " + _CWL_GAIN,
+)
+_add(
+    "NERR10",
+    style="ir_measures",
+    build=_im_cwl("nerr10", "p"),
+    roots=("nerr10",),
+    args=("p", "min_rel", "max_rel"),
+    cutoff="none",
+    definition="NERR eq. 10 as cwl_eval computes it: C_i = p (1 - g_i), p = 0.9; " + _CWL_GAIN,
+)
+_add(
+    "NERR11",
+    style="ir_measures",
+    build=_im_cwl("nerr11", "T"),
+    roots=("nerr11",),
+    args=("T", "min_rel", "max_rel"),
+    cutoff="none",
+    definition="NERR eq. 11 as cwl_eval computes it: C_i = ((i + 2T - 1) / (i + 2T))^2 (1 - g_i), T = 1; " + _CWL_GAIN,
+)
+_add(
+    "alpha_nDCG",
+    "α_nDCG",
+    style="ir_measures",
+    build=_im_diversity("alpha_ndcg_cut"),
+    roots=("alpha_ndcg_cut",),
+    args=("alpha", "rel", "judged_only"),
+    cutoff="required",
+    definition="alpha-nDCG at k over subtopic judgements, as ndeval (pyndeval) computes it; needs --subtopics",
+)
+_add(
+    "ERR_IA",
+    style="ir_measures",
+    build=_im_diversity("err_ia_cut"),
+    roots=("err_ia_cut",),
+    args=("rel", "judged_only"),
+    cutoff="required",
+    definition="intent-aware ERR at k with ndeval's collection-independent normalisation; needs --subtopics",
+)
 _NDEVAL = "as ndeval (pyndeval) computes it; needs --subtopics"
-_add("nERR_IA", style="ir_measures", build=_im_diversity("nerr_ia_cut"), roots=("nerr_ia_cut",),
-     args=("rel", "judged_only"), cutoff="required",
-     definition="intent-aware ERR at k over the same for ndeval's greedy ideal ranking (collection-dependent "
-                "normalisation), " + _NDEVAL)
-_add("alpha_DCG", "α_DCG", style="ir_measures", build=_im_diversity("alpha_dcg_cut"), roots=("alpha_dcg_cut",),
-     args=("alpha", "rel", "judged_only"), cutoff="required",
-     definition="alpha-DCG at k over S * sum_{i<=k} (1 - alpha)^(i-1) / log2(i + 1) (collection-independent "
-                "normalisation), " + _NDEVAL + "; ndeval leaves @1 undivided, ireval divides every k")
-_add("NRBP", style="ir_measures", build=_im_nrbp("nrbp"), roots=("nrbp",), args=("alpha", "beta", "rel"),
-     cutoff="none", definition="novelty- and rank-biased precision, (1 - (1 - alpha) beta) / S * sum of novelty "
-                               "gain * beta^(i-1), alpha = beta = 0.5, " + _NDEVAL)
-_add("nNRBP", style="ir_measures", build=_im_nrbp("nnrbp"), roots=("nnrbp",), args=("alpha", "beta", "rel"),
-     cutoff="none", definition="NRBP over the NRBP of ndeval's greedy ideal ranking, " + _NDEVAL)
-_add("AP_IA", "MAP_IA", style="ir_measures", build=_im_ap_ia, roots=("map_ia",), args=("rel", "judged_only"),
-     cutoff="none", definition="intent-aware AP: the mean over the subtopics of each subtopic's AP, " + _NDEVAL)
-_add("P_IA", style="ir_measures", build=_im_diversity("p_ia_cut"), roots=("p_ia_cut",), args=("rel", "judged_only"),
-     cutoff="required", definition="intent-aware precision at k: relevant (document, subtopic) pairs in the top k "
-                                   "over k * S, " + _NDEVAL)
-_add("StRecall", style="ir_measures", build=_im_diversity("strec_cut"), roots=("strec_cut",), args=("rel",),
-     cutoff="required", definition="subtopic recall at k: subtopics covered by the top k over S, " + _NDEVAL)
-_add("Compat", style="ir_measures", build=_im_compat, roots=("compat",), args=("p", "normalize"), cutoff="none",
-     definition="compatibility (Clarke et al. 2021) as ir_measures' compat provider computes it: rank-biased overlap "
-                "(p = 0.95) with the ideal ranking to depth max(n, K), over the ideal's overlap with itself")
-_add("Accuracy", style="ir_measures", build=_im_accuracy, roots=("auc",), args=("rel",),
-     definition="ir_measures' Accuracy: among the retrieved documents (top k) only, the fraction of (relevant, "
-                "non-relevant) pairs in the right order, unjudged counting as non-relevant; no value for a topic "
-                "without both (ir_measures fails when every retrieved document is relevant)")
+_add(
+    "nERR_IA",
+    style="ir_measures",
+    build=_im_diversity("nerr_ia_cut"),
+    roots=("nerr_ia_cut",),
+    args=("rel", "judged_only"),
+    cutoff="required",
+    definition="intent-aware ERR at k over the same for ndeval's greedy ideal ranking (collection-dependent "
+    "normalisation), " + _NDEVAL,
+)
+_add(
+    "alpha_DCG",
+    "α_DCG",
+    style="ir_measures",
+    build=_im_diversity("alpha_dcg_cut"),
+    roots=("alpha_dcg_cut",),
+    args=("alpha", "rel", "judged_only"),
+    cutoff="required",
+    definition="alpha-DCG at k over S * sum_{i<=k} (1 - alpha)^(i-1) / log2(i + 1) (collection-independent "
+    "normalisation), " + _NDEVAL + "; ndeval leaves @1 undivided, ireval divides every k",
+)
+_add(
+    "NRBP",
+    style="ir_measures",
+    build=_im_nrbp("nrbp"),
+    roots=("nrbp",),
+    args=("alpha", "beta", "rel"),
+    cutoff="none",
+    definition="novelty- and rank-biased precision, (1 - (1 - alpha) beta) / S * sum of novelty "
+    "gain * beta^(i-1), alpha = beta = 0.5, " + _NDEVAL,
+)
+_add(
+    "nNRBP",
+    style="ir_measures",
+    build=_im_nrbp("nnrbp"),
+    roots=("nnrbp",),
+    args=("alpha", "beta", "rel"),
+    cutoff="none",
+    definition="NRBP over the NRBP of ndeval's greedy ideal ranking, " + _NDEVAL,
+)
+_add(
+    "AP_IA",
+    "MAP_IA",
+    style="ir_measures",
+    build=_im_ap_ia,
+    roots=("map_ia",),
+    args=("rel", "judged_only"),
+    cutoff="none",
+    definition="intent-aware AP: the mean over the subtopics of each subtopic's AP, " + _NDEVAL,
+)
+_add(
+    "P_IA",
+    style="ir_measures",
+    build=_im_diversity("p_ia_cut"),
+    roots=("p_ia_cut",),
+    args=("rel", "judged_only"),
+    cutoff="required",
+    definition="intent-aware precision at k: relevant (document, subtopic) pairs in the top k over k * S, " + _NDEVAL,
+)
+_add(
+    "StRecall",
+    style="ir_measures",
+    build=_im_diversity("strec_cut"),
+    roots=("strec_cut",),
+    args=("rel",),
+    cutoff="required",
+    definition="subtopic recall at k: subtopics covered by the top k over S, " + _NDEVAL,
+)
+_add(
+    "Compat",
+    style="ir_measures",
+    build=_im_compat,
+    roots=("compat",),
+    args=("p", "normalize"),
+    cutoff="none",
+    definition="compatibility (Clarke et al. 2021) as ir_measures' compat provider computes it: rank-biased overlap "
+    "(p = 0.95) with the ideal ranking to depth max(n, K), over the ideal's overlap with itself",
+)
+_add(
+    "Accuracy",
+    style="ir_measures",
+    build=_im_accuracy,
+    roots=("auc",),
+    args=("rel",),
+    definition="ir_measures' Accuracy: among the retrieved documents (top k) only, the fraction of (relevant, "
+    "non-relevant) pairs in the right order, unjudged counting as non-relevant; no value for a topic "
+    "without both (ir_measures fails when every retrieved document is relevant)",
+)
 _SET_AT = " @k evaluates the top k only (as trec_eval's -M k); ir_measures parses SetP@k but no provider computes it"
-_add("SetP", style="ir_measures", build=_im_setp, roots=("set_P", "set_relative_P"),
-     args=("rel", "relative", "judged_only"),
-     definition="precision of the retrieved set (trec_eval's set_P);" + _SET_AT)
-_add("SetRelP", style="ir_measures", build=_im_set("set_relative_P"), roots=("set_relative_P",), args=_REL,
-     definition="trec_eval's set_relative_P;" + _SET_AT)
-_add("SetR", style="ir_measures", build=_im_set("set_recall"), roots=("set_recall",), args=("rel",),
-     definition="recall of the retrieved set (trec_eval's set_recall);" + _SET_AT)
-_add("SetF", style="ir_measures", build=_im_setf, roots=("set_F",), args=("rel", "beta", "judged_only"),
-     definition="F of the retrieved set (trec_eval's set_F; its parameter is beta as given);" + _SET_AT)
-_add("SetAP", style="ir_measures", build=_im_set("set_map"), roots=("set_map",), args=_REL,
-     definition="set_P * set_recall (trec_eval's set_map);" + _SET_AT)
-_add("IPrec", style="ir_measures", build=_im_iprec, roots=("iprec_at_recall",), args=_REL, cutoff="required",
-     definition="interpolated precision at recall level x, IPrec@x, as pytrec_eval (trec_eval 9.0.8) computes "
-                "it: the K-th relevant document with K = trunc(x*R + 0.9) (10.0's iprec_at_recall uses lround(x*R))")
-_add("NumRet", style="ir_measures", build=_im_numret, roots=("num_ret", "num_rel_ret"), args=("rel",), cutoff="none",
-     definition="documents retrieved; NumRet(rel=N): relevant ones retrieved")
-_add("NumRelRet", style="ir_measures", build=_simple("num_rel_ret"), roots=("num_rel_ret",), args=("rel",),
-     cutoff="none", definition="relevant documents retrieved (trec_eval's num_rel_ret)")
-_add("NumRel", style="ir_measures", build=_simple("num_rel"), roots=("num_rel",), args=("rel",), cutoff="none",
-     definition="relevant documents judged (trec_eval's num_rel)")
-_add("NumQ", style="ir_measures", build=_simple("num_q", rel=False), roots=("num_q",), cutoff="none",
-     definition="topics evaluated")
-_add("Bpref", "BPref", style="ir_measures", build=_simple("bpref"), roots=("bpref",), args=("rel",), cutoff="none",
-     definition="trec_eval's bpref")
-_add("infAP", style="ir_measures", build=_simple("infAP"), roots=("infAP",), args=("rel",), cutoff="none",
-     definition="trec_eval's infAP")
+_add(
+    "SetP",
+    style="ir_measures",
+    build=_im_setp,
+    roots=("set_P", "set_relative_P"),
+    args=("rel", "relative", "judged_only"),
+    definition="precision of the retrieved set (trec_eval's set_P);" + _SET_AT,
+)
+_add(
+    "SetRelP",
+    style="ir_measures",
+    build=_im_set("set_relative_P"),
+    roots=("set_relative_P",),
+    args=_REL,
+    definition="trec_eval's set_relative_P;" + _SET_AT,
+)
+_add(
+    "SetR",
+    style="ir_measures",
+    build=_im_set("set_recall"),
+    roots=("set_recall",),
+    args=("rel",),
+    definition="recall of the retrieved set (trec_eval's set_recall);" + _SET_AT,
+)
+_add(
+    "SetF",
+    style="ir_measures",
+    build=_im_setf,
+    roots=("set_F",),
+    args=("rel", "beta", "judged_only"),
+    definition="F of the retrieved set (trec_eval's set_F; its parameter is beta as given);" + _SET_AT,
+)
+_add(
+    "SetAP",
+    style="ir_measures",
+    build=_im_set("set_map"),
+    roots=("set_map",),
+    args=_REL,
+    definition="set_P * set_recall (trec_eval's set_map);" + _SET_AT,
+)
+_add(
+    "IPrec",
+    style="ir_measures",
+    build=_im_iprec,
+    roots=("iprec_at_recall",),
+    args=_REL,
+    cutoff="required",
+    definition="interpolated precision at recall level x, IPrec@x, as pytrec_eval (trec_eval 9.0.8) computes "
+    "it: the K-th relevant document with K = trunc(x*R + 0.9) (10.0's iprec_at_recall uses lround(x*R))",
+)
+_add(
+    "NumRet",
+    style="ir_measures",
+    build=_im_numret,
+    roots=("num_ret", "num_rel_ret"),
+    args=("rel",),
+    cutoff="none",
+    definition="documents retrieved; NumRet(rel=N): relevant ones retrieved",
+)
+_add(
+    "NumRelRet",
+    style="ir_measures",
+    build=_simple("num_rel_ret"),
+    roots=("num_rel_ret",),
+    args=("rel",),
+    cutoff="none",
+    definition="relevant documents retrieved (trec_eval's num_rel_ret)",
+)
+_add(
+    "NumRel",
+    style="ir_measures",
+    build=_simple("num_rel"),
+    roots=("num_rel",),
+    args=("rel",),
+    cutoff="none",
+    definition="relevant documents judged (trec_eval's num_rel)",
+)
+_add(
+    "NumQ",
+    style="ir_measures",
+    build=_simple("num_q", rel=False),
+    roots=("num_q",),
+    cutoff="none",
+    definition="topics evaluated",
+)
+_add(
+    "Bpref",
+    "BPref",
+    style="ir_measures",
+    build=_simple("bpref"),
+    roots=("bpref",),
+    args=("rel",),
+    cutoff="none",
+    definition="trec_eval's bpref",
+)
+_add(
+    "infAP",
+    style="ir_measures",
+    build=_simple("infAP"),
+    roots=("infAP",),
+    args=("rel",),
+    cutoff="none",
+    definition="trec_eval's infAP",
+)
 # ireval's own friendly names
-_add("pFound", style="ireval", build=_ir_pfound, roots=("pfound", "pfound_cut"), args=("p_break", "gmax"),
-     definition="pFound (Yandex): p_break 0.15, pRel = (2^label - 1) / 2^g_max, g_max the highest label in the qrels")
-_add("AUC", style="ireval", build=_simple("auc"), roots=("auc",), args=("rel",), cutoff="none",
-     definition="ranking AUC over (relevant, judged non-relevant) pairs, unretrieved judged documents tied last")
-_add("GAUC", style="ireval", build=_ir_gauc, roots=("gauc", "gauc_pos"), args=("weight", "rel"), cutoff="none",
-     definition="AUC averaged over topics weighted by judged documents (weight=uniform: plain mean; "
-                "weight=positives: by relevant documents, RecBole's GAUC)")
-_add("CG", style="ireval", build=_simple("cg_cut", cut_root="cg_cut", rel=False), roots=("cg_cut",),
-     cutoff="required", definition="cumulative gain at k: the sum of the labels of the top k")
-_add("R_cap", style="ireval", build=_simple("relative_P", cut_root="relative_P"), roots=("relative_P",),
-     args=_REL, cutoff="required", definition="capped recall r / min(R, k) (trec_eval's relative_P)")
-_add("F", style="ireval", build=_ir_f, roots=("F",), args=("beta", "rel"), cutoff="required",
-     definition="F-beta at k from P@k = r/k and R@k = r/R, F(beta=b)@k (bare F is trec-style: F.5,10,...)")
+_add(
+    "pFound",
+    style="ireval",
+    build=_ir_pfound,
+    roots=("pfound", "pfound_cut"),
+    args=("p_break", "gmax"),
+    definition="pFound (Yandex): p_break 0.15, pRel = (2^label - 1) / 2^g_max, g_max the highest label in the qrels",
+)
+_add(
+    "AUC",
+    style="ireval",
+    build=_simple("auc"),
+    roots=("auc",),
+    args=("rel",),
+    cutoff="none",
+    definition="ranking AUC over (relevant, judged non-relevant) pairs, unretrieved judged documents tied last",
+)
+_add(
+    "GAUC",
+    style="ireval",
+    build=_ir_gauc,
+    roots=("gauc", "gauc_pos"),
+    args=("weight", "rel"),
+    cutoff="none",
+    definition="AUC averaged over topics weighted by judged documents (weight=uniform: plain mean; "
+    "weight=positives: by relevant documents, RecBole's GAUC)",
+)
+_add(
+    "CG",
+    style="ireval",
+    build=_simple("cg_cut", cut_root="cg_cut", rel=False),
+    roots=("cg_cut",),
+    cutoff="required",
+    definition="cumulative gain at k: the sum of the labels of the top k",
+)
+_add(
+    "R_cap",
+    style="ireval",
+    build=_simple("relative_P", cut_root="relative_P"),
+    roots=("relative_P",),
+    args=_REL,
+    cutoff="required",
+    definition="capped recall r / min(R, k) (trec_eval's relative_P)",
+)
+_add(
+    "F",
+    style="ireval",
+    build=_ir_f,
+    roots=("F",),
+    args=("beta", "rel"),
+    cutoff="required",
+    definition="F-beta at k from P@k = r/k and R@k = r/R, F(beta=b)@k (bare F is trec-style: F.5,10,...)",
+)
 # ranx (lower case; trec_eval's own names -- map, ndcg, dcg, recall, bpref -- keep trec_eval's meaning
 # when typed bare, ranx's with @k or -lN)
 _RANX = "ranx's definition"
-_add("hits", style="ranx", build=_ranx("num_rel_ret", "num_rel_ret_cut"), roots=("num_rel_ret", "num_rel_ret_cut"),
-     definition="relevant documents in the top k (all retrieved without @k)")
-_add("hit_rate", style="ranx", build=_ranx("success", "success", big=True), roots=("success",),
-     definition="1 if a relevant document is in the top k (trec_eval's success)")
-_add("precision", style="ranx", build=_ranx("set_P", "P"), roots=("P", "set_P"),
-     definition="precision at k (P); without @k, of the retrieved set (set_P)")
-_add("recall", style="ranx", build=_ranx("set_recall", "recall"), roots=("recall", "set_recall"),
-     definition="recall at k; without @k (and with -lN), of the retrieved set")
-_add("f1", style="ranx", build=_ranx("set_F", "F"), roots=("F", "set_F"),
-     definition="F1 at k from P@k = r/k and R@k = r/R; without @k, of the retrieved set")
+_add(
+    "hits",
+    style="ranx",
+    build=_ranx("num_rel_ret", "num_rel_ret_cut"),
+    roots=("num_rel_ret", "num_rel_ret_cut"),
+    definition="relevant documents in the top k (all retrieved without @k)",
+)
+_add(
+    "hit_rate",
+    style="ranx",
+    build=_ranx("success", "success", big=True),
+    roots=("success",),
+    definition="1 if a relevant document is in the top k (trec_eval's success)",
+)
+_add(
+    "precision",
+    style="ranx",
+    build=_ranx("set_P", "P"),
+    roots=("P", "set_P"),
+    definition="precision at k (P); without @k, of the retrieved set (set_P)",
+)
+_add(
+    "recall",
+    style="ranx",
+    build=_ranx("set_recall", "recall"),
+    roots=("recall", "set_recall"),
+    definition="recall at k; without @k (and with -lN), of the retrieved set",
+)
+_add(
+    "f1",
+    style="ranx",
+    build=_ranx("set_F", "F"),
+    roots=("F", "set_F"),
+    definition="F1 at k from P@k = r/k and R@k = r/R; without @k, of the retrieved set",
+)
 _add("r-precision", style="ranx", build=_ranx("Rprec", None), roots=("Rprec",), definition="precision at R")
-_add("mrr", style="ranx", build=_ranx("recip_rank", "recip_rank_cut"), roots=("recip_rank", "recip_rank_cut"),
-     definition="reciprocal rank of the first relevant document in the top k")
-_add("map", style="ranx", build=_ranx("map", "map_cut"), roots=("map", "map_cut"),
-     definition="average precision over the top k, divided by R (trec_eval's map_cut)")
-_add("dcg", style="ranx", build=_ranx("dcg", "dcg_cut"), roots=("dcg", "dcg_cut"),
-     definition="DCG at k, gain = label, discount log2(i + 1)")
-_add("dcg_burges", style="ranx", build=_ranx("dcg_exp", "dcg_exp_cut"), roots=("dcg_exp", "dcg_exp_cut"),
-     definition="DCG at k, gain 2^label - 1")
-_add("ndcg", style="ranx", build=_ranx("ndcg", "ndcg_cut"), roots=("ndcg", "ndcg_cut"),
-     definition="nDCG at k, gain = label (trec_eval's ndcg_cut)")
-_add("ndcg_burges", style="ranx", build=_ranx("ndcg_exp", "ndcg_exp_cut"), roots=("ndcg_exp", "ndcg_exp_cut"),
-     definition="nDCG at k, gain 2^label - 1")
+_add(
+    "mrr",
+    style="ranx",
+    build=_ranx("recip_rank", "recip_rank_cut"),
+    roots=("recip_rank", "recip_rank_cut"),
+    definition="reciprocal rank of the first relevant document in the top k",
+)
+_add(
+    "map",
+    style="ranx",
+    build=_ranx("map", "map_cut"),
+    roots=("map", "map_cut"),
+    definition="average precision over the top k, divided by R (trec_eval's map_cut)",
+)
+_add(
+    "dcg",
+    style="ranx",
+    build=_ranx("dcg", "dcg_cut"),
+    roots=("dcg", "dcg_cut"),
+    definition="DCG at k, gain = label, discount log2(i + 1)",
+)
+_add(
+    "dcg_burges",
+    style="ranx",
+    build=_ranx("dcg_exp", "dcg_exp_cut"),
+    roots=("dcg_exp", "dcg_exp_cut"),
+    definition="DCG at k, gain 2^label - 1",
+)
+_add(
+    "ndcg",
+    style="ranx",
+    build=_ranx("ndcg", "ndcg_cut"),
+    roots=("ndcg", "ndcg_cut"),
+    definition="nDCG at k, gain = label (trec_eval's ndcg_cut)",
+)
+_add(
+    "ndcg_burges",
+    style="ranx",
+    build=_ranx("ndcg_exp", "ndcg_exp_cut"),
+    roots=("ndcg_exp", "ndcg_exp_cut"),
+    definition="nDCG at k, gain 2^label - 1",
+)
 _add("bpref", style="ranx", build=_ranx("bpref", None), roots=("bpref",), definition="trec_eval's bpref")
-_add("rbp", style="ranx", build=_ranx_rbp, roots=("rbp_label",),
-     definition="RBP with persistence 0.NN from rbp.NN and the raw label as gain (no rescaling)")
+_add(
+    "rbp",
+    style="ranx",
+    build=_ranx_rbp,
+    roots=("rbp_label",),
+    definition="RBP with persistence 0.NN from rbp.NN and the raw label as gain (no rescaling)",
+)
 # TF-Ranking (tfr.keras.metrics class names) and Elasticsearch (_rank_eval's PrecisionAtK)
-_add("PrecisionMetric", style="tf-ranking", build=_tfr_cut("P_ret"), roots=("P_ret",), args=("topn",),
-     definition="TF-Ranking's P@k: relevant in the top k over min(k, list length); without topn, over the whole list")
-_add("BPrefMetric", style="tf-ranking", build=_tfr_bpref, roots=("bpref", "bpref_R"), args=("use_trec_version",),
-     cutoff="none", definition="bpref; use_trec_version=False divides the penalty by R instead of min(R, N) (bpref_R)")
-_add("ARPMetric", style="tf-ranking", build=_simple("arp", rel=False), roots=("arp",), cutoff="none",
-     definition="TF-Ranking's average relevance position: sum label*rank / sum label, weighted summary")
-_add("OPAMetric", style="tf-ranking", build=_simple("opa", rel=False), roots=("opa",), cutoff="none",
-     definition="TF-Ranking's ordered pair accuracy over pairs of retrieved documents with different labels")
-_add("PrecisionIAMetric", style="tf-ranking", build=_tfr_cut("P_IA_ret"), roots=("P_IA_ret",), args=("topn",),
-     definition="TF-Ranking's intent-aware precision: relevant (document, subtopic) pairs in the top k over "
-                "S * min(k, list length); needs --subtopics")
-_add("AlphaDCGMetric", style="tf-ranking", build=_tfr_cut("alpha_dcg_label_cut"), roots=("alpha_dcg_label_cut",),
-     args=("topn", "alpha"),
-     definition="TF-Ranking's alpha-DCG: not normalised, graded subtopic labels as gains, alpha = 0.5; "
-                "needs --subtopics")
-_add("PrecisionAtK", style="elasticsearch", build=_es_precision, roots=("P_ret",),
-     args=("k", "ignore_unlabeled", "relevant_rating_threshold"),
-     definition="Elasticsearch's rank-evaluation precision: relevant over retrieved in the top k (k = 10 by "
-                "default); ignore_unlabeled=true leaves unjudged documents out of the count")
+_add(
+    "PrecisionMetric",
+    style="tf-ranking",
+    build=_tfr_cut("P_ret"),
+    roots=("P_ret",),
+    args=("topn",),
+    definition="TF-Ranking's P@k: relevant in the top k over min(k, list length); without topn, over the whole list",
+)
+_add(
+    "BPrefMetric",
+    style="tf-ranking",
+    build=_tfr_bpref,
+    roots=("bpref", "bpref_R"),
+    args=("use_trec_version",),
+    cutoff="none",
+    definition="bpref; use_trec_version=False divides the penalty by R instead of min(R, N) (bpref_R)",
+)
+_add(
+    "ARPMetric",
+    style="tf-ranking",
+    build=_simple("arp", rel=False),
+    roots=("arp",),
+    cutoff="none",
+    definition="TF-Ranking's average relevance position: sum label*rank / sum label, weighted summary",
+)
+_add(
+    "OPAMetric",
+    style="tf-ranking",
+    build=_simple("opa", rel=False),
+    roots=("opa",),
+    cutoff="none",
+    definition="TF-Ranking's ordered pair accuracy over pairs of retrieved documents with different labels",
+)
+_add(
+    "PrecisionIAMetric",
+    style="tf-ranking",
+    build=_tfr_cut("P_IA_ret"),
+    roots=("P_IA_ret",),
+    args=("topn",),
+    definition="TF-Ranking's intent-aware precision: relevant (document, subtopic) pairs in the top k over "
+    "S * min(k, list length); needs --subtopics",
+)
+_add(
+    "AlphaDCGMetric",
+    style="tf-ranking",
+    build=_tfr_cut("alpha_dcg_label_cut"),
+    roots=("alpha_dcg_label_cut",),
+    args=("topn", "alpha"),
+    definition="TF-Ranking's alpha-DCG: not normalised, graded subtopic labels as gains, alpha = 0.5; "
+    "needs --subtopics",
+)
+_add(
+    "PrecisionAtK",
+    style="elasticsearch",
+    build=_es_precision,
+    roots=("P_ret",),
+    args=("k", "ignore_unlabeled", "relevant_rating_threshold"),
+    definition="Elasticsearch's rank-evaluation precision: relevant over retrieved in the top k (k = 10 by "
+    "default); ignore_unlabeled=true leaves unjudged documents out of the count",
+)
 
 _IM_RE = re.compile(r"^(?P<name>[A-Za-zα_][A-Za-z0-9_α]*)(?:\((?P<args>[^()]*)\))?(?:@(?P<at>[^@()]+))?$")
 _RANX_RE = re.compile(r"^(?P<name>[a-z][a-z0-9_\-]*?)(?:[@.](?P<at>[0-9]+))?(?:-l(?P<level>-?[0-9]+))?$")
@@ -743,20 +1162,28 @@ def describe(spec: str) -> str | None:
         fam = f.family
         base = f"{spec} -> {f.target.root}"
         if f.target.values:
-            shown = ",".join(
-                f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in f.target.values
-            ) if isinstance(f.target.values[0], tuple) else ",".join(
-                str(v) if v != BIG else "all" for v in f.target.values
+            shown = (
+                ",".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in f.target.values)
+                if isinstance(f.target.values[0], tuple)
+                else ",".join(str(v) if v != BIG else "all" for v in f.target.values)
             )
             base += f".{shown}"
-    style = {"ir_measures": "ir_measures' syntax", "ranx": "ranx's syntax", "ireval": "ireval's friendly syntax",
-             "tf-ranking": "TF-Ranking's spelling", "elasticsearch": "Elasticsearch's spelling"}
+    style = {
+        "ir_measures": "ir_measures' syntax",
+        "ranx": "ranx's syntax",
+        "ireval": "ireval's friendly syntax",
+        "tf-ranking": "TF-Ranking's spelling",
+        "elasticsearch": "Elasticsearch's spelling",
+    }
     lines = [f"{base}: {style[fam.style]}", f"  definition: {fam.definition}"]
     lines.append(f"  maps to: {', '.join(fam.roots)}")
     if fam.args:
         lines.append(f"  parameters: {', '.join(fam.args)}")
-    lines.append({"optional": "  cutoff: @k optional", "required": "  cutoff: @k required",
-                  "none": "  cutoff: none"}[fam.cutoff] if fam.style != "ranx" else "  cutoff: @k optional; -lN sets the relevance level")
+    lines.append(
+        {"optional": "  cutoff: @k optional", "required": "  cutoff: @k required", "none": "  cutoff: none"}[fam.cutoff]
+        if fam.style != "ranx"
+        else "  cutoff: @k optional; -lN sets the relevance level"
+    )
     if fam.synonyms:
         lines.append(f"  also spelled: {', '.join(fam.synonyms)}")
     return "\n".join(lines)

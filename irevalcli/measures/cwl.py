@@ -129,8 +129,12 @@ def nerr11(t: EvalTable, p: Params) -> np.ndarray:
     return _cwl(t, p, _insq_base(T), DEPTH, stop_on_gain=True)
 
 
-@measure("nerr8_cut", params="long_cutoffs", default=CUTOFFS,
-         citation="Azzopardi, Mackenzie & Moffat, ICTIR 2021, eq. 8; " + CWL)
+@measure(
+    "nerr8_cut",
+    params="long_cutoffs",
+    default=CUTOFFS,
+    citation="Azzopardi, Mackenzie & Moffat, ICTIR 2021, eq. 8; " + CWL,
+)
 def nerr8_cut(t: EvalTable, p: Params) -> np.ndarray:
     """NERR at k (eq. 8): sum_{i<=k} g_i prod_{j<i} (1 - g_j) over sum_{i<=k} prod_{j<i} (1 -
     g_j) (C_i = 1 - g_i below k, 0 at k; ranks past the ranking count with g = 0); cwl_eval's
@@ -139,8 +143,12 @@ def nerr8_cut(t: EvalTable, p: Params) -> np.ndarray:
     return np.stack([_cwl(t, p, ones, _cut_depth(k), stop_on_gain=True) for k in p.values])
 
 
-@measure("nerr9_cut", params="long_cutoffs", default=CUTOFFS,
-         citation="Azzopardi, Mackenzie & Moffat, ICTIR 2021, eq. 9; " + CWL)
+@measure(
+    "nerr9_cut",
+    params="long_cutoffs",
+    default=CUTOFFS,
+    citation="Azzopardi, Mackenzie & Moffat, ICTIR 2021, eq. 9; " + CWL,
+)
 def nerr9_cut(t: EvalTable, p: Params) -> np.ndarray:
     """NERR at k (eq. 9): sum_{i<=k} W_i g_i with C_i = i / (i + 1) (1 - g_i) below k, so W_i
     is proportional to prod_{j<i} (1 - g_j) / i; cwl_eval's gains (min_rel=0, max_rel the
@@ -149,8 +157,9 @@ def nerr9_cut(t: EvalTable, p: Params) -> np.ndarray:
     return np.stack([_cwl(t, p, inv, _cut_depth(k), stop_on_gain=True) for k in p.values])
 
 
-@measure("sdcg_cut", params="long_cutoffs", default=CUTOFFS,
-         citation="Järvelin & Kekäläinen, TOIS 2002 (discount); " + CWL)
+@measure(
+    "sdcg_cut", params="long_cutoffs", default=CUTOFFS, citation="Järvelin & Kekäläinen, TOIS 2002 (discount); " + CWL
+)
 def sdcg_cut(t: EvalTable, p: Params) -> np.ndarray:
     """Scaled DCG at k (cwl_eval's NDCG-k): sum_{i<=k} g_i / log2(i + 1) over sum_{i<=k} 1 /
     log2(i + 1), i.e. nDCG as if k documents of the top grade existed; cwl_eval's gains
@@ -159,8 +168,12 @@ def sdcg_cut(t: EvalTable, p: Params) -> np.ndarray:
     return np.stack([_cwl(t, p, base, _cut_depth(k), stop_on_gain=False) for k in p.values])
 
 
-@measure("bpm_cut", params="long_cutoffs", default=CUTOFFS,
-         citation="Zhang, Liu, Li, Zhang, Xu & Ma, SIGIR 2017 (static BPM); " + CWL)
+@measure(
+    "bpm_cut",
+    params="long_cutoffs",
+    default=CUTOFFS,
+    citation="Zhang, Liu, Li, Zhang, Xu & Ma, SIGIR 2017 (static BPM); " + CWL,
+)
 def bpm_cut(t: EvalTable, p: Params) -> np.ndarray:
     """Bejeweled Player Model at k (static, as cwl_eval): the user stops at rank m, the first
     rank whose gain so far reaches T or m = k (at most 1000); BPM = the gain of the top m / m.

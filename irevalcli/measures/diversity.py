@@ -136,7 +136,11 @@ def _run_pairs(t: EvalTable, st: _Subtopics) -> tuple[np.ndarray, np.ndarray, np
     order = np.argsort(row_key, kind="stable")
     pos = np.searchsorted(row_key[order], doc_key)
     pos_c = np.minimum(pos, max(len(order) - 1, 0))
-    found = (st.doc_code >= 0) & (pos < len(order)) & (row_key[order][pos_c] == doc_key) if len(order) else np.zeros(ndoc, bool)
+    found = (
+        (st.doc_code >= 0) & (pos < len(order)) & (row_key[order][pos_c] == doc_key)
+        if len(order)
+        else np.zeros(ndoc, bool)
+    )
     doc_row = np.where(found, order[pos_c], -1)
     prow = doc_row[st.pair_doc]
     ok = prow >= 0
@@ -206,8 +210,13 @@ def _alpha(p: Params) -> float:
     return float(opt(p, "alpha", ALPHA))
 
 
-@measure("alpha_ndcg_cut", params="long_cutoffs", default=CUTOFFS, needs_subtopics=True,
-         citation="Clarke et al., SIGIR 2008; ndeval (TREC Web track)")
+@measure(
+    "alpha_ndcg_cut",
+    params="long_cutoffs",
+    default=CUTOFFS,
+    needs_subtopics=True,
+    citation="Clarke et al., SIGIR 2008; ndeval (TREC Web track)",
+)
 def alpha_ndcg_cut(t: EvalTable, p: Params) -> np.ndarray:
     """alpha-nDCG at k: the sum over the top k of the novelty gain (each relevant subtopic adds
     (1 - alpha)^(times it was covered above), alpha = 0.5) / log2(i + 1), over the same sum for
@@ -228,8 +237,13 @@ def alpha_ndcg_cut(t: EvalTable, p: Params) -> np.ndarray:
     return np.stack(out)
 
 
-@measure("err_ia_cut", params="long_cutoffs", default=CUTOFFS, needs_subtopics=True,
-         citation="Chapelle et al., CIKM 2009; Agrawal et al., WSDM 2009; ndeval (TREC Web track)")
+@measure(
+    "err_ia_cut",
+    params="long_cutoffs",
+    default=CUTOFFS,
+    needs_subtopics=True,
+    citation="Chapelle et al., CIKM 2009; Agrawal et al., WSDM 2009; ndeval (TREC Web track)",
+)
 def err_ia_cut(t: EvalTable, p: Params) -> np.ndarray:
     """Intent-aware ERR at k as ndeval computes it: the sum over the top k of the novelty gain
     (alpha = 0.5) / i, divided by the same sum for a ranking whose every document is relevant to
@@ -248,15 +262,19 @@ def err_ia_cut(t: EvalTable, p: Params) -> np.ndarray:
     return np.stack(out)
 
 
-
 def _ideal_ideal(alpha: float, k: int, discount: np.ndarray) -> float:
     """sum_{i<=k} (1 - alpha)^(i-1) * discount_i: a ranking whose every document is relevant to
     every subtopic, per subtopic (ndeval's "ideal ideal")."""
     return float(np.cumsum((1.0 - alpha) ** np.arange(k) * discount[:k])[-1])
 
 
-@measure("alpha_dcg_cut", params="long_cutoffs", default=CUTOFFS, needs_subtopics=True,
-         citation="Clarke et al., SIGIR 2008; ndeval (TREC Web track), as pyndeval and ir_measures compute it")
+@measure(
+    "alpha_dcg_cut",
+    params="long_cutoffs",
+    default=CUTOFFS,
+    needs_subtopics=True,
+    citation="Clarke et al., SIGIR 2008; ndeval (TREC Web track), as pyndeval and ir_measures compute it",
+)
 def alpha_dcg_cut(t: EvalTable, p: Params) -> np.ndarray:
     """alpha-DCG at k with ndeval's collection-independent normalisation: the sum over the top k
     of the novelty gain / log2(i + 1), divided by S * sum_{i<=k} (1 - alpha)^(i-1) / log2(i + 1),
@@ -274,8 +292,13 @@ def alpha_dcg_cut(t: EvalTable, p: Params) -> np.ndarray:
     return np.stack(out)
 
 
-@measure("nerr_ia_cut", params="long_cutoffs", default=CUTOFFS, needs_subtopics=True,
-         citation="Chapelle et al., CIKM 2009; Agrawal et al., WSDM 2009; ndeval (TREC Web track)")
+@measure(
+    "nerr_ia_cut",
+    params="long_cutoffs",
+    default=CUTOFFS,
+    needs_subtopics=True,
+    citation="Chapelle et al., CIKM 2009; Agrawal et al., WSDM 2009; ndeval (TREC Web track)",
+)
 def nerr_ia_cut(t: EvalTable, p: Params) -> np.ndarray:
     """Intent-aware ERR at k with ndeval's collection-dependent normalisation: the sum over the
     top k of the novelty gain / i (alpha = 0.5), over the same sum for ndeval's greedy ideal
@@ -302,8 +325,13 @@ def _covered(t: EvalTable, st: _Subtopics, alpha: float, p: Params) -> np.ndarra
     return np.stack([t.at_depth(prefix, k) for k in p.values])
 
 
-@measure("p_ia_cut", params="long_cutoffs", default=CUTOFFS, needs_subtopics=True,
-         citation="Agrawal et al., WSDM 2009; ndeval (TREC Web track)")
+@measure(
+    "p_ia_cut",
+    params="long_cutoffs",
+    default=CUTOFFS,
+    needs_subtopics=True,
+    citation="Agrawal et al., WSDM 2009; ndeval (TREC Web track)",
+)
 def p_ia_cut(t: EvalTable, p: Params) -> np.ndarray:
     """Intent-aware precision at k as ndeval computes it: the (document, subtopic) relevant pairs
     in the top k over k * S, i.e. P@k averaged over the S subtopics with a relevant document
@@ -316,8 +344,13 @@ def p_ia_cut(t: EvalTable, p: Params) -> np.ndarray:
     return out
 
 
-@measure("strec_cut", params="long_cutoffs", default=CUTOFFS, needs_subtopics=True,
-         citation="Zhai, Cohen & Lafferty, SIGIR 2003; ndeval (TREC Web track)")
+@measure(
+    "strec_cut",
+    params="long_cutoffs",
+    default=CUTOFFS,
+    needs_subtopics=True,
+    citation="Zhai, Cohen & Lafferty, SIGIR 2003; ndeval (TREC Web track)",
+)
 def strec_cut(t: EvalTable, p: Params) -> np.ndarray:
     """Subtopic recall at k: the subtopics with a relevant document in the top k over S, the
     subtopics with a relevant document at all (needs --subtopics)."""
@@ -374,8 +407,12 @@ def _nrbp(t: EvalTable, st: _Subtopics, alpha: float, beta: float) -> np.ndarray
     return out
 
 
-@measure("nrbp", params="pairs", needs_subtopics=True,
-         citation="Clarke, Kolla & Vechtomova, ICTIR 2009; ndeval (TREC Web track)")
+@measure(
+    "nrbp",
+    params="pairs",
+    needs_subtopics=True,
+    citation="Clarke, Kolla & Vechtomova, ICTIR 2009; ndeval (TREC Web track)",
+)
 def nrbp(t: EvalTable, p: Params) -> np.ndarray:
     """Novelty- and rank-biased precision with ndeval's collection-independent normalisation:
     (1 - (1 - alpha) beta) / S * the sum over the whole ranking of the novelty gain * beta^(i-1),
@@ -384,8 +421,12 @@ def nrbp(t: EvalTable, p: Params) -> np.ndarray:
     return _nrbp(t, _prepare(t), alpha, beta)
 
 
-@measure("nnrbp", params="pairs", needs_subtopics=True,
-         citation="Clarke, Kolla & Vechtomova, ICTIR 2009; ndeval (TREC Web track)")
+@measure(
+    "nnrbp",
+    params="pairs",
+    needs_subtopics=True,
+    citation="Clarke, Kolla & Vechtomova, ICTIR 2009; ndeval (TREC Web track)",
+)
 def nnrbp(t: EvalTable, p: Params) -> np.ndarray:
     """NRBP with ndeval's collection-dependent normalisation: the run's NRBP over the NRBP of
     ndeval's greedy ideal ranking of every judged document (alpha = beta = 0.5; needs

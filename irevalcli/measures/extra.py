@@ -62,8 +62,12 @@ def _prec_at_rel(t: EvalTable) -> np.ndarray:
     return terms
 
 
-@measure("map_capped_cut", params="long_cutoffs", default=CUTOFFS,
-         citation="the min(R, k) form of MAP@k used in recommender evaluation (e.g. ml_metrics apk)")
+@measure(
+    "map_capped_cut",
+    params="long_cutoffs",
+    default=CUTOFFS,
+    citation="the min(R, k) form of MAP@k used in recommender evaluation (e.g. ml_metrics apk)",
+)
 def map_capped_cut(t: EvalTable, p: Params) -> np.ndarray:
     """AP at k over min(R, k): the precisions at the relevant documents in the top k, divided by
     min(R, k) (map_cut divides by R)."""

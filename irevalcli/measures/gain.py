@@ -351,8 +351,9 @@ def rbp(t: EvalTable, p: Params) -> np.ndarray:
     return (1.0 - persist) * np.bincount(t.g[nz], weights=terms, minlength=t.nq)
 
 
-@measure("rbp_resid", params="pairs", placeholder="zero_named", versions=("10.0",),
-         citation="Moffat & Zobel, TOIS 2008")
+@measure(
+    "rbp_resid", params="pairs", placeholder="zero_named", versions=("10.0",), citation="Moffat & Zobel, TOIS 2008"
+)
 def rbp_resid(t: EvalTable, p: Params) -> np.ndarray:
     """RBP residual: the most RBP could still grow if every unjudged retrieved document and
     everything below the run were relevant; 0 when every retrieved document is judged."""

@@ -179,7 +179,9 @@ def err(t: EvalTable, p: Params) -> np.ndarray:
     return t.at_depth(_err_prefix(t, _gmax_param(t, p, "err")), _depth(p, t))
 
 
-@measure("err_cut", params="long_cutoffs", default=ERR_CUTOFFS, citation="Chapelle, Metzler, Zhang & Grinspan, CIKM 2009")
+@measure(
+    "err_cut", params="long_cutoffs", default=ERR_CUTOFFS, citation="Chapelle, Metzler, Zhang & Grinspan, CIKM 2009"
+)
 def err_cut(t: EvalTable, p: Params) -> np.ndarray:
     """ERR at k: the sum over the top k of R_i / i * prod_{j<i} (1 - R_j), R = (2^rel - 1) /
     2^g_max, g_max the highest label in the qrels file."""

@@ -350,7 +350,9 @@ def _with_friendly(
         meas = registry[root]
         if rel_format not in meas.rel_formats:
             needs = " or ".join(f"-R {fmt}" for fmt in sorted(meas.rel_formats))
-            raise MeasureParamError(f"measure '{label}' cannot be computed from -R {rel_format} judgements (it needs {needs})")
+            raise MeasureParamError(
+                f"measure '{label}' cannot be computed from -R {rel_format} judgements (it needs {needs})"
+            )
         params = OptParams(f.target.values or meas.default, label, f.target.opts)
         keyed.append(((order[root], 1, n), Request(wrap(meas, f.target), params, label)))
     keyed.sort(key=lambda kr: kr[0])
@@ -375,8 +377,7 @@ def merge_repeated_cutoffs(specs: Sequence[str]) -> tuple[list[str], list[tuple[
             label = label_form(spec, registry)
             if label is not None:
                 meas, text = label
-        if (meas is None or not text or RANX_RBP.match(spec)
-                or meas.params not in ("long_cutoffs", "double_cutoffs")):
+        if meas is None or not text or RANX_RBP.match(spec) or meas.params not in ("long_cutoffs", "double_cutoffs"):
             out.append(spec)
             continue
         try:

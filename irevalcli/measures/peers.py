@@ -19,9 +19,13 @@ from .precision import CUTOFFS
 from .registry import Params, measure
 
 
-@measure("P_ret", params="long_cutoffs", default=CUTOFFS,
-         citation="TF-Ranking's PrecisionMetric (Pasumarthi et al., KDD 2019); Elasticsearch's rank evaluation "
-                  "precision (PrecisionAtK)")
+@measure(
+    "P_ret",
+    params="long_cutoffs",
+    default=CUTOFFS,
+    citation="TF-Ranking's PrecisionMetric (Pasumarthi et al., KDD 2019); Elasticsearch's rank evaluation "
+    "precision (PrecisionAtK)",
+)
 def P_ret(t: EvalTable, p: Params) -> np.ndarray:
     """Precision at k over the documents retrieved within k: rel_k / min(k, num_ret) (P.k divides by
     k). With ignore_unlabeled (Elasticsearch's PrecisionAtK(ignore_unlabeled=true)) the
@@ -104,8 +108,13 @@ def _subtopic_entries(t: EvalTable) -> tuple[np.ndarray, np.ndarray, np.ndarray,
     topic = np.asarray(topic.fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64)[keep]
     label = sub.rel[keep]
     # subtopic ids per (topic, subtopic)
-    scode = np.asarray(sub.subtopic.cast(pa.large_binary()).filter(pa.array(keep)).dictionary_encode().indices
-                       .to_numpy(zero_copy_only=False), dtype=np.int64)
+    scode = np.asarray(
+        sub.subtopic.cast(pa.large_binary())
+        .filter(pa.array(keep))
+        .dictionary_encode()
+        .indices.to_numpy(zero_copy_only=False),
+        dtype=np.int64,
+    )
     width = int(scode.max(initial=0)) + 1
     sid = topic * width + scode
     rel = label >= t.level
@@ -113,8 +122,9 @@ def _subtopic_entries(t: EvalTable) -> tuple[np.ndarray, np.ndarray, np.ndarray,
     # the ranked row of each judged document (-1: not retrieved)
     row = np.full(len(topic), -1, dtype=np.int64)
     if t.doc is not None and t.doc_dict is not None and len(topic) and len(t.g):
-        code = pc.index_in(sub.docno.cast(pa.large_binary()).filter(pa.array(keep)),
-                           value_set=t.doc_dict.cast(pa.large_binary()))
+        code = pc.index_in(
+            sub.docno.cast(pa.large_binary()).filter(pa.array(keep)), value_set=t.doc_dict.cast(pa.large_binary())
+        )
         has = np.asarray(code.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
         code = np.asarray(code.fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64)
         dwidth = int(max(code.max(initial=0), t.doc.max(initial=0))) + 1
@@ -132,8 +142,13 @@ def _subtopic_entries(t: EvalTable) -> tuple[np.ndarray, np.ndarray, np.ndarray,
     return out
 
 
-@measure("P_IA_ret", params="long_cutoffs", default=(5, 10, 20), needs_subtopics=True,
-         citation="TF-Ranking's PrecisionIAMetric; Agrawal et al., WSDM 2009; Clarke et al., TREC 2009 Web track")
+@measure(
+    "P_IA_ret",
+    params="long_cutoffs",
+    default=(5, 10, 20),
+    needs_subtopics=True,
+    citation="TF-Ranking's PrecisionIAMetric; Agrawal et al., WSDM 2009; Clarke et al., TREC 2009 Web track",
+)
 def P_IA_ret(t: EvalTable, p: Params) -> np.ndarray:
     """Intent-aware precision at k as TF-Ranking computes it: the (document, subtopic) pairs in the
     top k with a subtopic label >= -l, divided by S * min(k, num_ret), S the subtopics with a
@@ -146,8 +161,13 @@ def P_IA_ret(t: EvalTable, p: Params) -> np.ndarray:
     return np.stack([safe_div(t.at_depth(cum, k), S * np.minimum(k, t.n)) for k in p.values])
 
 
-@measure("alpha_dcg_label_cut", params="long_cutoffs", default=(5, 10, 20), needs_subtopics=True,
-         citation="TF-Ranking's AlphaDCGMetric; Clarke et al., SIGIR 2008")
+@measure(
+    "alpha_dcg_label_cut",
+    params="long_cutoffs",
+    default=(5, 10, 20),
+    needs_subtopics=True,
+    citation="TF-Ranking's AlphaDCGMetric; Clarke et al., SIGIR 2008",
+)
 def alpha_dcg_label_cut(t: EvalTable, p: Params) -> np.ndarray:
     """alpha-DCG at k as TF-Ranking computes it, not normalised and with graded subtopic labels:
     sum over the top k of sum_t y_(i,t) * (1 - alpha)^(sum of y_(j,t) ranked above i) / log2(i + 1),

@@ -112,8 +112,15 @@ def _relstring_check(vals: tuple[float, ...]) -> str | None:
     return None
 
 
-@measure("relstring", params="double_params", default=(10.0,), kind="str", agg="none", summary=False,
-         placeholder="zero_named")
+@measure(
+    "relstring",
+    params="double_params",
+    default=(10.0,),
+    kind="str",
+    agg="none",
+    summary=False,
+    placeholder="zero_named",
+)
 def relstring(t: EvalTable, p: Params) -> list[list[str]]:
     """The relevance of the first k ranks (default 10) as text: a digit per level, '>' above
     9, '-' not in the pool, '.' pooled but unjudged (per topic only)."""

@@ -15,8 +15,13 @@ def _four_coefficients(vals: tuple[float, ...]) -> str | None:
     return None
 
 
-@measure("utility", params="double_params", default=(1.0, -1.0, 0.0, 0.0), check_params=_four_coefficients,
-         placeholder="zero_named")
+@measure(
+    "utility",
+    params="double_params",
+    default=(1.0, -1.0, 0.0, 0.0),
+    check_params=_four_coefficients,
+    placeholder="zero_named",
+)
 def utility(t: EvalTable, p: Params) -> np.ndarray:
     """Linear utility a*rel_ret + b*nonrel_ret + c*rel_not_ret + d*nonrel_not_ret (default
     1,-1,0,0); the collection size comes from -N (default 0)."""

@@ -38,8 +38,7 @@ def one_line_cell(text: str) -> str:
     if not any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in text):
         return text
     named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-    return "".join(named.get(ch) or (f"\\x{ord(ch):02x}" if ord(ch) < 0x20 or ord(ch) == 0x7F else ch)
-                   for ch in text)
+    return "".join(named.get(ch) or (f"\\x{ord(ch):02x}" if ord(ch) < 0x20 or ord(ch) == 0x7F else ch) for ch in text)
 
 
 def markdown_cell(text: str) -> str:
@@ -47,8 +46,18 @@ def markdown_cell(text: str) -> str:
     return one_line_cell(text).replace("|", "\\|")
 
 
-_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
 
 
 def latex_escape(text: str) -> str:

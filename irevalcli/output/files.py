@@ -57,8 +57,9 @@ EXTENSION_FORMATS = {
 # The parameters of ireval's commands that name input files. The command line records their
 # values (:func:`command_inputs`) before a command runs, and every write refuses them as
 # outputs, so a command is protected even where it does not pass its inputs itself.
-INPUT_PARAMS = frozenset({"qrels", "run", "more_runs", "runs", "run_a", "run_b", "baseline", "files", "config",
-                          "zscore_file", "subtopics"})
+INPUT_PARAMS = frozenset(
+    {"qrels", "run", "more_runs", "runs", "run_a", "run_b", "baseline", "files", "config", "zscore_file", "subtopics"}
+)
 COMMAND_INPUTS: ContextVar[tuple[str, ...]] = ContextVar("COMMAND_INPUTS", default=())
 
 
@@ -82,8 +83,15 @@ def is_stdout(output: str | None) -> bool:
     return output is None or output in STDOUT_NAMES
 
 
-def format_for(output: str | None, fmt: str | None, formats: Sequence[str], default: str | None,
-               *, command: str = "ireval", option: str = "--output") -> str | None:
+def format_for(
+    output: str | None,
+    fmt: str | None,
+    formats: Sequence[str],
+    default: str | None,
+    *,
+    command: str = "ireval",
+    option: str = "--output",
+) -> str | None:
     """The output format: ``--format`` if given, else the one ``output``'s extension names
     (``scores.json`` -> json), else ``default``. Refused: a ``--format`` that contradicts the
     extension (``--format json --output x.parquet``), and an extension naming a format the
@@ -92,13 +100,17 @@ def format_for(output: str | None, fmt: str | None, formats: Sequence[str], defa
     if not is_stdout(output):
         implied = EXTENSION_FORMATS.get(os.path.splitext(str(output))[1].lower())
     if implied is not None and implied not in formats:
-        raise UsageError(f"{option} {output}: the name says {implied}, which {command} does not write "
-                         f"(formats: {', '.join(formats)}); give a name that matches the format")
+        raise UsageError(
+            f"{option} {output}: the name says {implied}, which {command} does not write "
+            f"(formats: {', '.join(formats)}); give a name that matches the format"
+        )
     if fmt is None:
         return implied or default
     if implied is not None and implied != fmt:
-        raise UsageError(f"--format {fmt} contradicts {option} {output}, whose name says {implied}; "
-                         "drop --format or give a name that matches it")
+        raise UsageError(
+            f"--format {fmt} contradicts {option} {output}, whose name says {implied}; "
+            "drop --format or give a name that matches it"
+        )
     return fmt
 
 
@@ -109,8 +121,10 @@ def no_short_output_option(command: str) -> Any:
 
     def refuse(ctx: Any, param: Any, value: Any) -> None:
         if value is not None:
-            raise UsageError(f"-o is not an option of {command}: write --output {value} "
-                             "(-o is trec_eval's ignored flag, so no ireval command takes it for --output)")
+            raise UsageError(
+                f"-o is not an option of {command}: write --output {value} "
+                "(-o is trec_eval's ignored flag, so no ireval command takes it for --output)"
+            )
 
     return click.option("-o", "short_o", hidden=True, expose_value=False, default=None, callback=refuse)
 
@@ -137,8 +151,10 @@ def check_not_input(output: str | None, inputs: Iterable[str | None], *, option:
             continue
         st = _stat(str(inp))
         if st is not None and (st.st_dev, st.st_ino) == (out.st_dev, out.st_ino):
-            raise OutputError(f"{option} {output}: is the input file {inp}; writing it would destroy the input "
-                              "(give another output file)")
+            raise OutputError(
+                f"{option} {output}: is the input file {inp}; writing it would destroy the input "
+                "(give another output file)"
+            )
 
 
 def check_output_path(path: str, *, option: str = "--output") -> None:
@@ -160,8 +176,9 @@ def _target(path: str, option: str) -> tuple[str, os.stat_result | None, bool]:
         try:
             os.getcwd()
         except FileNotFoundError:
-            raise OutputError(f"{option} {path}: the working directory no longer exists; "
-                              "give an absolute path") from None
+            raise OutputError(
+                f"{option} {path}: the working directory no longer exists; give an absolute path"
+            ) from None
     absolute = os.path.abspath(path)
     if _DESCRIPTOR.match(absolute):
         return path, None, True
@@ -178,8 +195,9 @@ def _target(path: str, option: str) -> tuple[str, os.stat_result | None, bool]:
         directory = os.path.dirname(target)
         if os.path.islink(path):
             if not os.path.isdir(directory):
-                raise OutputError(f"{option} {path}: is a symlink to {os.readlink(path)}, whose directory "
-                                  f"{directory} does not exist")
+                raise OutputError(
+                    f"{option} {path}: is a symlink to {os.readlink(path)}, whose directory {directory} does not exist"
+                )
         elif not os.path.isdir(directory):
             raise OutputError(f"{option} {path}: the directory {os.path.dirname(absolute)} does not exist")
         return target, None, False
@@ -266,8 +284,14 @@ def _isatty(stream: Any) -> bool:
         return False
 
 
-def write_output(data: bytes | Iterable[bytes], output: str | None, fmt: str = "",
-                 *, inputs: Iterable[str | None] = (), option: str = "--output") -> None:
+def write_output(
+    data: bytes | Iterable[bytes],
+    output: str | None,
+    fmt: str = "",
+    *,
+    inputs: Iterable[str | None] = (),
+    option: str = "--output",
+) -> None:
     """Write the output: to standard output (``output`` None or ``-``), or to the file
     ``output`` all or nothing, refusing it if it is one of ``inputs``. ``data`` is bytes,
     or pieces made as they are written (trec ``-q``)."""
@@ -278,14 +302,16 @@ def write_output(data: bytes | Iterable[bytes], output: str | None, fmt: str = "
     write_files([(output, data, option)], inputs=inputs)
 
 
-def write_atomic(path: str, data: bytes | Iterable[bytes], *, inputs: Iterable[str | None] = (),
-                 option: str = "--output") -> None:
+def write_atomic(
+    path: str, data: bytes | Iterable[bytes], *, inputs: Iterable[str | None] = (), option: str = "--output"
+) -> None:
     """Write ``data`` to ``path`` all or nothing (see the module docstring)."""
     write_files([(path, data, option)], inputs=inputs)
 
 
-def write_files(files: Sequence[tuple[str, bytes | Iterable[bytes], str]], *,
-                inputs: Iterable[str | None] = ()) -> None:
+def write_files(
+    files: Sequence[tuple[str, bytes | Iterable[bytes], str]], *, inputs: Iterable[str | None] = ()
+) -> None:
     """Write each (path, data, option) of ``files``: every check first (no output is an
     input, no two outputs are the same file), then every regular file to a temporary
     file beside it, then devices and FIFOs, then the renames. A failure before the
@@ -326,8 +352,9 @@ def write_files(files: Sequence[tuple[str, bytes | Iterable[bytes], str]], *,
                 pass
 
 
-def _write_temp(path: str, data: bytes | Iterable[bytes], option: str, target: str,
-                st: os.stat_result | None) -> tuple[str, str, str, str]:
+def _write_temp(
+    path: str, data: bytes | Iterable[bytes], option: str, target: str, st: os.stat_result | None
+) -> tuple[str, str, str, str]:
     directory = os.path.dirname(target) or "."
     mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_umask()
     tmp = None

@@ -168,7 +168,9 @@ def _block_values(cols: list, lo: int, hi: int, z: bool) -> pa.Array:
             parts.append(binary_array([f"'{v}'\n".encode("utf-8", "surrogateescape") for v in c.per_query[lo:hi]]))
         else:
             ints = from_numpy(np.asarray(c.per_query[lo:hi]).astype(np.int64))
-            parts.append(pc.binary_join_element_wise(pc.cast(ints, pa.string()).cast(pa.large_binary()), empty, newline))
+            parts.append(
+                pc.binary_join_element_wise(pc.cast(ints, pa.string()).cast(pa.large_binary()), empty, newline)
+            )
     parts.append(binary_array([f"{_fmt_float(v)}\n".encode() for v in f.reshape(-1)[pos[~whole]].tolist()]))
     return pc.replace_with_mask(values, from_numpy(slow), pa.concat_arrays(parts).take(from_numpy(idx)))
 
@@ -204,7 +206,9 @@ def format_json(results: Results, *, per_query: bool = False, summary: bool = Tr
     return (text + "\n").encode("utf-8", "surrogateescape")
 
 
-def format_parquet(results: Results, *, per_query: bool = True, summary: bool = True, meta: dict | None = None) -> bytes:
+def format_parquet(
+    results: Results, *, per_query: bool = True, summary: bool = True, meta: dict | None = None
+) -> bytes:
     """A tidy table (qid, measure, value, text): every per-topic value, then the summary rows
     with qid ``all``. ``text`` carries string values (runid, relstring)."""
     import io
@@ -316,14 +320,17 @@ def format_trec_runs(runs: Sequence[RunResults], *, per_query: bool = False, sum
     return b"\n".join(blocks)
 
 
-def format_json_runs(runs: Sequence[RunResults], *, per_query: bool = False, summary: bool = True,
-                     meta: dict | None = None) -> bytes:
+def format_json_runs(
+    runs: Sequence[RunResults], *, per_query: bool = False, summary: bool = True, meta: dict | None = None
+) -> bytes:
     """Several runs: the shared metadata, then ``runs``: one object per run with its path,
     SHA-256, runid, num_q, ``summary`` and (with -q) ``per_query``."""
     doc: dict[str, Any] = dict(meta or {})
     doc["runs"] = [
         results_dict(
-            run.results, per_query=per_query, summary=summary,
+            run.results,
+            per_query=per_query,
+            summary=summary,
             meta={"path": run.path, "sha256": run.sha256, "runid": run.runid, "num_q": run.results.num_q},
         )
         for run in runs
@@ -332,8 +339,9 @@ def format_json_runs(runs: Sequence[RunResults], *, per_query: bool = False, sum
     return (text + "\n").encode("utf-8", "surrogateescape")
 
 
-def format_parquet_runs(runs: Sequence[RunResults], *, per_query: bool = True, summary: bool = True,
-                        meta: dict | None = None) -> bytes:
+def format_parquet_runs(
+    runs: Sequence[RunResults], *, per_query: bool = True, summary: bool = True, meta: dict | None = None
+) -> bytes:
     """Several runs: the tidy table with two leading columns, ``run`` (the path) and ``runid``."""
     import io
 
@@ -383,8 +391,12 @@ def _grid(runs: Sequence[RunResults], *, per_query: bool, summary: bool) -> _Gri
         for run in runs:
             index = {q: i for i, q in enumerate(run.results.qids)}
             cols = {c.label: c for c in run.results.columns if c.per_query is not None}
-            per_topic.append({q: [cols[lb].per_query[i] if lb in cols else None for lb in labels]  # type: ignore[index]
-                              for q, i in index.items()})
+            per_topic.append(
+                {
+                    q: [cols[lb].per_query[i] if lb in cols else None for lb in labels]  # type: ignore[index]
+                    for q, i in index.items()
+                }
+            )
             topics.update(index)
         for q in sorted(topics, key=lambda t: t.encode("utf-8", "surrogateescape")):
             for ri, values in enumerate(per_topic):
@@ -433,8 +445,9 @@ def _cells(grid: _Grid, places: int | None) -> tuple[list[list[str]], list[list[
     return text, best
 
 
-def format_csv(runs: Sequence[RunResults], *, per_query: bool = False, summary: bool = True,
-               places: int | None = None, **_: Any) -> bytes:
+def format_csv(
+    runs: Sequence[RunResults], *, per_query: bool = False, summary: bool = True, places: int | None = None, **_: Any
+) -> bytes:
     """``run,runid,qid,<measure>...``: one row per run (qid ``all``), with -q one per run and topic
     too (topics in bytewise order, the runs of each topic together, summaries last). Full precision
     unless ``places``. Text cells a spreadsheet would run as a formula get a leading ``'``
@@ -464,8 +477,9 @@ def _id_cells(runs: Sequence[RunResults], qid: str, ri: int, per_query: bool) ->
     return [*ids, qid] if per_query else ids
 
 
-def format_markdown(runs: Sequence[RunResults], *, per_query: bool = False, summary: bool = True,
-                    places: int | None = 4, **_: Any) -> bytes:
+def format_markdown(
+    runs: Sequence[RunResults], *, per_query: bool = False, summary: bool = True, places: int | None = 4, **_: Any
+) -> bytes:
     """A GitHub-flavoured Markdown table: runs as rows, measures as columns, the best value of
     each column in bold."""
     grid = _grid(runs, per_query=per_query, summary=summary)
@@ -477,20 +491,27 @@ def format_markdown(runs: Sequence[RunResults], *, per_query: bool = False, summ
     lines = ["| " + " | ".join(markdown_cell(h) for h in head) + " |", "| " + " | ".join(align) + " |"]
     for (qid, ri, _values), cells, marks in zip(grid.rows, text, best):
         shown = [f"**{markdown_cell(c)}**" if b else markdown_cell(c) for c, b in zip(cells, marks)]
-        lines.append("| " + " | ".join([*(markdown_cell(x) for x in _id_cells(runs, qid, ri, per_query)), *shown]) + " |")
+        lines.append(
+            "| " + " | ".join([*(markdown_cell(x) for x in _id_cells(runs, qid, ri, per_query)), *shown]) + " |"
+        )
     return ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape")
 
 
-def format_latex(runs: Sequence[RunResults], *, per_query: bool = False, summary: bool = True,
-                 places: int | None = 4, **_: Any) -> bytes:
+def format_latex(
+    runs: Sequence[RunResults], *, per_query: bool = False, summary: bool = True, places: int | None = 4, **_: Any
+) -> bytes:
     """A booktabs ``tabular`` for a paper: runs as rows, measures as columns, the best value of
     each column in bold; with -q a rule separates the topics."""
     grid = _grid(runs, per_query=per_query, summary=summary)
     text, best = _cells(grid, places)
     ids = _id_columns(per_query)
     spec = "l" * len(ids) + "".join("l" if k == "str" else "r" for k in grid.kinds)
-    lines = [f"\\begin{{tabular}}{{{spec}}}", r"\toprule",
-             " & ".join(latex_escape(h) for h in [*ids, *grid.labels]) + r" \\", r"\midrule"]
+    lines = [
+        f"\\begin{{tabular}}{{{spec}}}",
+        r"\toprule",
+        " & ".join(latex_escape(h) for h in [*ids, *grid.labels]) + r" \\",
+        r"\midrule",
+    ]
     previous = None
     for (qid, ri, _values), cells, marks in zip(grid.rows, text, best):
         if per_query and previous is not None and qid != previous:
@@ -502,8 +523,16 @@ def format_latex(runs: Sequence[RunResults], *, per_query: bool = False, summary
     return ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape")
 
 
-def format_table(runs: Sequence[RunResults], *, per_query: bool = False, summary: bool = True,
-                 places: int | None = 4, terminal: bool = False, width: int | None = None, **_: Any) -> bytes:
+def format_table(
+    runs: Sequence[RunResults],
+    *,
+    per_query: bool = False,
+    summary: bool = True,
+    places: int | None = 4,
+    terminal: bool = False,
+    width: int | None = None,
+    **_: Any,
+) -> bytes:
     """A rich table for people: colour and bold on a terminal, plain text otherwise.
 
     On a terminal the table fits its width, deliberately: when run paths and runids do not
@@ -517,11 +546,20 @@ def format_table(runs: Sequence[RunResults], *, per_query: bool = False, summary
     grid = _grid(runs, per_query=per_query, summary=summary)
     text, best = _cells(grid, places)
     buf = io.StringIO()
-    console = Console(file=buf, width=width or 10_000, force_terminal=terminal, color_system="standard" if terminal
-                      else None, no_color=not terminal, highlight=False, emoji=False, legacy_windows=False)
+    console = Console(
+        file=buf,
+        width=width or 10_000,
+        force_terminal=terminal,
+        color_system="standard" if terminal else None,
+        no_color=not terminal,
+        highlight=False,
+        emoji=False,
+        legacy_windows=False,
+    )
     columns = list(range(len(grid.labels)))
     numbered = False
     if terminal and width:
+
         def fits(cols: list[int], numbered: bool) -> bool:
             table = _rich_table(runs, grid, text, best, cols, per_query=per_query, terminal=terminal, numbered=numbered)
             return console.measure(table, options=console.options.update(max_width=1_000_000)).maximum <= width
@@ -538,8 +576,9 @@ def format_table(runs: Sequence[RunResults], *, per_query: bool = False, summary
     for i, cols in enumerate(groups):
         if i:
             console.print()
-        console.print(_rich_table(runs, grid, text, best, cols, per_query=per_query, terminal=terminal,
-                                  numbered=numbered))
+        console.print(
+            _rich_table(runs, grid, text, best, cols, per_query=per_query, terminal=terminal, numbered=numbered)
+        )
     if numbered:
         from rich.text import Text
 
@@ -550,8 +589,17 @@ def format_table(runs: Sequence[RunResults], *, per_query: bool = False, summary
     return out.encode("utf-8", "surrogateescape")
 
 
-def _rich_table(runs: Sequence[RunResults], grid: Any, text: Any, best: Any, cols: list[int], *, per_query: bool,
-                terminal: bool, numbered: bool) -> Any:
+def _rich_table(
+    runs: Sequence[RunResults],
+    grid: Any,
+    text: Any,
+    best: Any,
+    cols: list[int],
+    *,
+    per_query: bool,
+    terminal: bool,
+    numbered: bool,
+) -> Any:
     """One rich table of the measure columns ``cols``; runs by number when ``numbered``."""
     from rich import box
     from rich.table import Table
@@ -568,10 +616,10 @@ def _rich_table(runs: Sequence[RunResults], grid: Any, text: Any, best: Any, col
         previous = qid
         if section:
             table.add_section()
-        id_cells = ([str(ri + 1), qid] if per_query else [str(ri + 1)]) if numbered else \
-            _id_cells(runs, qid, ri, per_query)
-        table.add_row(*(_text(x) for x in id_cells),
-                      *[_text(cells[c], "bold" if marks[c] else "") for c in cols])
+        id_cells = (
+            ([str(ri + 1), qid] if per_query else [str(ri + 1)]) if numbered else _id_cells(runs, qid, ri, per_query)
+        )
+        table.add_row(*(_text(x) for x in id_cells), *[_text(cells[c], "bold" if marks[c] else "") for c in cols])
     return table
 
 
@@ -608,8 +656,9 @@ def format_runs(
     exactly what :data:`FORMATTERS` gives (``meta`` is then that run's metadata)."""
     if fmt in TABLE_FORMATTERS:
         p = DEFAULT_PLACES[fmt] if places is None else places
-        return TABLE_FORMATTERS[fmt](runs, per_query=per_query, summary=summary, places=p, terminal=terminal,
-                                     width=width)
+        return TABLE_FORMATTERS[fmt](
+            runs, per_query=per_query, summary=summary, places=p, terminal=terminal, width=width
+        )
     if fmt == "trec":
         return format_trec_runs(runs, per_query=per_query, summary=summary)
     if len(runs) == 1:
