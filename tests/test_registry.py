@@ -207,7 +207,7 @@ def _requested_measures(paths: list[Path]) -> set[str]:
                 continue
             for rel_format in REL_FORMATS:
                 try:
-                    found.update(r.measure.name for r in resolve([text], rel_format=rel_format))
+                    found.update(r.measure.name for r in resolve([text], rel_format=rel_format, hints=False))
                 except IrevalError:
                     continue
                 break

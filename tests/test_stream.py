@@ -103,7 +103,13 @@ def test_gzip_streamed(tmp_path):
     assert streamed.run.sha256 == whole.run.sha256
 
 
-@pytest.mark.parametrize("fmt", ["gzip", "bz2", "xz"])
+def _zstd(data: bytes) -> bytes:
+    import pyarrow as pa
+
+    return pa.compress(data, codec="zstd", asbytes=True)
+
+
+@pytest.mark.parametrize("fmt", ["gzip", "bz2", "xz", "zstd"])
 @pytest.mark.parametrize("chunk", [16, 500, 4096])
 def test_compressed_streamed_in_small_chunks(tmp_path, fmt, chunk):
     """Decompressing readers may return less than asked before the data ends: every
@@ -118,7 +124,7 @@ def test_compressed_streamed_in_small_chunks(tmp_path, fmt, chunk):
     assert len(text) % chunk == 0
     plain = write(tmp_path / "plain", text.decode())
     packed = tmp_path / f"run.{fmt}"
-    packed.write_bytes({"gzip": gzip.compress, "bz2": bz2.compress, "xz": lzma.compress}[fmt](text))
+    packed.write_bytes({"gzip": gzip.compress, "bz2": bz2.compress, "xz": lzma.compress, "zstd": _zstd}[fmt](text))
     whole = evaluate(TREC_EVAL / "qrels.test", plain, ["all_trec"], stream=False, complete=True)
     streamed = evaluate(TREC_EVAL / "qrels.test", packed, ["all_trec"], stream=True, chunk_bytes=chunk, complete=True)
     assert trec(whole) == trec(streamed)
@@ -348,16 +354,16 @@ def test_bare_cr_after_the_first_chunk_is_a_line_end_when_streamed(tmp_path):
     assert trec(streamed) == trec(whole)
 
 
-@pytest.mark.parametrize("ext", ["gz", "bz2", "xz"])
+@pytest.mark.parametrize("ext", ["gz", "bz2", "xz", "zst"])
 def test_compressed_runs_are_streamed_whatever_their_size_on_disk(tmp_path, monkeypatch, ext):
     """The switch cannot look at the size on disk: a small compressed file may expand to
-    gigabytes. Every gzip/bzip2/xz run is streamed (same output as reading it whole)."""
+    gigabytes. Every gzip/bzip2/xz/zstd run is streamed (same output as reading it whole)."""
     import bz2
     import lzma
 
     import irevalcli.engine.stream as stream
 
-    pack = {"gz": gzip.compress, "bz2": bz2.compress, "xz": lzma.compress}[ext]
+    pack = {"gz": gzip.compress, "bz2": bz2.compress, "xz": lzma.compress, "zst": _zstd}[ext]
     text = (TREC_EVAL / "results.test").read_bytes()
     run = tmp_path / f"run.{ext}"
     run.write_bytes(pack(text))

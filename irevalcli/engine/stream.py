@@ -33,6 +33,7 @@ from ..io.arrow import binary_array, to_numpy
 from ..io.trec import (
     GZIP_MAGIC,
     XZ_MAGIC,
+    ZSTD_MAGIC,
     Qrels,
     Run,
     Source,
@@ -194,10 +195,14 @@ class ChunkReader:
         head = raw.head(10)
         buffered = io.BufferedReader(raw, buffer_size=1 << 20)
         sniff = self.is_stdin  # a file's format was recognised before streaming it
-        if sniff and (head.startswith((ZSTD_MAGIC, b"PAR1"))):
-            raise NotGrouped  # read whole: zstd and Parquet are not streamed
+        if sniff and head.startswith(b"PAR1"):
+            raise NotGrouped  # read whole: Parquet is not streamed
         stream: Any
-        if head.startswith(GZIP_MAGIC):
+        if head.startswith(ZSTD_MAGIC):
+            import pyarrow as pa
+
+            stream = pa.CompressedInputStream(pa.PythonFile(buffered, mode="r"), "zstd")
+        elif head.startswith(GZIP_MAGIC):
             stream = gzip.GzipFile(fileobj=buffered)
         elif is_bzip2(head):
             stream = bz2.BZ2File(buffered)
@@ -644,7 +649,7 @@ def should_stream(path: object, stream: bool | None) -> bool:
     and standard input (``-``).
 
     The size on disk says nothing about a compressed file's size in memory (a 260 KB
-    gzip can expand to 256 MiB), so every gzip, bzip2 or xz run is streamed; the
+    gzip can expand to 256 MiB), so every gzip, bzip2, xz or zstd run is streamed; the
     chunks bound its memory whatever it expands to. Standard input has no size and
     can hold anything: it is streamed too (a run that is not grouped by topic, or
     not TREC text, is then read whole from what was spooled plus the rest).
@@ -664,4 +669,4 @@ def should_stream(path: object, stream: bool | None) -> bool:
             head = fh.read(10)
     except OSError:
         return False
-    return head.startswith((GZIP_MAGIC, XZ_MAGIC)) or is_bzip2(head)
+    return head.startswith((GZIP_MAGIC, XZ_MAGIC, ZSTD_MAGIC)) or is_bzip2(head)

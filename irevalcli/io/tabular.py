@@ -212,7 +212,7 @@ def _json_object_line(line: bytes) -> bool:
 
 
 def _sniff_head(path: str, size: int = 1 << 16) -> bytes | None:
-    """The first decompressed bytes of a file, or None when it cannot be streamed (zstd, unreadable)."""
+    """The first decompressed bytes of a file, or None when it cannot be read."""
     import bz2
     import gzip
     import lzma
@@ -225,7 +225,9 @@ def _sniff_head(path: str, size: int = 1 << 16) -> bytes | None:
             head = fh.read(10)
             fh.seek(0)
             if head.startswith(ZSTD_MAGIC):
-                return None
+                import pyarrow as pa
+
+                return pa.CompressedInputStream(pa.PythonFile(fh, mode="r"), "zstd").read(size)
             if head.startswith(GZIP_MAGIC):
                 return gzip.GzipFile(fileobj=fh).read(size)
             if is_bzip2(head):
@@ -238,7 +240,7 @@ def _sniff_head(path: str, size: int = 1 << 16) -> bytes | None:
 
 
 def streamable(path: Any, fmt: str = "auto") -> bool:
-    """Whether the bounded-memory streaming reader can take this run: TREC text, not zstd."""
+    """Whether the bounded-memory streaming reader can take this run: TREC text, plain or compressed."""
     if fmt not in ("auto", "trec") or not isinstance(path, (str, os.PathLike)) or os.fspath(path) == "-":
         return False
     head = _sniff_head(os.fspath(path))

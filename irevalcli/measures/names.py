@@ -244,7 +244,7 @@ class Suggester:
 
     def _resolves(self, spec: str) -> bool:
         try:
-            resolve([spec], rel_format=self.rel_format, compat=self.compat, _hints=False)
+            resolve([spec], rel_format=self.rel_format, compat=self.compat, hints=False)
         except (UnknownMeasureError, MeasureParamError):
             return False
         return True
@@ -256,7 +256,7 @@ def resolve(
     rel_format: str = "qrels",
     default: Iterable[str] = ("official",),
     compat: str = "10.0",
-    _hints: bool = True,
+    hints: bool = True,
 ) -> list[Request]:
     """The measures selected by ``-m`` arguments, in output order."""
     everything = load()
@@ -295,7 +295,7 @@ def resolve(
         if f is not None:
             friendly.setdefault(spec, f)
             continue
-        hint = Suggester(registry, rel_format=rel_format, compat=compat).hint(spec) if _hints else ""
+        hint = Suggester(registry, rel_format=rel_format, compat=compat).hint(spec) if hints else ""
         raise UnknownMeasureError(f"unknown measure '{spec}'{hint}; 'ireval measures' lists them")
 
     requests = []
