@@ -316,7 +316,7 @@ def evaluate(
     ``"rank"`` orders by the run's rank column ascending instead of the score (equal ranks by
     score descending, then docno descending); the rank column must then hold whole numbers.
     ``stream``: evaluate a run file topic block by topic block in bounded memory
-    (default: automatically for files of 32 MiB or more, gzip/bzip2/xz files and standard input);
+    (default: automatically for files of 32 MiB or more, gzip/bzip2/xz/zstd files and standard input);
     a run that is not grouped by topic is then read whole (standard input from a temporary
     spool of what was read). The results are identical either way.
     ``hash_inputs``: record each input file's SHA-256 (``Evaluation.qrels.sha256`` and
