@@ -21,15 +21,14 @@ import lzma
 import os
 import zlib
 from collections.abc import Generator, Iterator
-from dataclasses import replace
 from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..core.table import EvalOptions, EvalTable, build_table, check_qrels_duplicates, runs_of
-from ..errors import InputError, MissingTopicError, NoQueriesError
+from ..core.table import EvalOptions, check_qrels_duplicates, runs_of
+from ..errors import InputError
 from ..io import trec as readers
-from ..io.arrow import binary_array, to_numpy
+from ..io.arrow import to_numpy
 from ..io.trec import (
     GZIP_MAGIC,
     XZ_MAGIC,
@@ -43,7 +42,8 @@ from ..io.trec import (
     parse_run,
 )
 from ..measures.names import Request
-from .evaluate import Results, TopicColumn, compute_topics, concat_topics, summarize
+from .evaluate import Results
+from .parts import Part, finish, part_options, score_part
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -569,12 +569,11 @@ def _evaluate_stream(
     subtopics: Any,
 ) -> tuple[Results, str]:
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     check_qrels_duplicates(qrels)
-    batch_opts = replace(opts, complete=False)
+    batch_opts = part_options(opts)
     path = reader.name
-    parts: list[tuple[list[str], list[TopicColumn]]] = []
+    parts: list[Part] = []
     seen: list[pa.Array] = []
     runid = ""
     rows = 0
@@ -583,65 +582,29 @@ def _evaluate_stream(
             rows += len(batch)
             runid = batch.runid
             seen.append(topics)
-            judged = to_numpy(pc.is_in(qrels.qid, value_set=topics))
-            if not judged.any():
-                continue
-            table = build_table(
-                qrels.take(judged),
-                batch,
-                batch_opts,
-                doc_dict=subtopics is not None,
-                run_blocks=(lengths, topics),
-                run_order=True,  # concat_topics puts the topics in order
+            part = score_part(
+                qrels, batch, requests, batch_opts, subtopics=subtopics, run_blocks=(lengths, topics), topics=topics
             )
-            table = _whole_file_facts(table, qrels, subtopics)
-            if table.nq:
-                parts.append((table.qids, compute_topics(table, requests)))
-    done = pa.concat_arrays(seen) if seen else binary_array([])
+            if part is not None:
+                parts.append(part)
     if rows == 0:
         if reader.size == 0:
             raise InputError(path, "the run file is empty")
         raise InputError(path, "the run file has no results (only comments or blank lines)")
-
-    # judged topics that never appeared in the run
-    qtopics = pc.unique(qrels.qid.cast(pa.large_binary()))
-    absent = qtopics.filter(pc.invert(pc.is_in(qtopics, value_set=done)))
-    if len(absent) and opts.compat == "10.0":
-        absent = absent.take(pc.sort_indices(absent))
-        if not opts.complete:
-            qid = absent[0].as_py().decode("utf-8", "surrogateescape")
-            raise MissingTopicError(
-                path,
-                f"topic '{qid}' is judged in {qrels.name} but has no results in the run "
-                "(use -c to score missing topics as 0)",
-            )
-        judged = to_numpy(pc.is_in(qrels.qid, value_set=absent))
-        table = _whole_file_facts(
-            build_table(qrels.take(judged), Run.empty(path, runid), opts, doc_dict=subtopics is not None),
-            qrels,
-            subtopics,
-        )
-        parts.append((table.qids, compute_topics(table, requests)))
-    if not parts:
-        raise NoQueriesError(f"{path}: the run shares no topic with {qrels.name}: nothing to evaluate")
-    qids, columns = concat_topics(parts)
-    results = summarize(
-        qids,
-        columns,
-        opts=opts,
+    results = finish(
+        parts,
+        qrels,
+        pa.concat_arrays(seen),
+        requests,
+        opts,
+        path=path,
         runid=runid,
         num_qrels_topics=num_qrels_topics,
         num_rel_complete=num_rel_complete,
         zscores=zscores,
+        subtopics=subtopics,
     )
     return results, reader.sha256
-
-
-def _whole_file_facts(table: EvalTable, qrels: Qrels, subtopics: Any) -> EvalTable:
-    """What a batch's table cannot see: the highest label of the whole qrels, the subtopic judgements."""
-    table.max_label = int(qrels.rel.max()) if len(qrels.rel) else 0
-    table.subtopics = subtopics
-    return table
 
 
 def should_stream(path: object, stream: bool | None) -> bool:

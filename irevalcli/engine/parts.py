@@ -1,0 +1,128 @@
+"""Evaluation of a run split into disjoint sets of topics.
+
+Topics are independent: a run can be cut into parts that each hold every line of
+their topics (the blocks of a streamed file, the hash partitions of an unsorted
+one, the partitions of a distributed dataset), each part ranked, labelled and
+scored on its own by the core engine, and only the per-topic values kept. The
+summary is then computed once over all topics in bytewise order, exactly as for
+the whole run in memory, so every path gives the same bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from ..core.table import EvalOptions, EvalTable, build_table
+from ..errors import MissingTopicError, NoQueriesError
+from ..io.arrow import to_numpy
+from ..io.trec import Qrels, Run, ZScores
+from ..measures.names import Request
+from .evaluate import Results, TopicColumn, compute_topics, concat_topics, summarize
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pyarrow as pa
+
+Part = tuple[list[str], list[TopicColumn]]  # a part's topics (any order) and their values
+
+
+def part_options(opts: EvalOptions) -> EvalOptions:
+    """The options a part is scored with: ``-c``'s missing topics are added once, by :func:`finish`."""
+    return replace(opts, complete=False)
+
+
+def score_part(
+    qrels: Qrels,
+    run: Run,
+    requests: list[Request],
+    opts: EvalOptions,
+    *,
+    subtopics: Any = None,
+    run_blocks: tuple[np.ndarray, pa.Array] | None = None,
+    topics: pa.Array | None = None,
+) -> Part | None:
+    """Score one part: ``run`` holds every line of its topics (``topics``: their ids,
+    when known); ``qrels`` is the whole qrels. ``opts`` comes from :func:`part_options`.
+    None when no topic of the part is judged or evaluated.
+    """
+    import pyarrow.compute as pc
+
+    if topics is None:
+        topics = pc.unique(run.qid)
+    judged = to_numpy(pc.is_in(qrels.qid, value_set=topics))
+    if not judged.any():
+        return None
+    table = build_table(
+        qrels.take(judged),
+        run,
+        opts,
+        doc_dict=subtopics is not None,
+        run_blocks=run_blocks,
+        run_order=run_blocks is not None,  # concat_topics puts the topics in order
+    )
+    table = whole_file_facts(table, qrels, subtopics)
+    if not table.nq:
+        return None
+    return table.qids, compute_topics(table, requests)
+
+
+def finish(
+    parts: list[Part],
+    qrels: Qrels,
+    seen: pa.Array,
+    requests: list[Request],
+    opts: EvalOptions,
+    *,
+    path: str,
+    runid: str,
+    num_qrels_topics: int,
+    num_rel_complete: int,
+    zscores: ZScores | None = None,
+    subtopics: Any = None,
+) -> Results:
+    """The summary over every part; ``seen``: the ids of every topic the run has.
+
+    Judged topics absent from the run are refused (trec_eval 10.0), or scored as
+    placeholders under ``-c``; with ``--compat 9.0.8`` they are skipped.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    qtopics = pc.unique(qrels.qid.cast(pa.large_binary()))
+    absent = qtopics.filter(pc.invert(pc.is_in(qtopics, value_set=seen.cast(pa.large_binary()))))
+    if len(absent) and opts.compat == "10.0":
+        absent = absent.take(pc.sort_indices(absent))
+        if not opts.complete:
+            qid = absent[0].as_py().decode("utf-8", "surrogateescape")
+            raise MissingTopicError(
+                path,
+                f"topic '{qid}' is judged in {qrels.name} but has no results in the run "
+                "(use -c to score missing topics as 0)",
+            )
+        judged = to_numpy(pc.is_in(qrels.qid, value_set=absent))
+        table = whole_file_facts(
+            build_table(qrels.take(judged), Run.empty(path, runid), opts, doc_dict=subtopics is not None),
+            qrels,
+            subtopics,
+        )
+        parts = [*parts, (table.qids, compute_topics(table, requests))]
+    if not parts:
+        raise NoQueriesError(f"{path}: the run shares no topic with {qrels.name}: nothing to evaluate")
+    qids, columns = concat_topics(parts)
+    return summarize(
+        qids,
+        columns,
+        opts=opts,
+        runid=runid,
+        num_qrels_topics=num_qrels_topics,
+        num_rel_complete=num_rel_complete,
+        zscores=zscores,
+    )
+
+
+def whole_file_facts(table: EvalTable, qrels: Qrels, subtopics: Any) -> EvalTable:
+    """What a part's table cannot see: the highest label of the whole qrels, the subtopic judgements."""
+    table.max_label = int(qrels.rel.max()) if len(qrels.rel) else 0
+    table.subtopics = subtopics
+    return table
