@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from ..errors import MeasureParamError, UnknownMeasureError
 from .catalog import load
 from .registry import NICKNAMES, Measure, Params
+from .spellings import dotted_pattern
 
 if TYPE_CHECKING:  # (aliases is imported when a name is not trec_eval's)
     from .aliases import Friendly
@@ -327,7 +328,9 @@ def parse_friendly(spec: str) -> Friendly | None:
     return parse(spec)
 
 
-RANX_RBP = re.compile(r"^rbp\.[0-9]+(-l-?[0-9]+)?$")
+# ranx's rbp.95 (rbp.NN-lN): the spellings declared ``dotted``, which trec_eval's syntax would read
+# as a measure and its parameters
+RANX_RBP = dotted_pattern()
 
 
 def _with_friendly(
