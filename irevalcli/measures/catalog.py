@@ -115,9 +115,9 @@ _PREFS = [
     "prefs_pair_imp",
     "prefs_avgjg_imp",
 ]
-nickname("all_prefs", ["runid", "num_q", *_PREFS])
+nickname("all_prefs", ["runid", "num_q", *_PREFS], suggested_for=("prefs", "qrels_prefs"))
 nickname("prefs", ["runid", "num_q", *_PREFS[:6]])
-nickname("qrels_jg", ["runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"])
+nickname("qrels_jg", ["runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"], suggested_for=("qrels_jg",))
 
 
 def put_everything_in_order() -> None:

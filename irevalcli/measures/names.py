@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import MeasureParamError, UnknownMeasureError
 from .catalog import load
-from .registry import NICKNAMES, Measure, Params
+from .registry import FORMAT_NICKNAMES, NICKNAMES, Measure, Params
 from .spellings import dotted_pattern
 
 if TYPE_CHECKING:  # (aliases is imported when a name is not trec_eval's)
@@ -305,7 +305,7 @@ def resolve(
             continue
         if rel_format not in meas.rel_formats:
             needs = " or ".join(f"-R {f}" for f in sorted(meas.rel_formats))
-            nick = {"prefs": "all_prefs", "qrels_prefs": "all_prefs", "qrels_jg": "qrels_jg"}.get(rel_format)
+            nick = FORMAT_NICKNAMES.get(rel_format)
             extra = f"; with -R {rel_format} use -m {nick}" if nick else ""
             raise MeasureParamError(
                 f"measure '{root}' cannot be computed from -R {rel_format} judgements (it needs {needs}){extra}"

@@ -79,6 +79,8 @@ class Measure:
 REGISTRY: dict[str, Measure] = {}
 
 NICKNAMES: dict[str, tuple[str, ...]] = {}
+# -R format -> the nickname an error suggests for it (the one whose measures it can compute)
+FORMAT_NICKNAMES: dict[str, str] = {}
 
 
 def measure(
@@ -123,8 +125,12 @@ def measure(
     return deco
 
 
-def nickname(name: str, members: Sequence[str]) -> None:
+def nickname(name: str, members: Sequence[str], *, suggested_for: Sequence[str] = ()) -> None:
+    """Declare nickname ``name`` for ``members``; ``suggested_for``: the -R formats whose
+    judgements compute its measures, where a measure that needs another format suggests it."""
     NICKNAMES[name] = tuple(members)
+    for rel_format in suggested_for:
+        FORMAT_NICKNAMES[rel_format] = name
 
 
 # trec_eval 10.0's measure table: output order. Measures ireval adds come after.
