@@ -18,7 +18,7 @@ from irevalcli import evaluate
 from irevalcli.commands.main import measures_command, measures_reference
 from irevalcli.errors import MeasureParamError
 from irevalcli.measures import aliases, ap, catalog, names, spellings
-from irevalcli.measures.registry import FORMAT_NICKNAMES, NICKNAMES, REGISTRY
+from irevalcli.measures.registry import FORMAT_NICKNAMES, NICKNAMES, REGISTRY, measure
 
 ROOT = Path(__file__).resolve().parents[1]
 MEASURES = ROOT / "irevalcli" / "measures"
@@ -217,3 +217,18 @@ def test_a_spelling_cannot_be_declared_twice():
 def test_the_listing_order_is_kept_and_holds_only_declared_spellings():
     assert set(spellings.LISTING_ORDER) <= set(aliases.FAMILIES)
     assert list(aliases.FAMILIES)[: len(spellings.LISTING_ORDER)] == list(spellings.LISTING_ORDER)
+
+
+def test_a_declaration_takes_only_the_typed_fields():
+    """No untyped ``**extra``: a misspelt field is an error, not a silently ignored entry."""
+    with pytest.raises(TypeError):
+        measure("never_registered", need_subtopics=True)  # type: ignore[call-arg]
+    assert "never_registered" not in REGISTRY
+    assert [m for m, d in REGISTRY.items() if d.needs_subtopics] == [
+        *("alpha_ndcg_cut", "err_ia_cut", "alpha_dcg_cut", "nerr_ia_cut", "p_ia_cut", "strec_cut", "map_ia", "nrbp"),
+        *("nnrbp", "P_IA_ret", "alpha_dcg_label_cut"),
+    ]
+    assert [m for m, d in REGISTRY.items() if d.check_params is not None] == ["utility"]
+    with pytest.raises(MeasureParamError) as err:
+        names.resolve(["utility.1,2"])
+    assert str(err.value) == "utility.1,2: utility takes exactly 4 coefficients (a,b,c,d), got 2"

@@ -108,9 +108,8 @@ def parse_params(meas: Measure, text: str, spec: str) -> Params:
         return Params(tuple(dcut), text)
     if kind == "double_params":
         vals = tuple(_atof(t, spec, "parameter") for t in items)
-        check = meas.extra.get("check_params")
-        if check is not None:
-            problem = check(vals)
+        if meas.check_params is not None:
+            problem = meas.check_params(vals)
             if problem:
                 raise MeasureParamError(f"{spec}: {problem}")
         return Params(vals, text)
