@@ -22,7 +22,7 @@ from irevalcli.measures.registry import FORMAT_NICKNAMES, NICKNAMES, REGISTRY, m
 
 ROOT = Path(__file__).resolve().parents[1]
 MEASURES = ROOT / "irevalcli" / "measures"
-FAMILY_MODULES = {m.__name__ for m in catalog.FAMILIES}
+FAMILY_MODULES = {m.__name__ for m in catalog.FAMILY_MODULES}
 
 
 def test_every_spelling_is_declared_in_the_module_of_its_measure():
@@ -142,7 +142,7 @@ def test_readme_example_adds_a_measure_with_its_spelling_order_and_docs_in_one_m
     fam = aliases.FAMILIES["BprefCut"]
     # declared in ap, as the README says, and held there
     assert meas.func.__module__ == fam.module == "irevalcli.measures.ap"
-    # output order: ireval's own measures follow catalog.FAMILIES; ap's come after the others
+    # output order: ireval's own measures follow catalog.FAMILY_MODULES; ap's come after the others
     assert list(REGISTRY)[-1] == "bpref_cut" and list(aliases.FAMILIES)[-1] == "BprefCut"
     # values, trec_eval syntax, output labels as input, the friendly spelling (with rel=)
     s = _summary(["bpref", "bpref_cut.1,2,3", "BprefCut@3", "BprefCut(rel=2)@3"])

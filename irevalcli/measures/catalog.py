@@ -4,7 +4,7 @@ Importing this module registers every measure and every friendly spelling (each 
 module declares its measures and their spellings); :func:`load` returns the registry in
 output order. The order does not depend on the order of the imports below: trec_eval's
 measures follow its measure table (``registry.TREC_ORDER``) and ireval's own follow
-:data:`FAMILIES`, family module by family module, each in declaration order.
+:data:`FAMILY_MODULES`, family module by family module, each in declaration order.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ OWN_FAMILIES = (graded, extra, diversity, cwl, compat, peers)
 # order (and friendly spellings added since issue 15 list in it too): a measure added to
 # any of these modules, trec_eval's included, needs no other change; a module missing here
 # cannot declare a measure or a spelling (sort_registry and put_in_order refuse it)
-FAMILIES = (*OWN_FAMILIES, *TREC_FAMILIES)
+FAMILY_MODULES = (*OWN_FAMILIES, *TREC_FAMILIES)
 
 nickname(
     "official",
@@ -123,7 +123,7 @@ nickname("qrels_jg", ["runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgj
 def put_everything_in_order() -> None:
     """Put the registry in output order and the spellings in listing order (done on import;
     again after a declaration made later, as a test's)."""
-    modules = [m.__name__ for m in FAMILIES]
+    modules = [m.__name__ for m in FAMILY_MODULES]
     sort_registry(modules)
     put_in_order(modules)
 
