@@ -36,14 +36,9 @@ from typing import Any
 
 from ..errors import MeasureParamError
 from . import catalog  # noqa: F401  (importing it declares every measure and spelling)
-from .spellings import BIG as BIG
-from .spellings import FAMILIES as FAMILIES
-from .spellings import Family as Family
-from .spellings import Target as Target
+from .spellings import BIG, FAMILIES, Family, Target
 
 _IM_RE = re.compile(r"^(?P<name>[A-Za-zα_][A-Za-z0-9_α]*)(?:\((?P<args>[^()]*)\))?(?:@(?P<at>[^@()]+))?$")
-
-
 _RANX_RE = re.compile(r"^(?P<name>[a-z][a-z0-9_\-]*?)(?:[@.](?P<at>[0-9]+))?(?:-l(?P<level>-?[0-9]+))?$")
 
 
