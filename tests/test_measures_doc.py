@@ -1,5 +1,5 @@
 """docs/measures.md is `ireval measures --format markdown`, generated from the registry and the
-alias tables: it must be up to date, and it must list every measure with every spelling."""
+declared spellings: it must be up to date, and it must list every measure with every spelling."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def test_the_peer_spellings_of_issue_16_are_shown():
 
 
 def test_a_spelling_added_to_the_tables_appears_without_editing_the_generator(monkeypatch):
-    """Measures and spellings added elsewhere (another module's _add) show up by themselves."""
+    """Measures and spellings added elsewhere (another module's spelling(...)) show up by themselves."""
     from irevalcli.measures import aliases, registry
 
     fam = dataclasses.replace(aliases.FAMILIES["AP"], name="MAP_new", synonyms=())

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..core.table import EvalTable
 from ._util import safe_div
 from .precision import CUTOFFS
 from .registry import Params, measure
+from .spellings import REL, Target, bool_arg, ranx, simple, spelling
 
 MIN_GEO_MEAN = 1e-5
 INFAP_EPSILON = 1e-5
@@ -39,6 +42,26 @@ def map_(t: EvalTable, p: Params) -> np.ndarray:
     """Average precision: the sum of the precisions at each relevant retrieved document,
     divided by R (so unretrieved relevant documents count 0)."""
     return _ap(t)
+
+
+spelling(
+    "AP",
+    "MAP",
+    style="ir_measures",
+    build=simple("map", cut_root="map_cut"),
+    roots=("map", "map_cut"),
+    args=REL,
+    definition="average precision; AP@k divides by R (trec_eval's map_cut), not by min(R, k); MAP is ir_measures' "
+    "alias of AP (lower-case map is trec_eval's)",
+)
+
+spelling(
+    "map",
+    style="ranx",
+    build=ranx("map", "map_cut"),
+    roots=("map", "map_cut"),
+    definition="average precision over the top k, divided by R (trec_eval's map_cut)",
+)
 
 
 @measure("gm_map", agg="gmean", per_query=False, citation="Robertson, CIKM 2006")
@@ -100,6 +123,34 @@ def bpref(t: EvalTable, p: Params) -> np.ndarray:
     return _bpref(t)
 
 
+def _tfr_bpref(args: dict[str, Any], at: str | None, spec: str) -> Target:
+    return Target("bpref" if bool_arg(args, "use_trec_version", True, spec) else "bpref_R")
+
+
+spelling(
+    "Bpref",
+    "BPref",
+    style="ir_measures",
+    build=simple("bpref"),
+    roots=("bpref",),
+    args=("rel",),
+    cutoff="none",
+    definition="trec_eval's bpref",
+)
+
+spelling("bpref", style="ranx", build=ranx("bpref", None), roots=("bpref",), definition="trec_eval's bpref")
+
+spelling(
+    "BPrefMetric",
+    style="tf-ranking",
+    build=_tfr_bpref,
+    roots=("bpref", "bpref_R"),
+    args=("use_trec_version",),
+    cutoff="none",
+    definition="bpref; use_trec_version=False divides the penalty by R instead of min(R, N) (bpref_R)",
+)
+
+
 @measure("infAP", citation="Yilmaz & Aslam, CIKM 2006")
 def infAP(t: EvalTable, p: Params) -> np.ndarray:
     """Inferred AP for sampled judgements: qrels value -1 or below marks a pooled but unjudged
@@ -118,6 +169,17 @@ def infAP(t: EvalTable, p: Params) -> np.ndarray:
     term = np.where(j == 0, 1.0, term)
     total = np.bincount(t.g[rows], weights=term, minlength=t.nq)
     return safe_div(total, t.R)
+
+
+spelling(
+    "infAP",
+    style="ir_measures",
+    build=simple("infAP"),
+    roots=("infAP",),
+    args=("rel",),
+    cutoff="none",
+    definition="trec_eval's infAP",
+)
 
 
 @measure("gm_bpref", agg="gmean", per_query=False)

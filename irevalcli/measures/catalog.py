@@ -1,21 +1,26 @@
 """Every measure family, the nicknames and the output order.
 
-Importing this module registers every measure; :func:`load` returns the registry in
+Importing this module registers every measure and every friendly spelling (each family
+module declares its measures and their spellings); :func:`load` returns the registry in
 output order. The order does not depend on the order of the imports below: trec_eval's
 measures follow its measure table (``registry.TREC_ORDER``) and ireval's own follow
-:data:`OWN_FAMILIES`.
+:data:`FAMILY_MODULES`, family module by family module, each in declaration order.
 """
 
 from __future__ import annotations
 
 from . import ap, compat, counts, cwl, diversity, extra, gain, graded, jg, peers, precision, prefs, sets
 from .registry import REGISTRY, Measure, nickname, sort_registry
+from .spellings import put_in_order
 
-# trec_eval's measures (registry.TREC_ORDER), whichever family declares them
+# the families of trec_eval's measures (registry.TREC_ORDER), and of ireval's own
 TREC_FAMILIES = (ap, counts, gain, jg, precision, prefs, sets)
-# ireval's own measures print after trec_eval's, family by family in this order; a family
-# missing here cannot declare a measure of its own (sort_registry refuses it)
 OWN_FAMILIES = (graded, extra, diversity, cwl, compat, peers)
+# ireval's own measures print after trec_eval's, family module by family module in this
+# order (and friendly spellings added since issue 15 list in it too): a measure added to
+# any of these modules, trec_eval's included, needs no other change; a module missing here
+# cannot declare a measure or a spelling (sort_registry and put_in_order refuse it)
+FAMILY_MODULES = (*OWN_FAMILIES, *TREC_FAMILIES)
 
 nickname(
     "official",
@@ -110,11 +115,20 @@ _PREFS = [
     "prefs_pair_imp",
     "prefs_avgjg_imp",
 ]
-nickname("all_prefs", ["runid", "num_q", *_PREFS])
+nickname("all_prefs", ["runid", "num_q", *_PREFS], suggested_for=("prefs", "qrels_prefs"))
 nickname("prefs", ["runid", "num_q", *_PREFS[:6]])
-nickname("qrels_jg", ["runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"])
+nickname("qrels_jg", ["runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"], suggested_for=("qrels_jg",))
 
-sort_registry([m.__name__ for m in OWN_FAMILIES])
+
+def put_everything_in_order() -> None:
+    """Put the registry in output order and the spellings in listing order (done on import;
+    again after a declaration made later, as a test's)."""
+    modules = [m.__name__ for m in FAMILY_MODULES]
+    sort_registry(modules)
+    put_in_order(modules)
+
+
+put_everything_in_order()
 
 
 def load() -> dict[str, Measure]:

@@ -19,12 +19,15 @@ ireval always puts the retrieved ones first (in run order).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..core.table import EvalTable
 from ..errors import MeasureParamError
 from ._util import pair
 from .registry import Params, measure
+from .spellings import Target, number_opts, spelling
 
 
 @measure("compat", params="pairs", citation="Clarke, Vtyurina & Smucker, TOIS 2021 (ir_measures' compat provider)")
@@ -81,3 +84,25 @@ def compat(t: EvalTable, p: Params) -> np.ndarray:
     else:
         np.divide(score, pc[D], out=out, where=pc[D] > 0)
     return out
+
+
+def _im_compat(args: dict[str, Any], at: str | None, spec: str) -> Target:
+    pairs = list(number_opts(args, spec, "p"))
+    if "normalize" in args:
+        norm = args["normalize"]
+        if not isinstance(norm, bool):
+            raise MeasureParamError(f"{spec}: normalize={norm!r} is not True or False")
+        pairs.append(("normalize", float(norm)))
+    return Target("compat", tuple(pairs))
+
+
+spelling(
+    "Compat",
+    style="ir_measures",
+    build=_im_compat,
+    roots=("compat",),
+    args=("p", "normalize"),
+    cutoff="none",
+    definition="compatibility (Clarke et al. 2021) as ir_measures' compat provider computes it: rank-biased overlap "
+    "(p = 0.95) with the ideal ranking to depth max(n, K), over the ideal's overlap with itself",
+)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..core.table import EvalTable
 from .registry import Params, measure
+from .spellings import Target, ranx, rel_view, simple, spelling
 
 ALL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
 
@@ -22,10 +25,37 @@ def num_q(t: EvalTable, p: Params) -> np.ndarray:
     return np.zeros(t.nq)
 
 
+spelling(
+    "NumQ",
+    style="ir_measures",
+    build=simple("num_q", rel=False),
+    roots=("num_q",),
+    cutoff="none",
+    definition="topics evaluated",
+)
+
+
 @measure("num_ret", kind="int", agg="sum", placeholder="zero_named")
 def num_ret(t: EvalTable, p: Params) -> np.ndarray:
     """Number of documents retrieved (after -M and -J); the summary is the sum over topics."""
     return t.n.astype(np.float64)
+
+
+def _im_numret(args: dict[str, Any], at: str | None, spec: str) -> Target:
+    if "rel" in args:
+        return Target("num_rel_ret", (), **rel_view(args, spec))
+    return Target("num_ret")
+
+
+spelling(
+    "NumRet",
+    style="ir_measures",
+    build=_im_numret,
+    roots=("num_ret", "num_rel_ret"),
+    args=("rel",),
+    cutoff="none",
+    definition="documents retrieved; NumRet(rel=N): relevant ones retrieved",
+)
 
 
 @measure("num_rel", kind="int", agg="num_rel")
@@ -35,10 +65,40 @@ def num_rel(t: EvalTable, p: Params) -> np.ndarray:
     return t.R.astype(np.float64)
 
 
+spelling(
+    "NumRel",
+    style="ir_measures",
+    build=simple("num_rel"),
+    roots=("num_rel",),
+    args=("rel",),
+    cutoff="none",
+    definition="relevant documents judged (trec_eval's num_rel)",
+)
+
+
 @measure("num_rel_ret", kind="int", agg="sum")
 def num_rel_ret(t: EvalTable, p: Params) -> np.ndarray:
     """Number of relevant documents retrieved; the summary is the sum over topics."""
     return t.rel_ret.astype(np.float64)
+
+
+spelling(
+    "NumRelRet",
+    style="ir_measures",
+    build=simple("num_rel_ret"),
+    roots=("num_rel_ret",),
+    args=("rel",),
+    cutoff="none",
+    definition="relevant documents retrieved (trec_eval's num_rel_ret)",
+)
+
+spelling(
+    "hits",
+    style="ranx",
+    build=ranx("num_rel_ret", "num_rel_ret_cut"),
+    roots=("num_rel_ret", "num_rel_ret_cut"),
+    definition="relevant documents in the top k (all retrieved without @k)",
+)
 
 
 @measure("num_nonrel_judged_ret", kind="int", agg="sum")

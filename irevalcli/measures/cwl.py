@@ -20,6 +20,8 @@ what ir_measures reports. The tail past the ranking is summed in closed form fro
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..core.table import EvalTable
@@ -27,6 +29,7 @@ from ..errors import MeasureParamError
 from ._util import exclusive, gmax, opt, pair, seg_cumprod, top_k
 from .dcg import discount
 from .registry import Params, measure
+from .spellings import Build, Target, int_cutoff, number_opts, spelling
 
 DEPTH = 1000  # cwl_eval's max_n
 CUTOFFS = (5, 10, 20)
@@ -106,6 +109,32 @@ def insq(t: EvalTable, p: Params) -> np.ndarray:
     return _cwl(t, p, _insq_base(T), DEPTH, stop_on_gain=False)
 
 
+_CWL_GAIN = (
+    "cwl_eval's gain (label - min_rel) / (max_rel - min_rel) clipped to [0, 1], min_rel=0, max_rel "
+    "the highest label unless given; ranking cut and padded to depth 1000"
+)
+
+
+def _im_cwl(root: str, *names: str) -> Build:
+    """cwl_eval's measures without a cutoff (depth 1000): INSQ, NERR10, NERR11."""
+
+    def build(args: dict[str, Any], at: str | None, spec: str) -> Target:
+        return Target(root, number_opts(args, spec, *names, "min_rel", "max_rel"))
+
+    return build
+
+
+spelling(
+    "INSQ",
+    style="ir_measures",
+    build=_im_cwl("insq", "T"),
+    roots=("insq",),
+    args=("T", "min_rel", "max_rel"),
+    cutoff="none",
+    definition="INSQ as cwl_eval computes it: weights (2T / (i - 1 + 2T))^2, T = 1; " + _CWL_GAIN,
+)
+
+
 @measure("nerr10", params="pairs", citation="Azzopardi, Mackenzie & Moffat, ICTIR 2021, eq. 10; " + CWL)
 def nerr10(t: EvalTable, p: Params) -> np.ndarray:
     """NERR (eq. 10): sum_i W_i g_i with C_i = p (1 - g_i), p = 0.9 (nerr10.p=0.8), so W_i is
@@ -119,6 +148,17 @@ def nerr10(t: EvalTable, p: Params) -> np.ndarray:
     return _cwl(t, p, base, DEPTH, stop_on_gain=True)
 
 
+spelling(
+    "NERR10",
+    style="ir_measures",
+    build=_im_cwl("nerr10", "p"),
+    roots=("nerr10",),
+    args=("p", "min_rel", "max_rel"),
+    cutoff="none",
+    definition="NERR eq. 10 as cwl_eval computes it: C_i = p (1 - g_i), p = 0.9; " + _CWL_GAIN,
+)
+
+
 @measure("nerr11", params="pairs", citation="Azzopardi, Mackenzie & Moffat, ICTIR 2021, eq. 11; " + CWL)
 def nerr11(t: EvalTable, p: Params) -> np.ndarray:
     """NERR (eq. 11): sum_i W_i g_i with C_i = ((i + 2T - 1) / (i + 2T))^2 (1 - g_i), T = 1
@@ -127,6 +167,17 @@ def nerr11(t: EvalTable, p: Params) -> np.ndarray:
     _check_keys(p, "nerr11", ("T", "min_rel", "max_rel"))
     T = _positive("nerr11", "T", float(pair(p, "T", 1.0)))
     return _cwl(t, p, _insq_base(T), DEPTH, stop_on_gain=True)
+
+
+spelling(
+    "NERR11",
+    style="ir_measures",
+    build=_im_cwl("nerr11", "T"),
+    roots=("nerr11",),
+    args=("T", "min_rel", "max_rel"),
+    cutoff="none",
+    definition="NERR eq. 11 as cwl_eval computes it: C_i = ((i + 2T - 1) / (i + 2T))^2 (1 - g_i), T = 1; " + _CWL_GAIN,
+)
 
 
 @measure(
@@ -143,6 +194,29 @@ def nerr8_cut(t: EvalTable, p: Params) -> np.ndarray:
     return np.stack([_cwl(t, p, ones, _cut_depth(k), stop_on_gain=True) for k in p.values])
 
 
+def _im_cwl_cut(root: str, *names: str) -> Build:
+    """cwl_eval's measures with a required cutoff: BPM, SDCG, NERR8, NERR9."""
+
+    def build(args: dict[str, Any], at: str | None, spec: str) -> Target:
+        if args.get("dcg", "log2") != "log2":
+            raise MeasureParamError(f"{spec}: dcg={args['dcg']!r} is not 'log2' (the only SDCG form)")
+        k = int_cutoff(at, spec)
+        return Target(root, (k,), number_opts(args, spec, *names, "min_rel", "max_rel"))
+
+    return build
+
+
+spelling(
+    "NERR8",
+    style="ir_measures",
+    build=_im_cwl_cut("nerr8_cut"),
+    roots=("nerr8_cut",),
+    args=("min_rel", "max_rel"),
+    cutoff="required",
+    definition="NERR eq. 8 (Azzopardi et al. 2021) as cwl_eval computes it: C_i = 1 - g_i truncated at k; " + _CWL_GAIN,
+)
+
+
 @measure(
     "nerr9_cut",
     params="long_cutoffs",
@@ -157,6 +231,17 @@ def nerr9_cut(t: EvalTable, p: Params) -> np.ndarray:
     return np.stack([_cwl(t, p, inv, _cut_depth(k), stop_on_gain=True) for k in p.values])
 
 
+spelling(
+    "NERR9",
+    style="ir_measures",
+    build=_im_cwl_cut("nerr9_cut"),
+    roots=("nerr9_cut",),
+    args=("min_rel", "max_rel"),
+    cutoff="required",
+    definition="NERR eq. 9 as cwl_eval computes it: C_i = i / (i + 1) (1 - g_i) truncated at k; " + _CWL_GAIN,
+)
+
+
 @measure(
     "sdcg_cut", params="long_cutoffs", default=CUTOFFS, citation="Järvelin & Kekäläinen, TOIS 2002 (discount); " + CWL
 )
@@ -166,6 +251,18 @@ def sdcg_cut(t: EvalTable, p: Params) -> np.ndarray:
     (min_rel=0, max_rel the highest label; SDCG(max_rel=4)@k sets them)."""
     base = 1.0 / discount(_ranks())
     return np.stack([_cwl(t, p, base, _cut_depth(k), stop_on_gain=False) for k in p.values])
+
+
+spelling(
+    "SDCG",
+    style="ir_measures",
+    build=_im_cwl_cut("sdcg_cut"),
+    roots=("sdcg_cut",),
+    args=("dcg", "min_rel", "max_rel"),
+    cutoff="required",
+    definition="scaled DCG at k as cwl_eval computes it: DCG@k over sum_{i<=k} 1/log2(i+1) "
+    "(nDCG as if k top-grade documents existed); " + _CWL_GAIN,
+)
 
 
 @measure(
@@ -192,3 +289,15 @@ def bpm_cut(t: EvalTable, p: Params) -> np.ndarray:
         m = np.minimum(first, float(depth))
         out.append(v.at_depth(S, m.astype(np.int64)) / m)
     return np.stack(out)
+
+
+spelling(
+    "BPM",
+    style="ir_measures",
+    build=_im_cwl_cut("bpm_cut", "T"),
+    roots=("bpm_cut",),
+    args=("T", "min_rel", "max_rel"),
+    cutoff="required",
+    definition="static Bejeweled Player Model as cwl_eval computes it: stop at the first rank "
+    "whose gain so far reaches T (1) or at k; the mean gain down to there; " + _CWL_GAIN,
+)

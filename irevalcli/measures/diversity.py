@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -27,6 +28,7 @@ from ..errors import MeasureParamError, UsageError
 from ._util import opt, pair
 from .dcg import discount
 from .registry import Params, measure
+from .spellings import Build, Target, int_cutoff, number_opts, rel_view, spelling
 
 ALPHA = 0.5
 BETA = 0.5
@@ -237,6 +239,29 @@ def alpha_ndcg_cut(t: EvalTable, p: Params) -> np.ndarray:
     return np.stack(out)
 
 
+def _im_diversity(root: str) -> Build:
+    def build(args: dict[str, Any], at: str | None, spec: str) -> Target:
+        k = int_cutoff(at, spec)
+        if k is None:
+            raise MeasureParamError(f"{spec}: a cutoff is required (e.g. {spec}@20)")
+        opts = (("alpha", float(args["alpha"])),) if "alpha" in args else ()
+        return Target(root, (k,), opts, **rel_view(args, spec))
+
+    return build
+
+
+spelling(
+    "alpha_nDCG",
+    "α_nDCG",
+    style="ir_measures",
+    build=_im_diversity("alpha_ndcg_cut"),
+    roots=("alpha_ndcg_cut",),
+    args=("alpha", "rel", "judged_only"),
+    cutoff="required",
+    definition="alpha-nDCG at k over subtopic judgements, as ndeval (pyndeval) computes it; needs --subtopics",
+)
+
+
 @measure(
     "err_ia_cut",
     params="long_cutoffs",
@@ -260,6 +285,17 @@ def err_ia_cut(t: EvalTable, p: Params) -> np.ndarray:
         np.divide(t.at_depth(prefix, k), den, out=v, where=den > 0)
         out.append(v)
     return np.stack(out)
+
+
+spelling(
+    "ERR_IA",
+    style="ir_measures",
+    build=_im_diversity("err_ia_cut"),
+    roots=("err_ia_cut",),
+    args=("rel", "judged_only"),
+    cutoff="required",
+    definition="intent-aware ERR at k with ndeval's collection-independent normalisation; needs --subtopics",
+)
 
 
 def _ideal_ideal(alpha: float, k: int, discount: np.ndarray) -> float:
@@ -292,6 +328,21 @@ def alpha_dcg_cut(t: EvalTable, p: Params) -> np.ndarray:
     return np.stack(out)
 
 
+_NDEVAL = "as ndeval (pyndeval) computes it; needs --subtopics"
+
+spelling(
+    "alpha_DCG",
+    "α_DCG",
+    style="ir_measures",
+    build=_im_diversity("alpha_dcg_cut"),
+    roots=("alpha_dcg_cut",),
+    args=("alpha", "rel", "judged_only"),
+    cutoff="required",
+    definition="alpha-DCG at k over S * sum_{i<=k} (1 - alpha)^(i-1) / log2(i + 1) (collection-independent "
+    "normalisation), " + _NDEVAL + "; ndeval leaves @1 undivided, ireval divides every k",
+)
+
+
 @measure(
     "nerr_ia_cut",
     params="long_cutoffs",
@@ -319,6 +370,18 @@ def nerr_ia_cut(t: EvalTable, p: Params) -> np.ndarray:
     return np.stack(out)
 
 
+spelling(
+    "nERR_IA",
+    style="ir_measures",
+    build=_im_diversity("nerr_ia_cut"),
+    roots=("nerr_ia_cut",),
+    args=("rel", "judged_only"),
+    cutoff="required",
+    definition="intent-aware ERR at k over the same for ndeval's greedy ideal ranking (collection-dependent "
+    "normalisation), " + _NDEVAL,
+)
+
+
 def _covered(t: EvalTable, st: _Subtopics, alpha: float, p: Params) -> np.ndarray:
     """Per cutoff, a per-row count read at depth k (alpha 0: relevant pairs; 1: new subtopics)."""
     prefix = t.seg_cumsum_exact(_run_gains(t, st, alpha))
@@ -344,6 +407,17 @@ def p_ia_cut(t: EvalTable, p: Params) -> np.ndarray:
     return out
 
 
+spelling(
+    "P_IA",
+    style="ir_measures",
+    build=_im_diversity("p_ia_cut"),
+    roots=("p_ia_cut",),
+    args=("rel", "judged_only"),
+    cutoff="required",
+    definition="intent-aware precision at k: relevant (document, subtopic) pairs in the top k over k * S, " + _NDEVAL,
+)
+
+
 @measure(
     "strec_cut",
     params="long_cutoffs",
@@ -360,6 +434,17 @@ def strec_cut(t: EvalTable, p: Params) -> np.ndarray:
     out = np.zeros_like(count)
     np.divide(count, np.broadcast_to(S, count.shape), out=out, where=S > 0)
     return out
+
+
+spelling(
+    "StRecall",
+    style="ir_measures",
+    build=_im_diversity("strec_cut"),
+    roots=("strec_cut",),
+    args=("rel",),
+    cutoff="required",
+    definition="subtopic recall at k: subtopics covered by the top k over S, " + _NDEVAL,
+)
 
 
 @measure("map_ia", needs_subtopics=True, citation="Agrawal et al., WSDM 2009; ndeval (TREC Web track)")
@@ -379,6 +464,22 @@ def map_ia(t: EvalTable, p: Params) -> np.ndarray:
     out = np.zeros(t.nq)
     np.divide(total, st.S.astype(np.float64), out=out, where=st.S > 0)
     return out
+
+
+def _im_ap_ia(args: dict[str, Any], at: str | None, spec: str) -> Target:
+    return Target("map_ia", (), **rel_view(args, spec))
+
+
+spelling(
+    "AP_IA",
+    "MAP_IA",
+    style="ir_measures",
+    build=_im_ap_ia,
+    roots=("map_ia",),
+    args=("rel", "judged_only"),
+    cutoff="none",
+    definition="intent-aware AP: the mean over the subtopics of each subtopic's AP, " + _NDEVAL,
+)
 
 
 def _alpha_beta(p: Params, name: str) -> tuple[float, float]:
@@ -421,6 +522,25 @@ def nrbp(t: EvalTable, p: Params) -> np.ndarray:
     return _nrbp(t, _prepare(t), alpha, beta)
 
 
+def _im_nrbp(root: str) -> Build:
+    def build(args: dict[str, Any], at: str | None, spec: str) -> Target:
+        return Target(root, number_opts(args, spec, "alpha", "beta"), **rel_view(args, spec))
+
+    return build
+
+
+spelling(
+    "NRBP",
+    style="ir_measures",
+    build=_im_nrbp("nrbp"),
+    roots=("nrbp",),
+    args=("alpha", "beta", "rel"),
+    cutoff="none",
+    definition="novelty- and rank-biased precision, (1 - (1 - alpha) beta) / S * sum of novelty "
+    "gain * beta^(i-1), alpha = beta = 0.5, " + _NDEVAL,
+)
+
+
 @measure(
     "nnrbp",
     params="pairs",
@@ -453,3 +573,14 @@ def nnrbp(t: EvalTable, p: Params) -> np.ndarray:
     out = np.zeros(t.nq)
     np.divide(run, ideal_n, out=out, where=ideal_n > 0)
     return out
+
+
+spelling(
+    "nNRBP",
+    style="ir_measures",
+    build=_im_nrbp("nnrbp"),
+    roots=("nnrbp",),
+    args=("alpha", "beta", "rel"),
+    cutoff="none",
+    definition="NRBP over the NRBP of ndeval's greedy ideal ranking, " + _NDEVAL,
+)

@@ -6,6 +6,8 @@ Relevant means a judged label >= -l (default 1), as in trec_eval.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..core.table import EvalTable
@@ -13,6 +15,7 @@ from ..errors import MeasureParamError
 from ._util import OptParams, opt, safe_div
 from .precision import CUTOFFS
 from .registry import Params, measure
+from .spellings import BIG, Target, int_cutoff, ranx, rel_view, simple, spelling
 
 
 @measure("recip_rank_cut", params="long_cutoffs", default=(5, 10, 20), citation="Kantor & Voorhees, IR 2000")
@@ -34,6 +37,21 @@ def judged(t: EvalTable, p: Params) -> np.ndarray:
     return np.stack([t.at_depth(cum, k) / float(k) for k in p.values])
 
 
+def _im_judged(args: dict[str, Any], at: str | None, spec: str) -> Target:
+    k = int_cutoff(at, spec)
+    return Target("judged", (k or BIG,), (("judged", "in_qrels"),))
+
+
+spelling(
+    "Judged",
+    style="ir_measures",
+    build=_im_judged,
+    roots=("judged",),
+    definition="judged at k as ir_measures counts it: documents in the top k that have a qrels line (any label, "
+    "negative ones too) over min(k, num_ret); ireval's judged.k counts labels >= 0 over k",
+)
+
+
 @measure("num_rel_ret_cut", params="long_cutoffs", default=CUTOFFS, citation="Bassani, ECIR 2022 (ranx hits@k)")
 def num_rel_ret_cut(t: EvalTable, p: Params) -> np.ndarray:
     """Relevant documents in the top k (ranx's hits@k); the summary is the mean over topics."""
@@ -53,6 +71,32 @@ def F(t: EvalTable, p: Params) -> np.ndarray:
         den = b2 * prec + rec
         out.append(np.where(r > 0, safe_div((1.0 + b2) * prec * rec, den), 0.0))
     return np.stack(out)
+
+
+def _ir_f(args: dict[str, Any], at: str | None, spec: str) -> Target:
+    k = int_cutoff(at, spec)
+    beta = float(args.get("beta", 1.0))
+    view = rel_view({k2: v for k2, v in args.items() if k2 == "rel"}, spec)
+    return Target("F", (k,), (("beta", beta),), **view)
+
+
+spelling(
+    "F",
+    style="ireval",
+    build=_ir_f,
+    roots=("F",),
+    args=("beta", "rel"),
+    cutoff="required",
+    definition="F-beta at k from P@k = r/k and R@k = r/R, F(beta=b)@k (bare F is trec-style: F.5,10,...)",
+)
+
+spelling(
+    "f1",
+    style="ranx",
+    build=ranx("set_F", "F"),
+    roots=("F", "set_F"),
+    definition="F1 at k from P@k = r/k and R@k = r/R; without @k, of the retrieved set",
+)
 
 
 def _prec_at_rel(t: EvalTable) -> np.ndarray:
@@ -125,6 +169,36 @@ def auc(t: EvalTable, p: Params) -> np.ndarray:
     return _auc(t, p)
 
 
+def _im_accuracy(args: dict[str, Any], at: str | None, spec: str) -> Target:
+    k = int_cutoff(at, spec)
+    opts: tuple[tuple[str, Any], ...] = (("retrieved_only", True),)
+    if k is not None:
+        opts += (("cutoff", k),)
+    return Target("auc", (), opts, **rel_view(args, spec))
+
+
+spelling(
+    "Accuracy",
+    style="ir_measures",
+    build=_im_accuracy,
+    roots=("auc",),
+    args=("rel",),
+    definition="ir_measures' Accuracy: among the retrieved documents (top k) only, the fraction of (relevant, "
+    "non-relevant) pairs in the right order, unjudged counting as non-relevant; no value for a topic "
+    "without both (ir_measures fails when every retrieved document is relevant)",
+)
+
+spelling(
+    "AUC",
+    style="ireval",
+    build=simple("auc"),
+    roots=("auc",),
+    args=("rel",),
+    cutoff="none",
+    definition="ranking AUC over (relevant, judged non-relevant) pairs, unretrieved judged documents tied last",
+)
+
+
 @measure("gauc", agg="wmean", citation="Zhou et al., KDD 2018 (Deep Interest Network)")
 def gauc(t: EvalTable, p: Params) -> np.ndarray:
     """Group AUC: per topic the auc; the summary averages it over the topics that have one,
@@ -138,6 +212,28 @@ def gauc(t: EvalTable, p: Params) -> np.ndarray:
     else:
         w = (t.R + t.NR).astype(np.float64)
     return np.stack([a, w])
+
+
+def _ir_gauc(args: dict[str, Any], at: str | None, spec: str) -> Target:
+    weight = args.get("weight", "judged")
+    if weight not in ("judged", "uniform", "positives"):
+        raise MeasureParamError(f"{spec}: weight={weight!r} is not one of 'judged', 'uniform', 'positives'")
+    view = rel_view({k: v for k, v in args.items() if k == "rel"}, spec)
+    if weight == "positives":  # RecBole's GAUC
+        return Target("gauc_pos", (), **view)
+    return Target("gauc", (), (("weight", weight),), **view)
+
+
+spelling(
+    "GAUC",
+    style="ireval",
+    build=_ir_gauc,
+    roots=("gauc", "gauc_pos"),
+    args=("weight", "rel"),
+    cutoff="none",
+    definition="AUC averaged over topics weighted by judged documents (weight=uniform: plain mean; "
+    "weight=positives: by relevant documents, RecBole's GAUC)",
+)
 
 
 @measure("gauc_pos", agg="wmean", citation="RecBole's GAUC (Zhao et al., CIKM 2021); Zhou et al., KDD 2018")

@@ -25,9 +25,11 @@ from typing import Any
 import numpy as np
 
 from ..core.table import EvalTable, seg_cumsum_exact
+from ..errors import MeasureParamError
 from . import dcg as dcg_kernel
 from .precision import CUTOFFS
 from .registry import Params, measure
+from .spellings import Target, int_cutoff, ranx, rel_view, spelling
 
 _VALID_INT = re.compile(r"^[+-]?[0-9]+$")
 
@@ -231,6 +233,15 @@ def dcg(t: EvalTable, p: Params) -> np.ndarray:
     return _dcg(t, gains(t, _pairs(p)))
 
 
+spelling(
+    "dcg",
+    style="ranx",
+    build=ranx("dcg", "dcg_cut"),
+    roots=("dcg", "dcg_cut"),
+    definition="DCG at k, gain = label, discount log2(i + 1)",
+)
+
+
 @measure("ideal_dcg", params="pairs")
 def ideal_dcg(t: EvalTable, p: Params) -> np.ndarray:
     """DCG of the ideal ranking: every judged document with a positive gain, best first."""
@@ -243,6 +254,56 @@ def ndcg(t: EvalTable, p: Params) -> np.ndarray:
     ranking; gains are the raw relevance levels unless given as level=gain pairs."""
     G = gains(t, _pairs(p))
     return _ratio(_dcg(t, G), _idcg(G))
+
+
+def _gains_map(value: Any, spec: str) -> tuple[tuple[int, int], ...]:
+    """ir_measures' gains={label: gain, ...}: non-negative integers (pytrec_eval's qrels are ints)."""
+    if not isinstance(value, dict) or not value:
+        raise MeasureParamError(f"{spec}: gains must be a mapping of labels to gains, e.g. gains={{0:1,1:4}}")
+    for k, v in value.items():
+        for x in (k, v):
+            if not isinstance(x, int) or isinstance(x, bool) or x < 0:
+                raise MeasureParamError(f"{spec}: gains {k!r}:{v!r}: labels and gains must be non-negative integers")
+    return tuple(sorted(value.items()))
+
+
+def _im_ndcg(args: dict[str, Any], at: str | None, spec: str) -> Target:
+    dcg = args.get("dcg", "log2")
+    k = int_cutoff(at, spec)
+    view = rel_view({"judged_only": args.get("judged_only")}, spec)
+    if "gains" in args:
+        # ir_measures relabels the qrels (label -> gains.get(label, label)) before pytrec_eval's ndcg
+        if dcg != "log2":
+            raise MeasureParamError(f"{spec}: gains apply to dcg=log2 only (ir_measures has no exp-log2 with gains)")
+        gview = ("gains", _gains_map(args["gains"], spec))
+        views = [gview] + ([view["view"], *list(view["views"])] if view else [])
+        view = {"view": views[0], "views": tuple(views[1:])}
+    if dcg == "log2":
+        return Target("ndcg", (), **view) if k is None else Target("ndcg_cut", (k,), **view)
+    if dcg == "exp-log2":
+        return Target("ndcg_exp", (), **view) if k is None else Target("ndcg_exp_cut", (k,), **view)
+    raise MeasureParamError(f"{spec}: dcg={dcg!r} is not one of 'log2', 'exp-log2'")
+
+
+spelling(
+    "nDCG",
+    "NDCG",
+    style="ir_measures",
+    build=_im_ndcg,
+    roots=("ndcg", "ndcg_cut", "ndcg_exp", "ndcg_exp_cut"),
+    args=("dcg", "gains", "judged_only"),
+    definition="nDCG; dcg=log2 (default) is trec_eval's ndcg/ndcg_cut (gain = label), dcg=exp-log2 is gdeval's "
+    "(gain 2^label - 1); gains={0:1,1:4} relabels the judgements first (label -> gain, others kept), "
+    "as ir_measures does before pytrec_eval's ndcg",
+)
+
+spelling(
+    "ndcg",
+    style="ranx",
+    build=ranx("ndcg", "ndcg_cut"),
+    roots=("ndcg", "ndcg_cut"),
+    definition="nDCG at k, gain = label (trec_eval's ndcg_cut)",
+)
 
 
 def _ideal_prefix(G: Gains) -> np.ndarray:
@@ -349,6 +410,31 @@ def rbp(t: EvalTable, p: Params) -> np.ndarray:
     nz = G.nz
     terms = G.nz_gain * powers[t.rank_at(nz) - 1]
     return (1.0 - persist) * np.bincount(t.g[nz], weights=terms, minlength=t.nq)
+
+
+def _im_rbp(args: dict[str, Any], at: str | None, spec: str) -> Target:
+    p = float(args.get("p", 0.8))
+    k = int_cutoff(at, spec)
+    top = (("top", k),) if k is not None else ()
+    if "rel" in args:
+        rel = args["rel"]
+        if not isinstance(rel, int) or isinstance(rel, bool):
+            raise MeasureParamError(f"{spec}: rel={rel!r} is not an integer")
+        views = (("binary", rel), *top)
+    else:
+        views = top
+    return Target("rbp", (("p", p),), view=views[0] if views else None, views=views[1:])
+
+
+spelling(
+    "RBP",
+    style="ir_measures",
+    build=_im_rbp,
+    roots=("rbp",),
+    args=("p", "rel"),
+    definition="rank-biased precision with p = 0.8 by default (trec_eval's rbp defaults to 0.9); with rel=N the "
+    "gains are binary at level N (cwl_eval), without it graded as trec_eval's rbp",
+)
 
 
 @measure(

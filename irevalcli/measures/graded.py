@@ -10,6 +10,9 @@ the judgements of the evaluated topics unless a parameter sets it.
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 import numpy as np
 
 from ..core.table import EvalTable, seg_cumsum_exact
@@ -18,6 +21,7 @@ from . import dcg as dcg_kernel
 from ._util import exclusive, gmax, ideal, opt, pair, row_label, seg_cumprod
 from .precision import CUTOFFS
 from .registry import Params, measure
+from .spellings import Target, int_cutoff, ranx, simple, spelling
 
 ERR_CUTOFFS = (5, 10, 20)
 
@@ -93,11 +97,29 @@ def dcg_exp(t: EvalTable, p: Params) -> np.ndarray:
     return _dcg_at(t, t.n, "exp", "log")
 
 
+spelling(
+    "dcg_burges",
+    style="ranx",
+    build=ranx("dcg_exp", "dcg_exp_cut"),
+    roots=("dcg_exp", "dcg_exp_cut"),
+    definition="DCG at k, gain 2^label - 1",
+)
+
+
 @measure("ndcg_exp", citation="Burges et al., ICML 2005")
 def ndcg_exp(t: EvalTable, p: Params) -> np.ndarray:
     """nDCG of the whole ranking with exponential gain: DCG with gain 2^rel - 1 over the DCG of
     the whole ideal ranking (0 when no document has a positive label)."""
     return _ndcg_at(t, _everything(t), "exp", "log")
+
+
+spelling(
+    "ndcg_burges",
+    style="ranx",
+    build=ranx("ndcg_exp", "ndcg_exp_cut"),
+    roots=("ndcg_exp", "ndcg_exp_cut"),
+    definition="nDCG at k, gain 2^label - 1",
+)
 
 
 @measure("ndcg_exp_cut", params="long_cutoffs", default=CUTOFFS, citation="Burges et al., ICML 2005")
@@ -129,6 +151,16 @@ def cg_cut(t: EvalTable, p: Params) -> np.ndarray:
         rows = _positive_rows(t)
         t._cache[key] = t.sparse_running(rows, t.label[rows].astype(np.float64))
     return np.stack([t.sparse_at_depth(t._cache[key], k) for k in p.values])
+
+
+spelling(
+    "CG",
+    style="ireval",
+    build=simple("cg_cut", cut_root="cg_cut", rel=False),
+    roots=("cg_cut",),
+    cutoff="required",
+    definition="cumulative gain at k: the sum of the labels of the top k",
+)
 
 
 # ---- cascade measures: ERR and pFound ---------------------------------------------
@@ -179,6 +211,23 @@ def err(t: EvalTable, p: Params) -> np.ndarray:
     return t.at_depth(_err_prefix(t, _gmax_param(t, p, "err")), _depth(p, t))
 
 
+def _im_err(args: dict[str, Any], at: str | None, spec: str) -> Target:
+    k = int_cutoff(at, spec)
+    if k is None:
+        return Target("err", (("gmax", 4.0),))
+    return Target("err_cut", (k,), (("gmax", 4),))
+
+
+spelling(
+    "ERR",
+    style="ir_measures",
+    build=_im_err,
+    roots=("err", "err_cut"),
+    definition="ERR as gdeval computes it for ir_measures: g_max fixed at 4, R = (2^label - 1) / 16; "
+    "ireval's err_cut.k takes g_max from the qrels",
+)
+
+
 @measure(
     "err_cut", params="long_cutoffs", default=ERR_CUTOFFS, citation="Chapelle, Metzler, Zhang & Grinspan, CIKM 2009"
 )
@@ -213,6 +262,24 @@ def pfound(t: EvalTable, p: Params) -> np.ndarray:
     _check_keys(p, "pfound", ("p_break", "gmax", "k"))
     prefix = _pfound_prefix(t, _gmax_param(t, p, "pfound"), _p_break(p, "pfound"))
     return t.at_depth(prefix, _depth(p, t))
+
+
+def _ir_pfound(args: dict[str, Any], at: str | None, spec: str) -> Target:
+    k = int_cutoff(at, spec)
+    opts = tuple((key, float(args[key])) for key in ("p_break", "gmax") if key in args)
+    if k is None:
+        return Target("pfound", opts)
+    return Target("pfound_cut", (k,), opts)
+
+
+spelling(
+    "pFound",
+    style="ireval",
+    build=_ir_pfound,
+    roots=("pfound", "pfound_cut"),
+    args=("p_break", "gmax"),
+    definition="pFound (Yandex): p_break 0.15, pRel = (2^label - 1) / 2^g_max, g_max the highest label in the qrels",
+)
 
 
 @measure("pfound_cut", params="long_cutoffs", default=ERR_CUTOFFS, citation="Segalovich, ROMIP 2009 (Yandex)")
@@ -288,6 +355,24 @@ def inst(t: EvalTable, p: Params) -> np.ndarray:
     return num / (head + tail)
 
 
+def _im_inst(args: dict[str, Any], at: str | None, spec: str) -> Target:
+    pairs = [("T", float(args.get("T", 1.0))), ("min_rel", float(args.get("min_rel", 0)))]
+    if "max_rel" in args:
+        pairs.append(("max_rel", float(args["max_rel"])))
+    return Target("inst", tuple(pairs))
+
+
+spelling(
+    "INST",
+    style="ir_measures",
+    build=_im_inst,
+    roots=("inst",),
+    args=("T", "min_rel", "max_rel"),
+    cutoff="none",
+    definition="INST as cwl_eval computes it: gain (label - min_rel) / (max_rel - min_rel), depth 1000",
+)
+
+
 # ---- RBP with raw labels ---------------------------------------------------------
 
 
@@ -306,3 +391,20 @@ def rbp_label(t: EvalTable, p: Params) -> np.ndarray:
     powers = np.cumprod(seq)
     lab = row_label(t)
     return (1.0 - persist) * t.seg_sum(lab * powers[t.rank - 1])
+
+
+def _ranx_rbp(args: dict[str, Any], at: str | None, spec: str) -> Target:
+    if at is None or not re.fullmatch(r"[0-9]+", at):
+        raise MeasureParamError(f"{spec}: ranx's rbp needs its persistence as digits, e.g. rbp.95 (p = 0.95)")
+    view: dict[str, Any] = {"view": ("drop", args["level"])} if "level" in args else {}
+    return Target("rbp_label", (("p", float(f"0.{at}")),), **view)
+
+
+spelling(
+    "rbp",
+    style="ranx",
+    build=_ranx_rbp,
+    roots=("rbp_label",),
+    dotted=True,
+    definition="RBP with persistence 0.NN from rbp.NN and the raw label as gain (no rescaling)",
+)

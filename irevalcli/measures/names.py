@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING
 
 from ..errors import MeasureParamError, UnknownMeasureError
 from .catalog import load
-from .registry import NICKNAMES, Measure, Params
+from .registry import FORMAT_NICKNAMES, NICKNAMES, Measure, Params
+from .spellings import dotted_pattern
 
 if TYPE_CHECKING:  # (aliases is imported when a name is not trec_eval's)
     from .aliases import Friendly
@@ -107,9 +108,8 @@ def parse_params(meas: Measure, text: str, spec: str) -> Params:
         return Params(tuple(dcut), text)
     if kind == "double_params":
         vals = tuple(_atof(t, spec, "parameter") for t in items)
-        check = meas.extra.get("check_params")
-        if check is not None:
-            problem = check(vals)
+        if meas.check_params is not None:
+            problem = meas.check_params(vals)
             if problem:
                 raise MeasureParamError(f"{spec}: {problem}")
         return Params(vals, text)
@@ -304,7 +304,7 @@ def resolve(
             continue
         if rel_format not in meas.rel_formats:
             needs = " or ".join(f"-R {f}" for f in sorted(meas.rel_formats))
-            nick = {"prefs": "all_prefs", "qrels_prefs": "all_prefs", "qrels_jg": "qrels_jg"}.get(rel_format)
+            nick = FORMAT_NICKNAMES.get(rel_format)
             extra = f"; with -R {rel_format} use -m {nick}" if nick else ""
             raise MeasureParamError(
                 f"measure '{root}' cannot be computed from -R {rel_format} judgements (it needs {needs}){extra}"
@@ -327,7 +327,9 @@ def parse_friendly(spec: str) -> Friendly | None:
     return parse(spec)
 
 
-RANX_RBP = re.compile(r"^rbp\.[0-9]+(-l-?[0-9]+)?$")
+# ranx's rbp.95 (rbp.NN-lN): the spellings declared ``dotted``, which trec_eval's syntax would read
+# as a measure and its parameters
+RANX_RBP = dotted_pattern()
 
 
 def _with_friendly(

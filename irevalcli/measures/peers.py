@@ -9,14 +9,18 @@ Relevant means a judged label >= -l (default 1), as in trec_eval.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..core.table import EvalTable
+from ..errors import MeasureParamError
 from . import dcg as dcg_kernel
 from ._util import opt, safe_div
 from .ap import judged_nonrel_rows
 from .precision import CUTOFFS
 from .registry import Params, measure
+from .spellings import BIG, Build, Target, bool_arg, int_cutoff, rel_view, simple, spelling
 
 
 @measure(
@@ -34,6 +38,63 @@ def P_ret(t: EvalTable, p: Params) -> np.ndarray:
         cum = t.seg_cumsum((t.label != -1).astype(np.int64))  # rated: any qrels line (ES ratings)
         return np.stack([safe_div(t.rel_at(k), t.at_depth(cum, k)) for k in p.values])
     return np.stack([safe_div(t.rel_at(k), np.minimum(k, t.n)) for k in p.values])
+
+
+def _positive_arg(args: dict[str, Any], key: str, spec: str) -> int | None:
+    v = args.get(key)
+    if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v <= 0):
+        raise MeasureParamError(f"{spec}: {key}={v!r} is not a positive integer")
+    return v
+
+
+def _tfr_cut(root: str) -> Build:
+    """TF-Ranking's topn, given as topn=k or @k; none: the whole list."""
+
+    def build(args: dict[str, Any], at: str | None, spec: str) -> Target:
+        k = int_cutoff(at, spec)
+        topn = _positive_arg(args, "topn", spec)
+        if k is not None and topn is not None and k != topn:
+            raise MeasureParamError(f"{spec}: topn={topn} and @{k} disagree")
+        opts: tuple[tuple[str, Any], ...] = ()
+        if "alpha" in args:
+            a = args["alpha"]
+            if isinstance(a, bool) or not isinstance(a, (int, float)) or not 0 <= a <= 1:
+                raise MeasureParamError(f"{spec}: alpha={a!r} is not a number between 0 and 1")
+            opts = (("alpha", float(a)),)
+        return Target(root, (k or topn or BIG,), opts)
+
+    return build
+
+
+def _es_precision(args: dict[str, Any], at: str | None, spec: str) -> Target:
+    k = int_cutoff(at, spec)
+    kk = _positive_arg(args, "k", spec)
+    if k is not None and kk is not None and k != kk:
+        raise MeasureParamError(f"{spec}: k={kk} and @{k} disagree")
+    opts = (("ignore_unlabeled", True),) if bool_arg(args, "ignore_unlabeled", False, spec) else ()
+    level = args.get("relevant_rating_threshold")
+    view = rel_view({"rel": level}, spec) if level is not None else {}
+    return Target("P_ret", (k or kk or 10,), opts, **view)
+
+
+spelling(
+    "PrecisionMetric",
+    style="tf-ranking",
+    build=_tfr_cut("P_ret"),
+    roots=("P_ret",),
+    args=("topn",),
+    definition="TF-Ranking's P@k: relevant in the top k over min(k, list length); without topn, over the whole list",
+)
+
+spelling(
+    "PrecisionAtK",
+    style="elasticsearch",
+    build=_es_precision,
+    roots=("P_ret",),
+    args=("k", "ignore_unlabeled", "relevant_rating_threshold"),
+    definition="Elasticsearch's rank-evaluation precision: relevant over retrieved in the top k (k = 10 by "
+    "default); ignore_unlabeled=true leaves unjudged documents out of the count",
+)
 
 
 @measure("bpref_R", citation="TF-Ranking's BPrefMetric(use_trec_version=False); Buckley & Voorhees, SIGIR 2004")
@@ -62,6 +123,16 @@ def arp(t: EvalTable, p: Params) -> np.ndarray:
     return np.stack([safe_div(t.seg_sum(lab * t.rank), w), w])
 
 
+spelling(
+    "ARPMetric",
+    style="tf-ranking",
+    build=simple("arp", rel=False),
+    roots=("arp",),
+    cutoff="none",
+    definition="TF-Ranking's average relevance position: sum label*rank / sum label, weighted summary",
+)
+
+
 @measure("opa", agg="wmean", citation="TF-Ranking's OPAMetric (Pasumarthi et al., KDD 2019)")
 def opa(t: EvalTable, p: Params) -> np.ndarray:
     """Ordered pair accuracy: among pairs of retrieved documents with different labels (graded;
@@ -82,6 +153,16 @@ def opa(t: EvalTable, p: Params) -> np.ndarray:
     out = np.full(t.nq, np.nan)
     np.divide(correct, pairs, out=out, where=pairs > 0)
     return np.stack([out, pairs])
+
+
+spelling(
+    "OPAMetric",
+    style="tf-ranking",
+    build=simple("opa", rel=False),
+    roots=("opa",),
+    cutoff="none",
+    definition="TF-Ranking's ordered pair accuracy over pairs of retrieved documents with different labels",
+)
 
 
 # ---- TF-Ranking's diversity measures (subtopic judgements: --subtopics FILE) ----------------
@@ -161,6 +242,17 @@ def P_IA_ret(t: EvalTable, p: Params) -> np.ndarray:
     return np.stack([safe_div(t.at_depth(cum, k), S * np.minimum(k, t.n)) for k in p.values])
 
 
+spelling(
+    "PrecisionIAMetric",
+    style="tf-ranking",
+    build=_tfr_cut("P_IA_ret"),
+    roots=("P_IA_ret",),
+    args=("topn",),
+    definition="TF-Ranking's intent-aware precision: relevant (document, subtopic) pairs in the top k over "
+    "S * min(k, list length); needs --subtopics",
+)
+
+
 @measure(
     "alpha_dcg_label_cut",
     params="long_cutoffs",
@@ -183,3 +275,14 @@ def alpha_dcg_label_cut(t: EvalTable, p: Params) -> np.ndarray:
     gain = np.bincount(row, weights=y * (1.0 - alpha) ** above, minlength=len(t.g))
     prefix = t.seg_cumsum_exact(dcg_kernel.terms(gain, t.rank))
     return np.stack([t.at_depth(prefix, k) for k in p.values])
+
+
+spelling(
+    "AlphaDCGMetric",
+    style="tf-ranking",
+    build=_tfr_cut("alpha_dcg_label_cut"),
+    roots=("alpha_dcg_label_cut",),
+    args=("topn", "alpha"),
+    definition="TF-Ranking's alpha-DCG: not normalised, graded subtopic labels as gains, alpha = 0.5; "
+    "needs --subtopics",
+)

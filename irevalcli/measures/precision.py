@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..core.table import EvalTable, seg_suffix_max
+from ..errors import MeasureParamError
 from ._util import safe_div
 from .registry import Params, measure
+from .spellings import REL, Target, ranx, rel_view, simple, spelling
 
 CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 RECALL_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -16,6 +20,20 @@ RECALL_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 def Rprec(t: EvalTable, p: Params) -> np.ndarray:
     """R-precision: precision after R documents (R = number of relevant documents)."""
     return safe_div(t.rel_at(t.R), t.R)
+
+
+spelling(
+    "Rprec",
+    "RPrec",
+    style="ir_measures",
+    build=simple("Rprec"),
+    roots=("Rprec",),
+    args=REL,
+    cutoff="none",
+    definition="precision at R (trec_eval's Rprec)",
+)
+
+spelling("r-precision", style="ranx", build=ranx("Rprec", None), roots=("Rprec",), definition="precision at R")
 
 
 @measure("recip_rank")
@@ -28,6 +46,25 @@ def recip_rank(t: EvalTable, p: Params) -> np.ndarray:
         firsts = np.concatenate(([True], gi[1:] != gi[:-1]))
         first[gi[firsts]] = t.rank_at(rows[firsts]).astype(np.float64)
     return 1.0 / first
+
+
+spelling(
+    "RR",
+    "MRR",
+    style="ir_measures",
+    build=simple("recip_rank", cut_root="recip_rank_cut"),
+    roots=("recip_rank", "recip_rank_cut"),
+    args=REL,
+    definition="reciprocal rank; RR@k is 0 when the first relevant document is below k (MS MARCO's MRR@10)",
+)
+
+spelling(
+    "mrr",
+    style="ranx",
+    build=ranx("recip_rank", "recip_rank_cut"),
+    roots=("recip_rank", "recip_rank_cut"),
+    definition="reciprocal rank of the first relevant document in the top k",
+)
 
 
 def _lround(x: np.ndarray) -> np.ndarray:
@@ -101,11 +138,54 @@ def iprec_at_recall(t: EvalTable, p: Params) -> np.ndarray:
     return values
 
 
+def _im_iprec(args: dict[str, Any], at: str | None, spec: str) -> Target:
+    if at is None:
+        raise MeasureParamError(f"{spec}: a recall level is required (e.g. IPrec@0.5)")
+    try:
+        x = float(at)
+    except ValueError:
+        raise MeasureParamError(f"{spec}: recall level '{at}' is not a number") from None
+    # pytrec_eval embeds trec_eval 9.0.8, whose K for recall x is trunc(x*R + 0.9)
+    return Target("iprec_at_recall", (x,), **rel_view(args, spec, (("908", 0),)))
+
+
+spelling(
+    "IPrec",
+    style="ir_measures",
+    build=_im_iprec,
+    roots=("iprec_at_recall",),
+    args=REL,
+    cutoff="required",
+    definition="interpolated precision at recall level x, IPrec@x, as pytrec_eval (trec_eval 9.0.8) computes "
+    "it: the K-th relevant document with K = trunc(x*R + 0.9) (10.0's iprec_at_recall uses lround(x*R))",
+)
+
+
 @measure("P", params="long_cutoffs", default=CUTOFFS)
 def P(t: EvalTable, p: Params) -> np.ndarray:
     """Precision at k: relevant documents in the top k, divided by k (missing ranks count as
     non-relevant)."""
     return np.stack([t.rel_at(k) / float(k) for k in p.values])
+
+
+spelling(
+    "P",
+    "Precision",
+    style="ir_measures",
+    build=simple("P", cut_root="P"),
+    roots=("P",),
+    args=REL,
+    cutoff="required",
+    definition="precision at k (pytrec_eval: trec_eval's P)",
+)
+
+spelling(
+    "precision",
+    style="ranx",
+    build=ranx("set_P", "P"),
+    roots=("P", "set_P"),
+    definition="precision at k (P); without @k, of the retrieved set (set_P)",
+)
 
 
 def _relstring_check(vals: tuple[float, ...]) -> str | None:
@@ -145,6 +225,26 @@ def recall(t: EvalTable, p: Params) -> np.ndarray:
     return np.stack([safe_div(t.rel_at(k), t.R) for k in p.values])
 
 
+spelling(
+    "R",
+    "Recall",
+    style="ir_measures",
+    build=simple("recall", cut_root="recall"),
+    roots=("recall",),
+    args=REL,
+    cutoff="required",
+    definition="recall at k: relevant in the top k over R (trec_eval's recall)",
+)
+
+spelling(
+    "recall",
+    style="ranx",
+    build=ranx("set_recall", "recall"),
+    roots=("recall", "set_recall"),
+    definition="recall at k; without @k (and with -lN), of the retrieved set",
+)
+
+
 @measure("Rprec_mult", params="double_cutoffs", default=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0))
 def Rprec_mult(t: EvalTable, p: Params) -> np.ndarray:
     """Precision at x*R documents (cutoff trunc(x*R + 0.9)); Rprec_mult_1.00 is Rprec."""
@@ -171,10 +271,40 @@ def relative_P(t: EvalTable, p: Params) -> np.ndarray:
     return np.stack([safe_div(t.rel_at(k), np.minimum(k, t.R)) for k in p.values])
 
 
+spelling(
+    "R_cap",
+    style="ireval",
+    build=simple("relative_P", cut_root="relative_P"),
+    roots=("relative_P",),
+    args=REL,
+    cutoff="required",
+    definition="capped recall r / min(R, k) (trec_eval's relative_P)",
+)
+
+
 @measure("success", params="long_cutoffs", default=(1, 5, 10))
 def success(t: EvalTable, p: Params) -> np.ndarray:
     """Success at k: 1 if a relevant document is in the top k, else 0."""
     return np.stack([(t.rel_at(k) > 0).astype(np.float64) for k in p.values])
+
+
+spelling(
+    "Success",
+    style="ir_measures",
+    build=simple("success", cut_root="success"),
+    roots=("success",),
+    args=REL,
+    cutoff="required",
+    definition="1 if a relevant document is in the top k (trec_eval's success)",
+)
+
+spelling(
+    "hit_rate",
+    style="ranx",
+    build=ranx("success", "success", big=True),
+    roots=("success",),
+    definition="1 if a relevant document is in the top k (trec_eval's success)",
+)
 
 
 @measure("unj", params="long_cutoffs", default=(5, 10, 20), placeholder="zero", versions=("10.0",))

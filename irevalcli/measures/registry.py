@@ -11,7 +11,7 @@ command-line order), then parameter order.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -60,7 +60,16 @@ class Measure:
     placeholder: Placeholder = "value"
     versions: frozenset[str] = VERSIONS
     citation: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
+    # parameter grammar beyond ``params``: a problem with the parsed values (utility's four
+    # coefficients), or None when they are fine
+    check_params: Callable[[tuple[Any, ...]], str | None] | None = None
+    needs_subtopics: bool = False  # computed from --subtopics judgements (diversity measures)
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        """The two facts above as the untyped ``extra`` mapping they used to be (api.py reads
+        ``extra.get("needs_subtopics")``; it can read ``needs_subtopics`` instead)."""
+        return {"check_params": self.check_params, "needs_subtopics": self.needs_subtopics}
 
     def placeholder_slot(self, label: str) -> bool:
         """Whether a ``-c`` placeholder topic's value in slot ``label`` is overridden."""
@@ -79,6 +88,8 @@ class Measure:
 REGISTRY: dict[str, Measure] = {}
 
 NICKNAMES: dict[str, tuple[str, ...]] = {}
+# -R format -> the nickname an error suggests for it (the one whose measures it can compute)
+FORMAT_NICKNAMES: dict[str, str] = {}
 
 
 def measure(
@@ -94,7 +105,8 @@ def measure(
     placeholder: Placeholder = "value",
     versions: Sequence[str] = tuple(VERSIONS),
     citation: str = "",
-    **extra: Any,
+    check_params: Callable[[tuple[Any, ...]], str | None] | None = None,
+    needs_subtopics: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register ``func`` as measure ``name``; its docstring is its documentation."""
 
@@ -116,15 +128,20 @@ def measure(
             placeholder=placeholder,
             versions=frozenset(versions),
             citation=citation,
-            extra=dict(extra),
+            check_params=check_params,
+            needs_subtopics=needs_subtopics,
         )
         return func
 
     return deco
 
 
-def nickname(name: str, members: Sequence[str]) -> None:
+def nickname(name: str, members: Sequence[str], *, suggested_for: Sequence[str] = ()) -> None:
+    """Declare nickname ``name`` for ``members``; ``suggested_for``: the -R formats whose
+    judgements compute its measures, where a measure that needs another format suggests it."""
     NICKNAMES[name] = tuple(members)
+    for rel_format in suggested_for:
+        FORMAT_NICKNAMES[rel_format] = name
 
 
 # trec_eval 10.0's measure table: output order. Measures ireval adds come after.

@@ -1,0 +1,203 @@
+"""Declaring a measure's friendly spellings: ir_measures', ranx's, ireval's own, TF-Ranking's and
+Elasticsearch's names for it.
+
+A family module declares each spelling next to the measure it maps to, with
+:func:`spelling`: its names, its library (``style``), the arguments and cutoff it takes,
+what it computes, and ``build``, which turns the parsed arguments into a :class:`Target`
+(the registered measure, its parameters, options and table views). The helpers below
+(:func:`simple`, :func:`ranx`, :func:`rel_view`, ...) are the argument grammar shared by
+many spellings; a spelling's own rules are a function in its module.
+
+Declaring a spelling only records it (this module is imported with the measures, and is
+cheap); reading ``-m`` arguments in these spellings is :mod:`.aliases`, imported when a
+name is not trec_eval's.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..errors import MeasureParamError
+
+BIG = 2**62  # "no cutoff" for measures whose definition clips k to the ranking
+
+# the library whose spelling it is: it decides the grammar (ranx: name[@k][-lN]; the others:
+# Name[(key=value,...)][@k]) and, where the libraries differ, the definition
+Style = Literal["ir_measures", "ranx", "ireval", "tf-ranking", "elasticsearch"]
+Cutoff = Literal["optional", "required", "none"]
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a friendly spelling means."""
+
+    root: str  # canonical registered measure
+    values: tuple[Any, ...] = ()  # its trec_eval parameters
+    opts: tuple[tuple[str, Any], ...] = ()  # options the measure reads (definition choices)
+    view: tuple[str, Any] | None = None  # ("level"|"binary"|"drop"|"judged"|"top"|"908"|"gains", n): table seen
+    views: tuple[tuple[str, Any], ...] = ()  # further views, applied after ``view``
+
+
+Build = Callable[[dict[str, Any], str | None, str], Target]
+
+
+@dataclass(frozen=True)
+class Family:
+    """One friendly name: its style, the arguments it takes and what it maps to."""
+
+    name: str
+    style: Style
+    build: Build  # (arguments, the text after @ or None, the spelling as typed) -> Target
+    definition: str  # one line: what this spelling computes (shown by 'ireval measures NAME')
+    roots: tuple[str, ...]  # canonical measures it can map to; the first is declared in ``module``
+    args: tuple[str, ...] = ()  # keyword arguments accepted (ir_measures/ireval style)
+    cutoff: Cutoff = "optional"
+    synonyms: tuple[str, ...] = field(default=())
+    dotted: bool = False  # ranx: the cutoff may follow a '.' (rbp.95), which trec_eval's syntax would read
+    module: str = ""  # the family module that declares it
+
+
+# Every spelling by name, in listing order (``ireval measures``, docs/measures.md).
+FAMILIES: dict[str, Family] = {}
+
+# The order the spellings were listed in when they were one table (before issue 15): kept so that
+# ``ireval measures`` and docs/measures.md read as before. It is an order only; a spelling not
+# named here lists after these, family module by family module (the measures' order), each
+# in declaration order.
+LISTING_ORDER: tuple[str, ...] = (
+    *("P", "Precision", "R", "Recall", "AP", "MAP", "RR", "MRR", "nDCG", "NDCG", "Rprec", "RPrec"),
+    *("Success", "Judged", "ERR", "RBP", "INST", "BPM", "SDCG", "INSQ", "NERR8", "NERR9", "NERR10"),
+    *("NERR11", "alpha_nDCG", "α_nDCG", "ERR_IA", "nERR_IA", "alpha_DCG", "α_DCG", "NRBP", "nNRBP"),
+    *("AP_IA", "MAP_IA", "P_IA", "StRecall", "Compat", "Accuracy", "SetP", "SetRelP", "SetR", "SetF"),
+    *("SetAP", "IPrec", "NumRet", "NumRelRet", "NumRel", "NumQ", "Bpref", "BPref", "infAP", "pFound"),
+    *("AUC", "GAUC", "CG", "R_cap", "F", "hits", "hit_rate", "precision", "recall", "f1", "r-precision"),
+    *("mrr", "map", "dcg", "dcg_burges", "ndcg", "ndcg_burges", "bpref", "rbp", "PrecisionMetric"),
+    *("BPrefMetric", "ARPMetric", "OPAMetric", "PrecisionIAMetric", "AlphaDCGMetric", "PrecisionAtK"),
+)
+
+
+def spelling(
+    *names: str,
+    style: Style,
+    build: Build,
+    definition: str,
+    roots: Sequence[str],
+    args: Sequence[str] = (),
+    cutoff: Cutoff = "optional",
+    dotted: bool = False,
+) -> None:
+    """Declare a friendly spelling (and its synonyms, ``names[1:]``) in the module that declares
+    the measure it maps to (``roots[0]``)."""
+    module = sys._getframe(1).f_globals.get("__name__", "")
+    for n in names:
+        if n in FAMILIES:
+            raise RuntimeError(f"spelling {n} declared twice")
+        synonyms = tuple(x for x in names if x != n)
+        FAMILIES[n] = Family(n, style, build, definition, tuple(roots), tuple(args), cutoff, synonyms, dotted, module)
+
+
+def put_in_order(modules: Sequence[str]) -> None:
+    """Put :data:`FAMILIES` in listing order: :data:`LISTING_ORDER`, then the others by their
+    module's place in ``modules`` and in declaration order."""
+    listed = {name: i for i, name in enumerate(LISTING_ORDER)}
+    place = {mod: i for i, mod in enumerate(modules)}
+    declared = {name: i for i, name in enumerate(FAMILIES)}
+
+    def key(name: str) -> tuple[int, int, int]:
+        if name in listed:
+            return (0, listed[name], 0)
+        mod = FAMILIES[name].module
+        if mod not in place:
+            raise RuntimeError(f"spelling {name}: its module {mod} has no place in the listing order")
+        return (1, place[mod], declared[name])
+
+    items = [(name, FAMILIES[name]) for name in sorted(FAMILIES, key=key)]
+    FAMILIES.clear()
+    FAMILIES.update(items)
+
+
+def dotted_pattern() -> re.Pattern[str]:
+    """``rbp.95`` and ``rbp.95-l2``: the spellings whose cutoff follows a dot, which trec_eval's
+    syntax would otherwise read as a measure and its parameters."""
+    names = "|".join(re.escape(f.name) for f in FAMILIES.values() if f.dotted) or "(?!)"
+    return re.compile(rf"^(?:{names})\.[0-9]+(-l-?[0-9]+)?$")
+
+
+# ---- the argument grammar shared by many spellings ----------------------------------
+
+REL = ("rel", "judged_only")  # the ir_measures arguments that change the table the measure sees
+
+
+def int_cutoff(at: str | None, spec: str) -> int | None:
+    """The cutoff after ``@``, or None."""
+    if at is None:
+        return None
+    if not re.fullmatch(r"[0-9]+", at) or int(at) <= 0:
+        raise MeasureParamError(f"{spec}: cutoff '{at}' is not a positive integer")
+    return int(at)
+
+
+def rel_view(args: dict[str, Any], spec: str, extra: tuple[tuple[str, Any], ...] = ()) -> dict[str, Any]:
+    """``rel=N`` (relevant means label >= N) and ``judged_only=True`` as :class:`Target` views."""
+    views: list[tuple[str, Any]] = []
+    if "rel" in args:
+        rel = args["rel"]
+        if not isinstance(rel, int) or isinstance(rel, bool):
+            raise MeasureParamError(f"{spec}: rel={rel!r} is not an integer")
+        views.append(("level", rel))
+    if args.get("judged_only") is True:
+        views.append(("judged", 0))
+    views.extend(extra)
+    if not views:
+        return {}
+    return {"view": views[0], "views": tuple(views[1:])}
+
+
+def number_opts(args: dict[str, Any], spec: str, *names: str) -> tuple[tuple[str, float], ...]:
+    """The numeric arguments ``names`` that were given, as measure options."""
+    out = []
+    for key in names:
+        if key in args:
+            v = args[key]
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise MeasureParamError(f"{spec}: {key}={v!r} is not a number")
+            out.append((key, float(v)))
+    return tuple(out)
+
+
+def bool_arg(args: dict[str, Any], key: str, default: bool, spec: str) -> bool:
+    v = args.get(key, default)
+    if not isinstance(v, bool):
+        raise MeasureParamError(f"{spec}: {key}={v!r} is not true or false")
+    return v
+
+
+def simple(root: str, *, cut_root: str | None = None, rel: bool = True) -> Build:
+    """A measure with an optional/required cutoff that becomes a trec_eval cutoff."""
+
+    def build(args: dict[str, Any], at: str | None, spec: str) -> Target:
+        k = int_cutoff(at, spec)
+        view = rel_view(args, spec) if rel else {}
+        if k is None:
+            return Target(root, (), **view)
+        return Target(cut_root or root, (k,), **view)
+
+    return build
+
+
+def ranx(root: str, cut_root: str | None, *, big: bool = False) -> Build:
+    """A ranx spelling: ``name`` is ``root``, ``name@k`` is ``cut_root`` at k (``big``: ``name``
+    is ``cut_root`` at every depth), ``-lN`` drops the labels below N."""
+
+    def build(args: dict[str, Any], at: str | None, spec: str) -> Target:
+        k = int_cutoff(at, spec)
+        view: dict[str, Any] = {"view": ("drop", args["level"])} if "level" in args else {}
+        if k is None:
+            return Target(cut_root or root, (BIG,), **view) if big else Target(root, (), **view)
+        return Target(cut_root or root, (k,), **view)
+
+    return build
