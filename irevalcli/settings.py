@@ -120,7 +120,7 @@ class EvalSettings:
         """EvalSettings from flat names: :class:`EvalSettings`' fields and the table's
         (``complete``, ``rel_level``, ``max_docs``, ``judged_only``, ``num_docs``,
         ``only_query``, ``compat``, ``ties``). An unknown name is a TypeError."""
-        return cls().but(**names)
+        return cls().updated(**names)
 
     @classmethod
     def given(cls, options: EvalSettings | None, names: Mapping[str, Any], where: str) -> EvalSettings:
@@ -133,7 +133,7 @@ class EvalSettings:
             )
         return options if options is not None else cls.of(**names)
 
-    def but(self, **names: Any) -> EvalSettings:
+    def updated(self, **names: Any) -> EvalSettings:
         """A copy with the named settings (flat names, as :meth:`of`) changed."""
         own = {f.name for f in fields(self)} - {"table"}
         unknown = sorted(set(names) - own - TABLE_FIELDS)

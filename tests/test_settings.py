@@ -49,7 +49,7 @@ def test_options_object_gives_what_the_keywords_give(names):
 def test_flat_names_land_in_the_table_options():
     s = EvalSettings.of(complete=True, max_docs=7, ties="input", rel_format="qrels", stream=False)
     assert s.table.complete and s.table.max_docs == 7 and s.ties == "input" and s.table.ties == "input"
-    assert s.stream is False and s.but(max_docs=3).table.max_docs == 3 and s.table.max_docs == 7
+    assert s.stream is False and s.updated(max_docs=3).table.max_docs == 3 and s.table.max_docs == 7
     with pytest.raises(AttributeError):
         s.rel_format = "prefs"  # type: ignore[misc]  # frozen
 
@@ -185,3 +185,16 @@ def test_each_decision_is_taken_in_one_place(name):
         if p.parent.name not in ("io", "engine") and name in _names_imported(p)
     }
     assert users == DECIDERS[name]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="needs a POSIX pseudo-terminal")
+def test_a_streamed_run_draws_its_reading_bar_on_a_terminal():
+    """The command line's display is what evaluate() reports to: a streamed run (read in the
+    reading thread) shows a bar, and stdout is the same bytes as without a display."""
+    from .test_progress import plain_stdout, run_under_pty
+
+    args = ["-m", "map", "--stream", "qrels.test", "results.test", "results.test"]
+    code, out, tty = run_under_pty(["--progress", *args])
+    assert code == 0 and b"reading qrels.test" in tty and b"evaluating run 2/2 results.test" in tty
+    assert b"/65.5 kB" in tty  # the run's bar, sized by the file (65490 bytes): not a bare spinner
+    assert out == plain_stdout(args) and b"\x1b[" not in out

@@ -26,14 +26,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-if TYPE_CHECKING:
-    from ..settings import EvalSettings
-
 from ..errors import IrevalError, OutputError, UsageError
 from ..output.files import TERMINATING_SIGNALS, silence_broken_pipe, write_output
 from ..version import VERSION as __version__
 from .dispatch import SUBCOMMANDS, load_subcommand
 from .options import Choice, CLong, input_format_options, ties_option
+
+if TYPE_CHECKING:
+    from ..settings import EvalSettings
 
 EXIT_OK = 0
 EXIT_GATE_FAILED = 1
