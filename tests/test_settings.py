@@ -198,3 +198,28 @@ def test_a_streamed_run_draws_its_reading_bar_on_a_terminal():
     assert code == 0 and b"reading qrels.test" in tty and b"evaluating run 2/2 results.test" in tty
     assert b"/65.5 kB" in tty  # the run's bar, sized by the file (65490 bytes): not a bare spinner
     assert out == plain_stdout(args) and b"\x1b[" not in out
+
+
+def test_the_eval_command_passes_paths_settings_and_output_settings():
+    """run_eval takes paths, one EvalSettings and one OutputSettings, not an option each."""
+    import inspect
+
+    from irevalcli.commands.main import run_eval
+
+    assert list(inspect.signature(run_eval).parameters) == ["qrels", "runs", "measures", "settings", "out"]
+    params = inspect.signature(evaluate).parameters
+    named = [n for n, p in params.items() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    assert named == ["qrels", "run", "measures", "options", "progress", "stdin"]
+
+
+def test_commands_evaluate_with_one_settings_object():
+    """Every evaluate() call under commands/ passes options= (and perhaps progress=), never
+    the settings as separate keywords."""
+    calls = []
+    for path in sorted((PKG / "commands").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "evaluate":
+                calls.append((path.name, sorted(k.arg or "**" for k in node.keywords)))
+    assert {name for name, _ in calls} == {"main.py", "compare.py", "plot.py"}
+    for name, keywords in calls:
+        assert "options" in keywords and set(keywords) <= {"options", "progress"}, (name, keywords)
