@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -19,6 +18,8 @@ from .io.subtopics import load_subtopics
 from .io.tabular import streamable
 from .io.trec import Qrels, Run, read_zscores
 from .measures.names import Request, resolve
+from .settings import COMPAT_MODES as COMPAT_MODES  # re-exported: the API's names
+from .settings import NO_PROGRESS, REL_FORMATS, Advance, EvalSettings, ProgressReport, api_wording
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -27,12 +28,13 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class TableBuilder:
     """How one ``-R`` judgement format enters the one evaluation path of :func:`evaluate`:
-    ``load`` reads the judgements (a path, a DataFrame or already read ones), ``build``
+    ``load`` reads the judgements (a path, a DataFrame or already read ones; ``load(judgements,
+    settings, advance)``, ``advance`` taking the bytes read when someone watches), ``build``
     ranks a run against them into the table the format's measures read
     (``build(judgements, run, opts, subtopics)``). ``is_qrels``: plain qrels, the only format
     with topic-block streaming, ``-Z`` z-scores and subtopic judgements."""
 
-    load: Callable[[Any], Any]
+    load: Callable[[Any, EvalSettings, Advance | None], Any]
     build: Callable[[Any, Run, EvalOptions, Any], Any]
     is_qrels: bool = False
 
@@ -43,20 +45,24 @@ def _qrels_table(q: Qrels, r: Run, opts: EvalOptions, sub: Any) -> Any:
     return table
 
 
+def _load_qrels(rel: Any, settings: EvalSettings, advance: Advance | None) -> Qrels:
+    return load_qrels(rel, fmt=settings.qrels_format, columns=settings.columns, progress=advance)
+
+
 def _judgements_builder(rel_format: str, build: Callable[[Any, Run, EvalOptions], Any]) -> TableBuilder:
     return TableBuilder(
-        load=lambda rel: load_judgements(rel, rel_format), build=lambda j, r, opts, _: build(j, r, opts)
+        load=lambda rel, settings, advance: load_judgements(rel, rel_format),
+        build=lambda j, r, opts, _: build(j, r, opts),
     )
 
 
 TABLE_BUILDERS: dict[str, TableBuilder] = {
-    "qrels": TableBuilder(load=lambda rel: load_qrels(rel), build=_qrels_table, is_qrels=True),
+    "qrels": TableBuilder(load=_load_qrels, build=_qrels_table, is_qrels=True),
     "qrels_jg": _judgements_builder("qrels_jg", build_jg_table),
     "prefs": _judgements_builder("prefs", build_prefs_table),
     "qrels_prefs": _judgements_builder("qrels_prefs", build_prefs_table),
 }
-REL_FORMATS = tuple(TABLE_BUILDERS)
-COMPAT_MODES = ("10.0", "9.0.8")
+assert tuple(TABLE_BUILDERS) == REL_FORMATS, "settings.REL_FORMATS names the table builders"
 
 
 @dataclass
@@ -147,85 +153,61 @@ def run_from_frame(df: Any, name: str = "<run DataFrame>", runid: str = "run") -
     )
 
 
-def load_qrels(qrels: Any, *, stdin: BinaryIO | None = None, fmt: str = "auto", columns: Any = None) -> Qrels:
+def load_qrels(
+    qrels: Any,
+    *,
+    stdin: BinaryIO | None = None,
+    fmt: str = "auto",
+    columns: Any = None,
+    progress: Advance | None = None,
+) -> Qrels:
     """A qrels path in any input format (``fmt``: auto, trec, tsv, csv, jsonl, parquet;
-    ``columns``: role -> column name, e.g. ``{"qid": "query_id"}``), or a DataFrame."""
+    ``columns``: role -> column name, e.g. ``{"qid": "query_id"}``), or a DataFrame.
+    ``progress`` is called with the number of bytes read as a file is read."""
     if isinstance(qrels, Qrels):
         return qrels
     if isinstance(qrels, (str, os.PathLike)):
         from .io.tabular import read_qrels_file
 
-        return read_qrels_file(qrels, fmt=fmt, columns=columns, stdin=stdin)
+        return read_qrels_file(qrels, fmt=fmt, columns=columns, stdin=stdin, progress=progress)
     if hasattr(qrels, "columns"):
         return qrels_from_frame(qrels)
     raise UsageError(f"qrels must be a path or a DataFrame, not {type(qrels).__name__}")
 
 
-def load_run(run: Any, *, stdin: BinaryIO | None = None, fmt: str = "auto", columns: Any = None) -> Run:
+def load_run(
+    run: Any,
+    *,
+    stdin: BinaryIO | None = None,
+    fmt: str = "auto",
+    columns: Any = None,
+    progress: Advance | None = None,
+) -> Run:
     """A run path in any input format (``fmt``: auto, trec, msmarco, tsv, csv, jsonl, parquet;
-    ``msmarco`` derives scores from ranks and is never detected), or a DataFrame."""
+    ``msmarco`` derives scores from ranks and is never detected), or a DataFrame.
+    ``progress`` is called with the number of bytes read as a file is read."""
     if isinstance(run, Run):
         return run
     if isinstance(run, (str, os.PathLike)):
         from .io.tabular import read_run_file
 
-        return read_run_file(run, fmt=fmt, columns=columns, stdin=stdin)
+        return read_run_file(run, fmt=fmt, columns=columns, stdin=stdin, progress=progress)
     if hasattr(run, "columns"):
         return run_from_frame(run)
     raise UsageError(f"run must be a path or a DataFrame, not {type(run).__name__}")
 
 
-def _hash_inputs_switch(func: Any) -> Any:
-    """Set readers.HASH_INPUTS from the call's ``hash_inputs`` for the duration of the call."""
-    import functools
-
-    from .io.trec import hashing
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        with hashing(bool(kwargs.get("hash_inputs", True))):
-            return func(*args, **kwargs)
-
-    return wrapper
-
-
-# Command-line spellings in messages -> the API's parameter names (when not called by the CLI)
-_API_NAMES = (
-    (re.compile(r"\(use -c to "), "(use complete=True to "),
-    (re.compile(r"^-M (-?[0-9]+):"), r"max_docs=\1:"),
-    (re.compile(r"^-D: "), "only_query: "),
-    (re.compile(r"^--compat ([^:]*):"), r"compat='\1':"),
-    (re.compile(r"^--ties ([^: ]*)"), r"ties='\1'"),
-    (re.compile(r"\(--compat 9\.0\.8\)"), "(compat='9.0.8')"),
-    (re.compile(r"use -m ([A-Za-z_]+)"), r"use measures=['\1']"),
-    (re.compile(r"-R ([A-Za-z_]+)"), r"rel_format='\1'"),
-    (re.compile(r"give --subtopics FILE"), "give subtopics=PATH or a DataFrame"),
-    (
-        re.compile(r"did you mean '((?:-m [^ ']+ ?)+)'\? one measure per -m"),
-        lambda m: "did you mean " + repr(m.group(1).replace("-m ", "").split()) + "? one name per list item",
-    ),
-)
-
-
 def _api_names(func: Any) -> Any:
     """Re-word an error raised from a Python call so that it names the parameter to change
-    (``complete=True``), not the command line's option (``-c``)."""
+    (``complete=True``), not the command line's option (``-c``): :func:`settings.api_wording`."""
     import functools
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from .errors import IN_CLI
-
         try:
             return func(*args, **kwargs)
         except IrevalError as exc:
-            if IN_CLI.get():
-                raise
-            msg = str(exc)
-            for pattern, repl in _API_NAMES:
-                msg = pattern.sub(repl, msg)
-            if msg != str(exc):
-                exc.args = (msg,)
+            api_wording(exc)
             raise
 
     return wrapper
@@ -263,43 +245,16 @@ def _requests(measures: Any, *, rel_format: str, compat: str) -> list[Request]:
     return resolve(_measure_list(measures), rel_format=rel_format, compat=compat)
 
 
-def _ranks_switch(func: Any) -> Any:
-    """Run readers keep the rank column for the duration of a call with ``ties="rank"``."""
-    import functools
-
-    from .io.trec import reading_ranks
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        with reading_ranks(kwargs.get("ties") == "rank"):
-            return func(*args, **kwargs)
-
-    return wrapper
-
-
 @_api_names
-@_hash_inputs_switch
-@_ranks_switch
 def evaluate(
     qrels: Any,
     run: Any,
     measures: str | Sequence[str] = ("official",),
     *,
-    complete: bool = False,
-    rel_level: int = 1,
-    max_docs: int | None = None,
-    judged_only: bool = False,
-    num_docs: int = 0,
-    only_query: str | None = None,
-    rel_format: str = "qrels",
-    compat: str = "10.0",
-    zscores: str | os.PathLike[str] | None = None,
-    ties: str = "docno",
-    stream: bool | None = None,
-    chunk_bytes: int | None = None,
+    options: EvalSettings | None = None,
+    progress: ProgressReport | None = None,
     stdin: BinaryIO | None = None,
-    subtopics: Any = None,
-    hash_inputs: bool = True,
+    **settings: Any,
 ) -> Evaluation:
     """Evaluate ``run`` against ``qrels`` exactly as trec_eval 10.0 would.
 
@@ -309,78 +264,102 @@ def evaluate(
     ``"all_trec"``). DataFrame columns are recognised by the same names as file headers
     (``query_id``, ``doc_id``, ``relevance``, ...); float ids that are whole numbers (a qid
     column read as 301.0) become integers ("301"), other floats are refused.
-    The keyword options are trec_eval's ``-c -l -M -J -N -D -R -Z``; ``compat="9.0.8"``
+
+    The options are one :class:`irevalcli.settings.EvalSettings` (``options=``), or its names
+    as keywords (``evaluate(q, r, "map", complete=True)``; not both):
+    ``complete``, ``rel_level``, ``max_docs``, ``judged_only``, ``num_docs``, ``only_query``
+    and ``rel_format`` (``"qrels"``, ``"qrels_jg"``, ``"prefs"``, ``"qrels_prefs"``) and
+    ``zscores`` are trec_eval's ``-c -l -M -J -N -D -R -Z``; ``compat="9.0.8"``
     reproduces trec_eval 9.0.8 (the version inside pytrec_eval) instead of 10.0.
     ``ties``: how documents with equal scores are ordered, ``"docno"`` (descending; trec_eval's
     rule, in both versions) or ``"input"`` (their order in the run; ranx's and TF-Ranking's);
     ``"rank"`` orders by the run's rank column ascending instead of the score (equal ranks by
     score descending, then docno descending); the rank column must then hold whole numbers.
+    ``run_format``, ``qrels_format`` (``"auto"`` detects all but msmarco) and ``columns``
+    (role -> column name) say how files are read.
     ``stream``: evaluate a run file topic block by topic block in bounded memory
     (default: automatically for files of 32 MiB or more, gzip/bzip2/xz/zstd files and standard input);
     a run that is not grouped by topic is then read whole (standard input from a temporary
-    spool of what was read). The results are identical either way.
+    spool of what was read). The results are identical either way. ``chunk_bytes``: bytes
+    parsed at a time when streaming.
     ``hash_inputs``: record each input file's SHA-256 (``Evaluation.qrels.sha256`` and
     ``.run.sha256``; empty when False, which saves reading time on large runs).
     ``subtopics``: subtopic judgements (``qid subtopic docno rel``; a path or a DataFrame with
     those columns) for the diversity measures (alpha_ndcg_cut, err_ia_cut, nrbp, map_ia, ...).
+
+    ``progress`` (a :class:`irevalcli.settings.ProgressReport`) is told when each input is
+    read (with the bytes read as they are, whole or streamed) and when the run is evaluated.
+    ``stdin``: where ``-`` reads from (default: the process's standard input).
     Raises :class:`irevalcli.errors.IrevalError` subclasses with user-facing messages.
     """
-    if max_docs is not None and max_docs < 0:
-        raise UsageError(f"-M {max_docs}: the number of documents to keep cannot be negative")
-    if rel_format not in REL_FORMATS:
-        raise UsageError(f"-R {rel_format}: unknown judgement format (known: {', '.join(REL_FORMATS)})")
-    if compat not in COMPAT_MODES:
-        raise UsageError(f"--compat {compat}: unknown version (known: {', '.join(COMPAT_MODES)})")
-    from .core.table import TIE_RULES
+    s = EvalSettings.given(options, settings, "evaluate()")
+    with s.reading():  # inputs hashed (or not), run ranks read (or not), as the settings say
+        return _evaluate(qrels, run, measures, s, progress or NO_PROGRESS, stdin)
 
-    if ties not in TIE_RULES:
-        raise UsageError(f"--ties {ties}: unknown tie rule (known: {', '.join(TIE_RULES)})")
-    if ties != "docno" and rel_format != "qrels":
-        raise UsageError(f"--ties {ties} applies to -R qrels judgements, not -R {rel_format}")
-    requests = _requests(measures, rel_format=rel_format, compat=compat)
-    need = [r.labels[0] for r in requests if r.measure.extra.get("needs_subtopics")]
-    if need and subtopics is None:
+
+def _path(x: Any) -> str | None:
+    """``x`` as a path string, or None when it is not a path (a DataFrame, read inputs)."""
+    return os.fspath(x) if isinstance(x, (str, os.PathLike)) else None
+
+
+def _streams(run: Any, s: EvalSettings, fmt: TableBuilder) -> bool:
+    """Whether the run is evaluated topic block by topic block (see ``stream`` in :func:`evaluate`)."""
+    path = _path(run)
+    return (
+        path is not None
+        and fmt.is_qrels
+        and s.only_query is None
+        and s.run_format == "auto"
+        and should_stream(path, s.stream)
+        and (path == "-" or streamable(path))
+    )
+
+
+def _evaluate(
+    qrels: Any, run: Any, measures: Any, s: EvalSettings, progress: ProgressReport, stdin: BinaryIO | None
+) -> Evaluation:
+    requests = _requests(measures, rel_format=s.rel_format, compat=s.compat)
+    need = [r.labels[0] for r in requests if r.measure.needs_subtopics]
+    if need and s.subtopics is None:
         raise UsageError(f"measure '{need[0]}' needs subtopic judgements: give --subtopics FILE")
-    fmt = TABLE_BUILDERS[rel_format]
-    q = fmt.load(qrels)
-    sub = load_subtopics(subtopics) if subtopics is not None and fmt.is_qrels else None
-    z = read_zscores(zscores) if zscores is not None and fmt.is_qrels else None
+    fmt = TABLE_BUILDERS[s.rel_format]
+    qpath = _path(qrels)
+    if qpath is None:  # read already, or a DataFrame
+        q = fmt.load(qrels, s, None)
+    elif fmt.is_qrels:
+        with progress.reading("reading", qpath) as advance:
+            q = fmt.load(qrels, s, advance)
+    else:
+        with progress.step("reading", qpath):
+            q = fmt.load(qrels, s, None)
+    sub = load_subtopics(s.subtopics) if s.subtopics is not None and fmt.is_qrels else None
+    z = read_zscores(s.zscores) if s.zscores is not None and fmt.is_qrels else None
     import numpy as np
 
     nqrels_topics = len(np.unique(_codes(q.qid)))
     num_rel_complete = int(np.count_nonzero(q.rel > 0)) if fmt.is_qrels else 0
+    path = _path(run)
     spooled = None
-    if (
-        fmt.is_qrels
-        and only_query is None
-        and should_stream(run, stream)
-        and (os.fspath(run) == "-" or streamable(run))
-    ):
+    if _streams(run, s, fmt):
         from .engine.stream import CHUNK_BYTES, NotGrouped, evaluate_stream
 
-        opts = EvalOptions(
-            rel_level=rel_level,
-            max_docs=max_docs,
-            judged_only=judged_only,
-            complete=complete,
-            num_docs=num_docs,
-            compat=compat,
-            ties=ties,
-        )
+        assert path is not None
         try:
-            results, sha = evaluate_stream(
-                q,
-                os.fspath(run),
-                requests,
-                opts,
-                num_qrels_topics=nqrels_topics,
-                num_rel_complete=num_rel_complete,
-                zscores=z,
-                chunk_bytes=chunk_bytes or CHUNK_BYTES,
-                subtopics=sub,
-                stdin=stdin,
-            )
-            info = Run.empty("<stdin>" if os.fspath(run) == "-" else os.fspath(run), results.runid)
+            with progress.reading("evaluating", path) as advance:
+                results, sha = evaluate_stream(
+                    q,
+                    path,
+                    requests,
+                    s.table,
+                    num_qrels_topics=nqrels_topics,
+                    num_rel_complete=num_rel_complete,
+                    zscores=z,
+                    chunk_bytes=s.chunk_bytes or CHUNK_BYTES,
+                    subtopics=sub,
+                    stdin=stdin,
+                    progress=advance,
+                )
+            info = Run.empty("<stdin>" if path == "-" else path, results.runid)
             info.sha256 = sha
             return Evaluation(results=results, qrels=q, run=info)
         except NotGrouped as exc:
@@ -389,27 +368,21 @@ def evaluate(
             spooled = getattr(exc, "rest", None)
     if spooled is not None:
         with spooled:
-            r = load_run(run, stdin=spooled)
+            r = load_run(run, stdin=spooled, fmt=s.run_format, columns=s.columns)
+    elif path is not None:
+        with progress.reading("reading", path) as advance:
+            r = load_run(run, stdin=stdin, fmt=s.run_format, columns=s.columns, progress=advance)
     else:
-        r = load_run(run, stdin=stdin)
-    opts = EvalOptions(
-        rel_level=rel_level,
-        max_docs=max_docs,
-        judged_only=judged_only,
-        complete=complete,
-        num_docs=num_docs,
-        only_query=only_query,
-        compat=compat,
-        ties=ties,
-    )
-    table = fmt.build(q, r, opts, sub)
-    results = evaluate_table(
-        table,
-        requests,
-        num_qrels_topics=nqrels_topics,
-        num_rel_complete=num_rel_complete,
-        zscores=z,
-    )
+        r = load_run(run, stdin=stdin, fmt=s.run_format, columns=s.columns)
+    with progress.step("evaluating", path):
+        table = fmt.build(q, r, s.table, sub)
+        results = evaluate_table(
+            table,
+            requests,
+            num_qrels_topics=nqrels_topics,
+            num_rel_complete=num_rel_complete,
+            zscores=z,
+        )
     return Evaluation(results=results, qrels=q, run=r)  # (q: Judgements for the -R formats)
 
 

@@ -24,6 +24,7 @@ LAYERS = {
     "version": 0,
     "io": 1,
     "core": 2,
+    "settings": 2,  # the options object: nests core's table options, read by engine, api and commands
     "measures": 3,
     "engine": 4,
     "api": 5,
@@ -39,6 +40,7 @@ FORBIDDEN_THIRD_PARTY = {
     "io": {"click", "rich"},
     "measures": {"click", "rich"},
     "core": {"click", "rich"},
+    "settings": {"click", "rich"},
     "engine": {"click", "rich"},
     "api": {"click", "rich"},
     "analysis": {"click", "rich"},

@@ -597,6 +597,29 @@ CATALOGUE = [
         "ireval: --ties input applies to -R qrels judgements, not -R prefs\n",
         args=["-R", "prefs", "--ties", "input", "-m", "prefs_simp"],
     ),
+    # options are checked when the settings are made, before any input is read: a broken
+    # qrels file does not hide them (nor they it, once they are fixed)
+    Case(
+        "max-retrieved-negative-before-reading",
+        2,
+        "ireval: -M -1: the number of documents to keep cannot be negative\n",
+        qrels=b"1 0 a\n",
+        args=["-M", "-1", "-m", "map"],
+    ),
+    Case(
+        "unknown-judgement-format-before-reading",
+        2,
+        "ireval: -R trec: unknown judgement format (known: qrels, qrels_jg, prefs, qrels_prefs)\n",
+        qrels=b"1 0 a\n",
+        args=["-R", "trec", "-m", "map"],
+    ),
+    Case(
+        "qrels-format-with-prefs-before-reading",
+        2,
+        "ireval: --qrels-format and --column rel apply to -R qrels judgements, not -R prefs\n",
+        qrels=b"1 0 a\n",
+        args=["-R", "prefs", "--qrels-format", "tsv", "-m", "prefs_simp"],
+    ),
     Case(
         "peer-spelling-cutoffs-disagree",
         2,

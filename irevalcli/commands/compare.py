@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
     from ..io.trec import Qrels, Run
     from ..measures.names import Request
+    from ..settings import EvalSettings
 
 COMPARE_FORMATS = ("table", "json", "markdown", "latex", "csv")
 # Aggregates whose summary is a sum over topics (num_ret, num_rel_ret, TP ...), not a mean.
@@ -130,10 +131,10 @@ def score_run(
     batches: list[list[str]],
     labels: list[str],
     *,
-    rel_level: int = 1,
-    ties: str = "docno",
+    options: EvalSettings | None = None,
 ) -> Scored:
-    """Evaluate ``run`` on every judged topic (``-c``) and keep the per-topic scores of ``labels``."""
+    """Evaluate ``run`` on every judged topic and keep the per-topic scores of ``labels``
+    (``options``: :func:`scoring_settings`' by default)."""
     import pyarrow.compute as pc
 
     from ..api import evaluate
@@ -144,7 +145,7 @@ def score_run(
     summaries: dict[str, float] = {}
     aggs: dict[str, str] = {}
     # one table for every batch: evaluate() resolves each batch as its own -m list
-    ev = evaluate(qrels, run, batches, complete=True, rel_level=rel_level, ties=ties)
+    ev = evaluate(qrels, run, batches, options=options or scoring_settings())
     qids = ev.results.qids
     for col in ev.results.columns:
         if col.label in labels and col.label not in values and col.per_query is not None and col.kind != "str":
@@ -173,16 +174,28 @@ def score_run(
     )
 
 
-def load_inputs(qrels_path: str, run_paths: Sequence[str]) -> tuple[Qrels, list[Run]]:
-    """Read the qrels once and every run; at most one of them may be ``-`` (stdin)."""
+def scoring_settings(rel_level: int = 1, ties: str = "docno") -> EvalSettings:
+    """What compare and gate evaluate with: every judged topic (a topic a run has no results
+    for scores 0, as with ``-c``), relevance level and tie rule as given."""
+    from ..settings import EvalSettings
+
+    return EvalSettings.of(complete=True, rel_level=rel_level, ties=ties)
+
+
+def load_inputs(
+    qrels_path: str, run_paths: Sequence[str], options: EvalSettings | None = None
+) -> tuple[Qrels, list[Run]]:
+    """Read the qrels once and every run, as ``options`` say (the rank column for
+    ``ties="rank"``); at most one of them may be ``-`` (stdin)."""
     from ..api import load_qrels, load_run
 
     if qrels_path == "-":
         raise UsageError("QRELS cannot be read from standard input; only one run can be '-'")
     if sum(1 for p in run_paths if p == "-") > 1:
         raise UsageError("only one run can be read from standard input ('-')")
-    qrels = load_qrels(qrels_path)
-    return qrels, [load_run(p) for p in run_paths]
+    with (options or scoring_settings()).reading():
+        qrels = load_qrels(qrels_path)
+        return qrels, [load_run(p) for p in run_paths]
 
 
 # ---------------------------------------------------------------- risk measures
@@ -343,11 +356,10 @@ def run_compare(
     run_paths: Sequence[str],
     specs: Sequence[str],
     settings: Settings,
-    *,
-    rel_level: int = 1,
-    ties: str = "docno",
+    evaluation: EvalSettings | None = None,
 ) -> Report:
-    """Read, evaluate and compare: the library side of ``ireval compare``."""
+    """Read, evaluate and compare: the library side of ``ireval compare`` (``evaluation``:
+    how each run is evaluated, :func:`scoring_settings`' by default)."""
     from ..version import VERSION as __version__
 
     plain: list[str] = []
@@ -367,8 +379,9 @@ def run_compare(
     batches, all_labels = measure_batches(measure_specs)
     labels = measure_batches(plain)[1] if plain else []
 
-    qrels, loaded = load_inputs(qrels_path, [baseline_path, *run_paths])
-    scored = [score_run(qrels, run, batches, all_labels, rel_level=rel_level, ties=ties) for run in loaded]
+    evaluation = evaluation or scoring_settings()
+    qrels, loaded = load_inputs(qrels_path, [baseline_path, *run_paths], evaluation)
+    scored = [score_run(qrels, run, batches, all_labels, options=evaluation) for run in loaded]
     base, runs = scored[0], scored[1:]
     rows, risk_rows, correction = compare_scores(base, runs, labels, settings, risks=risks)
     meta = {
@@ -385,8 +398,8 @@ def run_compare(
             "confidence": settings.confidence,
             "seed": settings.seed,
             "alpha": settings.alpha,
-            "rel_level": rel_level,
-            "ties": ties,
+            "rel_level": evaluation.table.rel_level,
+            "ties": evaluation.ties,
         },
         "inputs": {
             "qrels": {"path": qrels.name, "sha256": qrels.sha256},
@@ -1021,6 +1034,7 @@ def compare_command(
         alpha=alpha,
         worst=worst,
     )
-    report = run_compare(qrels, baseline, runs, list(measures) or ["map"], settings, rel_level=rel_level, ties=ties)
+    evaluation = scoring_settings(rel_level, ties)  # checked before any file is read
+    report = run_compare(qrels, baseline, runs, list(measures) or ["map"], settings, evaluation)
     terminal = output in (None, "-") and stdout_is_terminal()
     write_output(format_compare(report, fmt, terminal=terminal), output, fmt)

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from ..core.table import EvalTable
+    from ..settings import EvalSettings
 
 POINTS = ("interpolated", "all")
 FORMATS = ("csv", "json")
@@ -121,15 +122,18 @@ def all_points(t: EvalTable) -> AllPoints:
     )
 
 
-def build_curve_table(
-    qrels: Any, run: Any, *, complete: bool = False, rel_level: int = 1, ties: str = "docno"
-) -> EvalTable:
-    """The ranked table of one run (paths, DataFrames or loaded Qrels/Run), as evaluate() builds it."""
+def build_curve_table(qrels: Any, run: Any, *, options: EvalSettings | None = None, **settings: Any) -> EvalTable:
+    """The ranked table of one run (paths, DataFrames or loaded Qrels/Run), as evaluate() builds
+    it with ``options`` (or settings named as keywords: ``complete``, ``rel_level``, ``ties``...)."""
     from ..api import load_qrels, load_run
-    from ..core.table import EvalOptions, build_table
+    from ..core.table import build_table
+    from ..settings import EvalSettings
 
-    opts = EvalOptions(rel_level=rel_level, complete=complete, ties=ties)
-    return build_table(load_qrels(qrels), load_run(run), opts, doc_dict=False)
+    options = EvalSettings.given(options, settings, "build_curve_table()")
+    with options.reading():
+        q = load_qrels(qrels, fmt=options.qrels_format, columns=options.columns)
+        r = load_run(run, fmt=options.run_format, columns=options.columns)
+    return build_table(q, r, options.table, doc_dict=False)
 
 
 # ---------------------------------------------------------------- output
@@ -279,6 +283,7 @@ def curve_command(
     mean over topics) or every point."""
     from ..io.tabular import expand_runs, read_qrels_file, read_run_file
     from ..output.files import check_not_input, check_output_path, is_stdout, write_output
+    from ..settings import EvalSettings
 
     fmt = format_for(output, fmt, FORMATS, "csv", command="ireval curve")
     if levels_text is not None and points != "interpolated":
@@ -289,11 +294,14 @@ def curve_command(
     if not is_stdout(output):
         check_output_path(output)  # type: ignore[arg-type]
         check_not_input(output, inputs)
-    q = read_qrels_file(qrels)
+    settings = EvalSettings.of(complete=complete, rel_level=rel_level, ties=ties)
+    with settings.reading():
+        q = read_qrels_file(qrels)
     curves = []
     for path in paths:
-        r = read_run_file(path)
-        t = build_curve_table(q, r, complete=complete, rel_level=rel_level, ties=ties)
+        with settings.reading():
+            r = read_run_file(path)
+        t = build_curve_table(q, r, options=settings)
         c = all_points(t) if points == "all" else interpolated_curve(t, levels)
         curves.append((path, r.runid, c))
     if fmt == "json":

@@ -48,6 +48,7 @@ from .compare import (
     plain_table,
     rich_table,
     score_run,
+    scoring_settings,
     short,
     stdout_is_terminal,
 )
@@ -467,11 +468,9 @@ def run_gate(spec: GateSpec) -> dict[str, Any]:
     specs = [c.spec for c in checks] + list(spec.measures)
     batches, labels = measure_batches(specs)
     paths = [spec.run] + ([spec.baseline] if spec.baseline is not None else [])
-    from ..io.trec import reading_ranks
-
-    with reading_ranks(spec.ties == "rank"):  # (a config file's ties = "rank" too)
-        qrels, runs = load_inputs(spec.qrels, paths)  # type: ignore[arg-type]
-    scored = [score_run(qrels, r, batches, labels, rel_level=spec.rel_level, ties=spec.ties) for r in runs]
+    evaluation = scoring_settings(spec.rel_level, spec.ties)  # (a config file's ties = "rank" too)
+    qrels, runs = load_inputs(spec.qrels, paths, evaluation)  # type: ignore[arg-type]
+    scored = [score_run(qrels, r, batches, labels, options=evaluation) for r in runs]
     cand = scored[0]
     base = scored[1] if len(scored) > 1 else None
     p_cache: dict[str, Any] = {}

@@ -20,8 +20,9 @@ from __future__ import annotations
 import errno
 import os
 import sys
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -30,6 +31,9 @@ from ..output.files import TERMINATING_SIGNALS, silence_broken_pipe, write_outpu
 from ..version import VERSION as __version__
 from .dispatch import SUBCOMMANDS, load_subcommand
 from .options import Choice, CLong, input_format_options, ties_option
+
+if TYPE_CHECKING:
+    from ..settings import EvalSettings
 
 EXIT_OK = 0
 EXIT_GATE_FAILED = 1
@@ -240,15 +244,26 @@ def eval_command(**kw: Any) -> None:
     trec_eval's; several runs (or a quoted glob such as 'runs/*.txt') are
     evaluated against one reading of QRELS, one block per run.
     """
-    run_eval(**kw)
+    settings, out = eval_settings(**kw)
+    run_eval(kw["qrels"], [kw["run"], *kw["more_runs"]], tuple(kw["measures"]), settings, out)
 
 
-def run_eval(
+@dataclass(frozen=True)
+class OutputSettings:
+    """How the eval command writes its results (what is evaluated is :class:`EvalSettings`)."""
+
+    fmt: str = "trec"  # --format (decided with the --output name's extension)
+    per_query: bool = False  # -q
+    summary: bool = True  # not -n
+    places: int | None = None  # --places
+    path: str | None = None  # --output (None or "-": standard output)
+    progress: bool | None = None  # --progress/--no-progress (None: automatic)
+
+
+def eval_settings(
     *,
     qrels: str,
-    run: str,
     per_query: int,
-    measures: tuple[str, ...],
     complete: int,
     rel_level: int,
     nosummary: int,
@@ -258,29 +273,26 @@ def run_eval(
     max_docs: int | None,
     rel_format: str,
     results_format: str,
-    old_format: int,
     zscore_file: str | None,
     compat: str,
     stream: bool | None,
-    show_version: bool,
     fmt: str | None,
     output: str | None,
-    debug: bool,
     subtopics: str | None = None,
-    more_runs: tuple[str, ...] = (),
     places: int | None = None,
     run_format: str = "auto",
     qrels_format: str = "auto",
     columns: tuple[str, ...] = (),
     progress: bool | None = None,
     ties: str = "docno",
-) -> None:
-    from ..api import REL_FORMATS, evaluate
-    from ..engine.stream import should_stream
-    from ..io.tabular import expand_runs, parse_column_map, read_qrels_file, read_run_file, streamable
-    from ..output.files import check_not_input, check_output_path, format_for, is_stdout
-    from ..output.formatters import OUTPUT_FORMATS, TABLE_FORMATS, RunResults, format_runs, format_trec_pieces
-    from ..output.progress import Progress, wanted
+    **_: Any,  # arguments, and options read before the command runs (-v, --debug, -o)
+) -> tuple[EvalSettings, OutputSettings]:
+    """The eval command's options as the settings of the evaluation and of its output,
+    checked before any input is read."""
+    from ..io.tabular import parse_column_map
+    from ..output.files import format_for
+    from ..output.formatters import OUTPUT_FORMATS, TABLE_FORMATS
+    from ..settings import EvalSettings
 
     fmt = format_for(output, fmt, OUTPUT_FORMATS, "trec")
     assert fmt is not None
@@ -296,16 +308,78 @@ def run_eval(
             f"--places applies to csv, markdown, latex and table output, not {fmt} "
             "(trec prints trec_eval's 4 places; json and parquet keep full precision)"
         )
-    cmap = parse_column_map(columns)
-    if ties != "docno" and rel_format != "qrels":
-        raise UsageError(f"--ties {ties} applies to -R qrels judgements, not -R {rel_format}")
-    if rel_format != "qrels" and (qrels_format != "auto" or set(cmap) & {"rel"}):
-        raise UsageError(f"--qrels-format and --column rel apply to -R qrels judgements, not -R {rel_format}")
-    run_paths = expand_runs([run, *more_runs])
-    inputs = [qrels, *run_paths, zscore_file, subtopics]
-    if not is_stdout(output):  # refused before the inputs are read, not after
-        check_output_path(output)  # type: ignore[arg-type]
-        check_not_input(output, inputs)
+    settings = EvalSettings.of(
+        complete=bool(complete),
+        rel_level=rel_level,
+        max_docs=max_docs,
+        judged_only=bool(judged_only),
+        num_docs=num_docs,
+        only_query=only_query,
+        compat=compat,
+        ties=ties,
+        rel_format=rel_format,
+        zscores=zscore_file,
+        subtopics=subtopics,
+        run_format=run_format,
+        qrels_format=qrels_format,
+        columns=parse_column_map(columns),
+        stream=stream,
+        hash_inputs=fmt in ("json", "parquet"),  # only they record the inputs' SHA-256
+    )
+    out = OutputSettings(
+        fmt=fmt,
+        per_query=bool(per_query),
+        summary=not nosummary,
+        places=places,
+        path=output,
+        progress=progress,
+    )
+    return settings, out
+
+
+def recorded_options(measures: Sequence[str], settings: EvalSettings, out: OutputSettings) -> dict[str, Any]:
+    """The "options" JSON and Parquet output record (keys and their order are part of the output)."""
+    t = settings.table
+    options: dict[str, Any] = {
+        "measures": list(measures),
+        "per_query": out.per_query,
+        "complete": t.complete,
+        "rel_level": t.rel_level,
+        "max_docs": t.max_docs,
+        "judged_only": t.judged_only,
+        "num_docs": t.num_docs,
+        "only_query": t.only_query,
+        "summary": out.summary,
+        "rel_format": settings.rel_format,
+        "zscores": settings.zscores,
+        "subtopics": settings.subtopics,
+        "ties": t.ties,
+    }
+    # recorded only when used, so the JSON of a plain run stays as it was
+    formats = (("run_format", settings.run_format), ("qrels_format", settings.qrels_format))
+    options.update({k: v for k, v in formats if v != "auto"})
+    if settings.columns:
+        options["columns"] = settings.columns
+    return options
+
+
+def run_eval(
+    qrels: str, runs: Sequence[str], measures: tuple[str, ...], settings: EvalSettings, out: OutputSettings
+) -> None:
+    """Evaluate every run (paths; quoted globs expand) against one reading of ``qrels`` and
+    write the output. Reading, streaming, hashing and progress are :func:`evaluate`'s."""
+    from ..api import evaluate
+    from ..io.tabular import expand_runs
+    from ..output.files import check_not_input, check_output_path, is_stdout
+    from ..output.formatters import RunResults, format_runs, format_trec_pieces
+    from ..output.progress import Progress, wanted
+
+    fmt = out.fmt
+    run_paths = expand_runs(list(runs))
+    inputs = [qrels, *run_paths, settings.zscores, settings.subtopics]
+    if not is_stdout(out.path):  # refused before the inputs are read, not after
+        check_output_path(out.path)  # type: ignore[arg-type]
+        check_not_input(out.path, inputs)
     if measures:
         from ..measures.names import merge_repeated_cutoffs
 
@@ -318,95 +392,47 @@ def run_eval(
                 )
         else:
             measures = tuple(merged)
+    measures = measures or ("official",)
 
     results: list[RunResults] = []
-    evs: list[Any] = []
-    from ..io.trec import hashing
-
-    # only json and parquet record the inputs' SHA-256; skip hashing otherwise
-    with hashing(fmt in ("json", "parquet")), Progress(wanted(progress, [qrels, *run_paths])) as prog:
-        judgements: Any = qrels  # read once for every run
-        if rel_format == "qrels":
-            with prog.reading(f"reading {qrels}", qrels) as advance:
-                judgements = read_qrels_file(qrels, fmt=qrels_format, columns=cmap, progress=advance)
-        elif rel_format in REL_FORMATS:
-            from ..io.judgements import load_judgements
-
-            with prog.step(f"reading {qrels}"):
-                judgements = load_judgements(qrels, rel_format)
+    first: Any = None
+    with Progress(wanted(out.progress, [qrels, *run_paths])) as prog:
+        judgements: Any = qrels  # read by the first evaluation, once for every run
         for i, path in enumerate(run_paths):
             label = path if len(run_paths) == 1 else f"run {i + 1}/{len(run_paths)} {path}"
-            the_run: Any = path
-            if (
-                only_query is not None
-                or run_format != "auto"
-                or not (should_stream(path, stream) and (path == "-" or streamable(path)))
-            ):
-                with prog.reading(f"reading {label}", path) as advance:
-                    the_run = read_run_file(path, fmt=run_format, columns=cmap, progress=advance)
-            with prog.step(f"evaluating {label}"):
-                ev = evaluate(
-                    judgements,
-                    the_run,
-                    measures or ("official",),
-                    complete=bool(complete),
-                    rel_level=rel_level,
-                    max_docs=max_docs,
-                    judged_only=bool(judged_only),
-                    num_docs=num_docs,
-                    only_query=only_query,
-                    rel_format=rel_format,
-                    compat=compat,
-                    zscores=zscore_file,
-                    stream=stream,
-                    subtopics=subtopics,
-                    hash_inputs=fmt in ("json", "parquet"),
-                    ties=ties,
-                )
-            if not evs:
-                evs.append(ev)
+            ev = evaluate(judgements, path, measures, options=settings, progress=prog.naming(path, label))
+            judgements = ev.qrels
+            if first is None:
+                first = (ev.qrels.name, ev.qrels.sha256, ev.run.name, ev.run.sha256, ev.results)
             results.append(RunResults(ev.run.name, ev.results.runid, ev.run.sha256, ev.results))
-            del the_run
-    first = evs[0]
+            del ev  # the run's rows are not needed any more
+    qrels_name, qrels_sha, run_name, run_sha, first_results = first
 
-    options: dict[str, Any] = {
-        "measures": list(measures or ("official",)),
-        "per_query": bool(per_query),
-        "complete": bool(complete),
-        "rel_level": rel_level,
-        "max_docs": max_docs,
-        "judged_only": bool(judged_only),
-        "num_docs": num_docs,
-        "only_query": only_query,
-        "summary": not nosummary,
-        "rel_format": rel_format,
-        "zscores": zscore_file,
-        "subtopics": subtopics,
-        "ties": ties,
-    }
-    # recorded only when used, so the JSON of a plain run stays as it was
-    options.update({k: v for k, v in (("run_format", run_format), ("qrels_format", qrels_format)) if v != "auto"})
-    if cmap:
-        options["columns"] = cmap
     meta: dict[str, Any] = {
         "ireval": __version__,
-        "compat": f"trec_eval {compat}",
-        "options": options,
-        "inputs": {"qrels": {"path": first.qrels.name, "sha256": first.qrels.sha256}},
+        "compat": f"trec_eval {settings.compat}",
+        "options": recorded_options(measures, settings, out),
+        "inputs": {"qrels": {"path": qrels_name, "sha256": qrels_sha}},
     }
     if len(results) == 1:
-        meta["inputs"]["run"] = {"path": first.run.name, "sha256": first.run.sha256}
-        meta["runid"] = first.results.runid
-        meta["num_q"] = first.results.num_q
-    terminal = fmt == "table" and output in (None, "-") and sys.stdout.isatty()
+        meta["inputs"]["run"] = {"path": run_name, "sha256": run_sha}
+        meta["runid"] = first_results.runid
+        meta["num_q"] = first_results.num_q
+    terminal = fmt == "table" and out.path in (None, "-") and sys.stdout.isatty()
     data: bytes | Iterable[bytes]
     if fmt == "trec" and len(results) == 1:  # in pieces: a large -q output is never held whole
-        data = format_trec_pieces(first.results, per_query=bool(per_query), summary=not nosummary)
+        data = format_trec_pieces(first_results, per_query=out.per_query, summary=out.summary)
     else:
         data = format_runs(
-            fmt, results, per_query=bool(per_query), summary=not nosummary, meta=meta, places=places, terminal=terminal
+            fmt,
+            results,
+            per_query=out.per_query,
+            summary=out.summary,
+            meta=meta,
+            places=out.places,
+            terminal=terminal,
         )
-    write_output(data, output, fmt, inputs=inputs)
+    write_output(data, out.path, fmt, inputs=inputs)
 
 
 def _one_line(msg: str) -> str:
@@ -502,7 +528,7 @@ def measure_spellings(meas: Any) -> dict[str, list[str]]:
 def _family_form(fam: Any) -> str:
     """A family's spelling with its argument and cutoff syntax: ``P(rel,judged_only)@k``."""
     if fam.style == "ranx":
-        return f"{fam.name}@k-lN" if fam.name != "rbp" else "rbp.NN-lN"
+        return f"{fam.name}.NN-lN" if fam.dotted else f"{fam.name}@k-lN"
     args = f"({','.join(fam.args)})" if fam.args else ""
     cut = {"optional": "[@k]", "required": "@k", "none": ""}[fam.cutoff]
     return f"{fam.name}{args}{cut}"

@@ -130,17 +130,6 @@ def input_format_options(f: F) -> F:
 TIES = ("docno", "input", "rank")
 
 
-def _keep_ranks(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
-    """With --ties rank, run readers keep the rank column for the rest of the command
-    (every command reads its runs after parsing its options); reset when it ends."""
-    if value == "rank":
-        from ..io.trec import READ_RANKS
-
-        token = READ_RANKS.set(True)
-        ctx.call_on_close(lambda: READ_RANKS.reset(token))
-    return value
-
-
 def ties_option(default: str | None = "docno", extra: str = "") -> F:
     """--ties: how documents with equal scores are ordered within a topic."""
     return click.option(
@@ -149,7 +138,6 @@ def ties_option(default: str | None = "docno", extra: str = "") -> F:
         type=Choice(TIES),
         default=default,
         show_default=default is not None,
-        callback=_keep_ranks,
         help="Order of documents with equal scores: docno (descending, trec_eval's rule), input "
         "(their order in the run file, as ranx and TF-Ranking) or rank (order by the run's rank "
         f"column, ascending, instead of the score; equal ranks by score, then docno){extra}.",

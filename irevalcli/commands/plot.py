@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -24,6 +24,9 @@ from ..output.cells import undecodable_escaped
 from ..output.files import no_short_output_option
 from .completion import complete_measure, complete_path
 from .options import complete_option, input_format_options, rel_level_option, ties_option
+
+if TYPE_CHECKING:
+    from ..settings import EvalSettings
 
 PLOT_FORMATS = ("png", "svg")
 
@@ -177,28 +180,45 @@ def diff_figure(
 # ---------------------------------------------------------------- data
 
 
-def _load(
-    qrels: str, runs: Sequence[str], run_format: str, qrels_format: str, columns: Sequence[str], *, expand: bool = True
-) -> tuple:
-    from ..io.tabular import expand_runs, parse_column_map, read_qrels_file, read_run_file
+def _settings(
+    complete: bool, rel_level: int, ties: str, run_format: str, qrels_format: str, columns: Sequence[str]
+) -> EvalSettings:
+    """The plot commands' options as the settings their runs are read and evaluated with."""
+    from ..io.tabular import parse_column_map
+    from ..settings import EvalSettings
 
-    cmap = parse_column_map(columns)
+    return EvalSettings.of(
+        complete=complete,
+        rel_level=rel_level,
+        ties=ties,
+        run_format=run_format,
+        qrels_format=qrels_format,
+        columns=parse_column_map(columns),
+    )
+
+
+def _load(qrels: str, runs: Sequence[str], settings: EvalSettings, *, expand: bool = True) -> tuple:
+    from ..io.tabular import expand_runs, read_qrels_file, read_run_file
+
     paths = expand_runs(runs) if expand else list(runs)
     if paths.count("-") > 1:
         raise UsageError("only one run can be read from standard input ('-')")
-    q = read_qrels_file(qrels, fmt=qrels_format, columns=cmap)
-    return q, [read_run_file(p, fmt=run_format, columns=cmap) for p in paths]
+    fmt, cmap = settings.run_format, settings.columns
+    with settings.reading():
+        q = read_qrels_file(qrels, fmt=settings.qrels_format, columns=cmap)
+        return q, [read_run_file(p, fmt=fmt, columns=cmap) for p in paths]
 
 
-def pr_curves(
-    qrels: Any, runs: Sequence[Any], *, complete: bool = False, rel_level: int = 1, ties: str = "docno"
-) -> list:
-    """(runid or file name, recall levels, interpolated precision) for each run."""
+def pr_curves(qrels: Any, runs: Sequence[Any], *, options: EvalSettings | None = None, **settings: Any) -> list:
+    """(runid or file name, recall levels, interpolated precision) for each run, evaluated
+    with ``options`` (or settings named as keywords: ``complete``, ``rel_level``, ``ties``...)."""
     from ..api import evaluate
+    from ..settings import EvalSettings
 
+    options = EvalSettings.given(options, settings, "pr_curves()")
     curves = []
     for run in runs:
-        ev = evaluate(qrels, run, ["iprec_at_recall"], complete=complete, rel_level=rel_level, ties=ties)
+        ev = evaluate(qrels, run, ["iprec_at_recall"], options=options)
         points = [
             (float(c.label.rsplit("_", 1)[1]), float(c.summary))
             for c in ev.results.columns
@@ -228,17 +248,19 @@ def topic_diffs(
     run_b: Any,
     measure: str,
     *,
-    complete: bool = False,
-    rel_level: int = 1,
-    ties: str = "docno",
+    options: EvalSettings | None = None,
+    **settings: Any,
 ) -> tuple[str, list[str], list[float]]:
-    """(label, topics, b - a) sorted by difference descending (ties by topic)."""
+    """(label, topics, b - a) sorted by difference descending (ties by topic), evaluated with
+    ``options`` (or settings named as keywords: ``complete``, ``rel_level``, ``ties``...)."""
     from ..api import evaluate
+    from ..settings import EvalSettings
 
+    options = EvalSettings.given(options, settings, "topic_diffs()")
     values = []
     label = ""
     for run in (run_a, run_b):
-        ev = evaluate(qrels, run, [measure], complete=complete, rel_level=rel_level, ties=ties)
+        ev = evaluate(qrels, run, [measure], options=options)
         cols = [c for c in ev.results.columns if c.per_query is not None and c.kind != "str"]
         if len(cols) != 1:
             names = ", ".join(c.label for c in cols) or "no per-topic value"
@@ -345,9 +367,10 @@ def pr_command(
     inputs = [qrels, *expand_runs(runs)]
     _check_output(output, inputs)
     _matplotlib()
-    q, loaded = _load(qrels, runs, run_format, qrels_format, columns)
+    settings = _settings(complete, rel_level, ties, run_format, qrels_format, columns)
+    q, loaded = _load(qrels, runs, settings)
     with _defaults():
-        fig = pr_figure(pr_curves(q, loaded, complete=complete, rel_level=rel_level, ties=ties), title=title, size=dims)
+        fig = pr_figure(pr_curves(q, loaded, options=settings), title=title, size=dims)
         image = render(fig, fmt, dpi)
     write_output(image, output, fmt, inputs=inputs)
 
@@ -393,8 +416,9 @@ def diff_command(
     inputs = [qrels, run_a, run_b]
     _check_output(output, inputs)
     _matplotlib()
-    q, (a, b) = _load(qrels, [run_a, run_b], run_format, qrels_format, columns, expand=False)
-    label, qids, diffs = topic_diffs(q, a, b, measure, complete=complete, rel_level=rel_level, ties=ties)
+    settings = _settings(complete, rel_level, ties, run_format, qrels_format, columns)
+    q, (a, b) = _load(qrels, [run_a, run_b], settings, expand=False)
+    label, qids, diffs = topic_diffs(q, a, b, measure, options=settings)
     with _defaults():
         fig = diff_figure(
             qids, diffs, label=label, name_a=_name(a, [a, b]), name_b=_name(b, [a, b]), title=title, size=dims

@@ -291,6 +291,7 @@ def pool_command(
     """Build a judgment pool: the union of each RUN's top N documents per topic."""
     from ..io.tabular import expand_runs, parse_column_map, read_qrels_file, read_run_file
     from ..output.files import check_not_input, check_output_path, is_stdout, write_files, write_stdout
+    from ..settings import EvalSettings
 
     if depth < 1:
         raise UsageError(f"--depth {depth}: must be at least 1")
@@ -301,15 +302,21 @@ def pool_command(
             f"--counts {counts_path}: standard output carries the pool; give --output PATH for it "
             "or a file name for --counts"
         )
-    cmap = parse_column_map(columns)
+    # how the inputs are read (the rank column for --ties rank): the settings evaluate() reads with
+    settings = EvalSettings.of(
+        ties=ties, run_format=run_format, qrels_format=qrels_format, columns=parse_column_map(columns)
+    )
+    cmap = settings.columns
     paths = expand_runs(runs)
     inputs = [*paths, qrels]
     for path, option in ((output, "--output"), (counts_path, "--counts")):
         if not is_stdout(path):  # refused before the runs are read, not after
             check_output_path(path, option=option)  # type: ignore[arg-type]
             check_not_input(path, inputs, option=option)
-    q = read_qrels_file(qrels, fmt=qrels_format, columns=cmap) if qrels else None
-    pool = build_pool([read_run_file(p, fmt=run_format, columns=cmap) for p in paths], depth, q, ties)
+    with settings.reading():
+        q = read_qrels_file(qrels, fmt=qrels_format, columns=cmap) if qrels else None
+        loaded = [read_run_file(p, fmt=run_format, columns=cmap) for p in paths]
+    pool = build_pool(loaded, depth, q, settings.ties)
     data = pool_bytes(pool, label)
     # every file only once everything is made (a failure above writes nothing), each atomically
     files = [

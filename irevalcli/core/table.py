@@ -534,10 +534,74 @@ def build_table(
     (topics without results last, bytewise) instead of bytewise, for callers that
     put topics in order themselves (streamed batches): a run that lists its topics
     in another order then needs no reordering of its rows.
-    """
-    import pyarrow as pa
 
-    # ---- topics: factorise once, bytewise order == code order
+    The steps, each a function below: :func:`_evaluated_topics` (which topics, in which
+    order), :func:`_topics_with_results` (``-c``, ``--compat 9.0.8``, a missing topic),
+    :func:`_run_rows` (the kept run rows, plus ``-c``'s placeholders),
+    :func:`_judgements` (the judgements of those topics, checked, keyed for lookup),
+    :func:`_rank_and_label` (trec_eval's order, ``-M``, duplicates, labels) and
+    :func:`_drop_unjudged` (``-J``).
+    """
+    topics = _evaluated_topics(qrels, run, opts, run_blocks, run_order)
+    _topics_with_results(topics, qrels, run, opts)
+    rows = _run_rows(run, topics, opts)
+    q_dcode, r_dcode, ndoc, docnos = _doc_codes(qrels.docno, rows.docno, doc_dict, topics.nq)
+    rows.dcode = r_dcode
+    judged = _judgements(qrels, topics, q_dcode, ndoc)
+    label, starts = _rank_and_label(rows, judged, topics, opts, ndoc, docnos, run.name)
+    if opts.judged_only:
+        label, starts = _drop_unjudged(rows, label, starts, topics.nq)
+    assert topics.missing is not None
+    return EvalTable(
+        qids=topics.qids,
+        g=rows.g,
+        label=label,
+        starts=starts,
+        qg=judged.qg,
+        qrel=judged.qrel,
+        missing=topics.missing,
+        opts=opts,
+        runid=run.runid,
+        doc=rows.dcode if docnos is not None else None,
+        doc_dict=docnos,
+        max_label=int(qrels.rel.max()) if len(qrels.rel) else 0,
+    )
+
+
+@dataclass
+class _Topics:
+    """The evaluated topics of one table (:func:`build_table`'s first steps)."""
+
+    qids: list[str]  # in the table's order
+    q_qcode: np.ndarray  # qid code of each judgement
+    r_qcode: np.ndarray  # qid code of each run row
+    codes: np.ndarray  # qid code of each evaluated topic
+    topic_of_code: np.ndarray  # qid code -> topic index (-1: not evaluated)
+    r_topic: np.ndarray | None = None  # topic index of each run row (-1: not evaluated)
+    keep_run: np.ndarray | None = None  # run rows of evaluated topics
+    missing: np.ndarray | None = None  # bool per topic: no results (a -c placeholder ranking)
+
+    @property
+    def nq(self) -> int:
+        return len(self.qids)
+
+    def number(self, codes: np.ndarray) -> None:
+        """Evaluate the topics ``codes`` (qid codes), in this order."""
+        self.codes = codes
+        self.topic_of_code[:] = -1
+        self.topic_of_code[codes] = np.arange(len(codes))
+
+
+def _evaluated_topics(
+    qrels: Qrels,
+    run: Run,
+    opts: EvalOptions,
+    run_blocks: tuple[np.ndarray, pa.Array] | None,
+    run_order: bool,
+) -> _Topics:
+    """The judged topics (trec_eval 10.0 iterates over the qrels), or ``-D``'s one, numbered
+    in bytewise order (factorised once: bytewise order == code order), or with
+    ``run_order`` in the order they first appear in the run."""
     known = {1: run_blocks} if run_blocks is not None else None
     (q_qcode, r_qcode), qid_dict = factorize_sorted(qrels.qid, run.qid, blocks=known)
     nqid = len(qid_dict)
@@ -554,13 +618,23 @@ def build_table(
         first_block = np.full(nqid, len(block_codes), dtype=np.int64)
         first_block[codes] = first
         judged_topics = judged_topics[np.argsort(first_block[judged_topics], kind="stable")]
-    topic_of_code = np.full(nqid, -1, dtype=np.int64)
-    topic_of_code[judged_topics] = np.arange(len(judged_topics))
-    nq = len(judged_topics)
-    qids = [decode_id(qid_dict[int(c)].as_py()) for c in judged_topics]
+    topics = _Topics(
+        qids=[decode_id(qid_dict[int(c)].as_py()) for c in judged_topics],
+        q_qcode=q_qcode,
+        r_qcode=r_qcode,
+        codes=judged_topics,
+        topic_of_code=np.full(nqid, -1, dtype=np.int64),
+    )
+    topics.number(judged_topics)
+    return topics
 
-    # ---- which judged topics have results
-    r_topic = topic_of_code[r_qcode]
+
+def _topics_with_results(topics: _Topics, qrels: Qrels, run: Run, opts: EvalOptions) -> None:
+    """Which evaluated topics have results: those without get ``-c``'s placeholder ranking,
+    are not evaluated at all under ``--compat 9.0.8`` (which walks the run's topics), and
+    are an error otherwise."""
+    nq = topics.nq
+    r_topic = topics.topic_of_code[topics.r_qcode]
     keep_run = r_topic >= 0
     has_results = np.zeros(nq, dtype=bool)
     has_results[:] = np.bincount(r_topic[keep_run] if not keep_run.all() else r_topic, minlength=nq)[:nq] > 0
@@ -568,50 +642,83 @@ def build_table(
     if opts.compat == "9.0.8" and missing.any():
         # 9.0.8 walks the run's topics: a judged topic without results is not
         # evaluated at all (with -c it still counts in the averages, as 0)
-        judged_topics = judged_topics[has_results]
-        qids = [q for q, h in zip(qids, has_results.tolist()) if h]
-        topic_of_code[:] = -1
-        topic_of_code[judged_topics] = np.arange(len(judged_topics))
-        nq = len(judged_topics)
-        r_topic = topic_of_code[r_qcode]
+        topics.qids = [q for q, h in zip(topics.qids, has_results.tolist()) if h]
+        topics.number(topics.codes[has_results])
+        r_topic = topics.topic_of_code[topics.r_qcode]
         keep_run = r_topic >= 0
-        missing = np.zeros(nq, dtype=bool)
-        if nq == 0:
+        missing = np.zeros(topics.nq, dtype=bool)
+        if topics.nq == 0:
             raise NoQueriesError(f"{run.name}: the run shares no topic with {qrels.name}: nothing to evaluate")
     if missing.any() and not opts.complete:
         t = int(np.argmax(missing))
         raise MissingTopicError(
             run.name,
-            f"topic '{qids[t]}' is judged in {qrels.name} but has no results in the run "
+            f"topic '{topics.qids[t]}' is judged in {qrels.name} but has no results in the run "
             "(use -c to score missing topics as 0)",
         )
+    topics.r_topic, topics.keep_run, topics.missing = r_topic, keep_run, missing
 
-    # ---- documents: qrels and kept run docnos (and -c's placeholder) factorised together
+
+@dataclass
+class _Rows:
+    """The run rows of the evaluated topics, as read (then ranked by :func:`_rank_and_label`)."""
+
+    g: np.ndarray  # topic index
+    score: np.ndarray
+    line: np.ndarray  # line number in the run file (0: a placeholder)
+    rank: np.ndarray | None  # the run's rank column (--ties rank only)
+    docno: pa.Array
+    dcode: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # docno code
+
+
+def _run_rows(run: Run, topics: _Topics, opts: EvalOptions) -> _Rows:
+    """The run rows of evaluated topics (no copy when every row is kept), ``--compat
+    9.0.8``'s float scores, and ``-c``'s one placeholder row per topic without results."""
+    import pyarrow as pa
+
+    assert topics.r_topic is not None and topics.keep_run is not None and topics.missing is not None
+    keep_run = topics.keep_run
     all_kept = bool(keep_run.all())
-    run_docno = run.docno if all_kept else run.docno.filter(from_numpy(keep_run))
-    rg = r_topic if all_kept else r_topic[keep_run]
-    rscore = run.score if all_kept else run.score[keep_run]
-    rline = run.lineno if all_kept else run.lineno[keep_run]
-    rrank: np.ndarray | None = None
+    rows = _Rows(
+        g=topics.r_topic if all_kept else topics.r_topic[keep_run],
+        score=run.score if all_kept else run.score[keep_run],
+        line=run.lineno if all_kept else run.lineno[keep_run],
+        rank=None,
+        docno=run.docno if all_kept else run.docno.filter(from_numpy(keep_run)),
+    )
     if opts.ties == "rank":
         if run.rank is None and len(run.score):
             raise UsageError(f"--ties rank: the run {run.name} was read without its rank column")
         ranks = run.rank if run.rank is not None else np.zeros(0, dtype=np.int64)
-        rrank = ranks if all_kept else ranks[keep_run]
+        rows.rank = ranks if all_kept else ranks[keep_run]
     if opts.compat == "9.0.8":
-        rscore = rscore.astype(np.float32).astype(np.float64)  # 9.0.8 stores scores as float
-    if missing.any():
-        mt = np.flatnonzero(missing)
-        rg = np.concatenate((rg, mt))
-        rscore = np.concatenate((rscore, np.ones(len(mt))))
-        rline = np.concatenate((rline, np.zeros(len(mt), dtype=np.int64)))
-        if rrank is not None:
-            rrank = np.concatenate((rrank, np.ones(len(mt), dtype=np.int64)))
-        run_docno = pa.concat_arrays([run_docno.cast(pa.large_binary()), binary_array([PLACEHOLDER_DOCNO] * len(mt))])
-    q_dcode, r_dcode, ndoc, docnos = _doc_codes(qrels.docno, run_docno, doc_dict, nq)
+        rows.score = rows.score.astype(np.float32).astype(np.float64)  # 9.0.8 stores scores as float
+    if topics.missing.any():
+        mt = np.flatnonzero(topics.missing)
+        rows.g = np.concatenate((rows.g, mt))
+        rows.score = np.concatenate((rows.score, np.ones(len(mt))))
+        rows.line = np.concatenate((rows.line, np.zeros(len(mt), dtype=np.int64)))
+        if rows.rank is not None:
+            rows.rank = np.concatenate((rows.rank, np.ones(len(mt), dtype=np.int64)))
+        placeholders = binary_array([PLACEHOLDER_DOCNO] * len(mt))
+        rows.docno = pa.concat_arrays([rows.docno.cast(pa.large_binary()), placeholders])
+    return rows
 
-    # ---- judgements of evaluated topics, with duplicate check
-    q_topic = topic_of_code[q_qcode]
+
+@dataclass
+class _Judged:
+    """The judgements of the evaluated topics, and those a run row can match, sorted by key."""
+
+    qg: np.ndarray  # topic index of each judgement
+    qrel: np.ndarray  # its relevance value
+    key_sorted: np.ndarray  # (topic, docno code) keys of matchable judgements, ascending
+    rel_sorted: np.ndarray  # their relevance values
+
+
+def _judgements(qrels: Qrels, topics: _Topics, q_dcode: np.ndarray, ndoc: int) -> _Judged:
+    """The evaluated topics' judgements: checked for duplicates, and keyed by (topic,
+    docno code) for the label lookup."""
+    q_topic = topics.topic_of_code[topics.q_qcode]
     qmask = q_topic >= 0
     qg = q_topic[qmask]
     qrel = qrels.rel[qmask]
@@ -624,19 +731,25 @@ def build_table(
     matchable = q_dcode[qmask] >= 0
     qkey = qg[matchable] * ndoc + q_dcode[qmask][matchable]
     qorder = np.argsort(qkey, kind="stable")
-    qkey_sorted = qkey[qorder]
-    qrel_sorted = qrel[matchable][qorder]
+    return _Judged(qg=qg, qrel=qrel, key_sorted=qkey[qorder], rel_sorted=qrel[matchable][qorder])
 
-    def docno_text(code: int) -> str:
-        return decode_id(docnos[code].as_py()) if docnos is not None else str(code)
 
-    # ---- ranked rows. Duplicates and labels do not depend on the row order, so
-    # without -M they are found on the rows as read and only the labels (and the
-    # docno codes, if kept) are put in rank order; -M keeps the top rows first.
+def _rank_and_label(
+    rows: _Rows, judged: _Judged, topics: _Topics, opts: EvalOptions, ndoc: int, docnos: Any, run_name: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """Put ``rows`` in rank order (``g`` and, with ``-M`` or a docno dictionary, ``dcode``
+    in place), keep ``-M``'s top rows, refuse a document retrieved twice and label each row
+    with its qrels value. Returns (label, row offset of each topic).
+
+    Duplicates and labels do not depend on the row order, so without ``-M`` they are found
+    on the rows as read and only the labels (and the docno codes, if kept) are put in rank
+    order; ``-M`` keeps the top rows first."""
+    nq = topics.nq
+    rg, r_dcode, rline = rows.g, rows.dcode, rows.line
     counts = np.bincount(rg, minlength=nq)
     starts = np.zeros(nq + 1, dtype=np.int64)
     np.cumsum(counts, out=starts[1:])
-    base, pos, src = rank_permutation(rg, rscore, run_docno, opts.ties, rline, rrank)
+    base, pos, src = rank_permutation(rg, rows.score, rows.docno, opts.ties, rline, rows.rank)
     rg_ranked = rg[base] if base is not None else rg  # (ties stay within their topic)
     if opts.max_docs is not None:
         rg = rg_ranked
@@ -645,34 +758,28 @@ def build_table(
         keep = np.arange(len(rg)) - starts[rg] < opts.max_docs
         rg, r_dcode, rline = rg[keep], r_dcode[keep], rline[keep]
         starts[1:] = np.cumsum(np.bincount(rg, minlength=nq))
+
+    def docno_text(code: int) -> str:
+        return decode_id(docnos[code].as_py()) if docnos is not None else str(code)
+
     rkey = rg * ndoc + r_dcode
-    _check_run_duplicates(rkey, r_dcode, rg, rline, ndoc, docno_text, qids, run.name)
-    label = _lookup_labels(rkey, r_dcode, ndoc, qkey_sorted, qrel_sorted)
+    _check_run_duplicates(rkey, r_dcode, rg, rline, ndoc, docno_text, topics.qids, run_name)
+    label = _lookup_labels(rkey, r_dcode, ndoc, judged.key_sorted, judged.rel_sorted)
     if opts.max_docs is None:
         rg = rg_ranked
         label = _permuted(label, base, pos, src)
         if docnos is not None:
             r_dcode = _permuted(r_dcode, base, pos, src)
+    rows.g, rows.dcode, rows.line = rg, r_dcode, rline
+    return label, starts
 
-    if opts.judged_only:
-        keep = label >= 0
-        rg, label, r_dcode = rg[keep], label[keep], r_dcode[keep]
-        starts[1:] = np.cumsum(np.bincount(rg, minlength=nq))
 
-    return EvalTable(
-        qids=qids,
-        g=rg,
-        label=label,
-        starts=starts,
-        qg=qg,
-        qrel=qrel,
-        missing=missing,
-        opts=opts,
-        runid=run.runid,
-        doc=r_dcode if docnos is not None else None,
-        doc_dict=docnos,
-        max_label=int(qrels.rel.max()) if len(qrels.rel) else 0,
-    )
+def _drop_unjudged(rows: _Rows, label: np.ndarray, starts: np.ndarray, nq: int) -> tuple[np.ndarray, np.ndarray]:
+    """``-J``: drop the rows of unjudged documents (label -1 or -2) and close the gaps."""
+    keep = label >= 0
+    rows.g, rows.dcode = rows.g[keep], rows.dcode[keep]
+    starts[1:] = np.cumsum(np.bincount(rows.g, minlength=nq))
+    return label[keep], starts
 
 
 def _check_run_duplicates(

@@ -20,7 +20,7 @@ import io
 import lzma
 import os
 import zlib
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
@@ -68,10 +68,13 @@ class _HashingReader(io.RawIOBase):
     :meth:`head` reads the first bytes ahead (to recognise a compressed stream
     without seeking) and gives them again to the next reads."""
 
-    def __init__(self, fh: IO[bytes], spool: IO[bytes] | None = None) -> None:
+    def __init__(
+        self, fh: IO[bytes], spool: IO[bytes] | None = None, progress: Callable[[int], None] | None = None
+    ) -> None:
         from ..io.trec import HASH_INPUTS
 
         self.fh = fh
+        self.progress = progress
         self.sha = hashlib.sha256()
         self.enabled = HASH_INPUTS.get()
         self.spool = spool
@@ -83,6 +86,8 @@ class _HashingReader(io.RawIOBase):
     def _read(self, b: Any) -> int:
         n = self.fh.readinto(b)  # type: ignore[attr-defined]
         if n:
+            if self.progress is not None:
+                self.progress(n)
             if self.enabled:
                 self.sha.update(memoryview(b)[:n])
             if self.spool is not None:
@@ -126,14 +131,23 @@ class ChunkReader:
     front of the next chunk (the caller's unfinished tail), so each byte of the file
     is copied once, into the chunk's buffer, however the chunks are cut.
 
+    ``progress`` is called with the number of bytes read (as stored) as they are read.
     ``path`` ``-`` reads standard input (``stdin``, else ``sys.stdin.buffer``), as it
     arrives, spooling what it reads to an unnamed temporary file for :meth:`rest`;
     its format is not known beforehand, so a first chunk that is not TREC text
     (CSV, JSON Lines, Parquet, zstd) raises :class:`NotGrouped` too.
     """
 
-    def __init__(self, path: str, chunk_bytes: int = CHUNK_BYTES, *, stdin: IO[bytes] | None = None) -> None:
+    def __init__(
+        self,
+        path: str,
+        chunk_bytes: int = CHUNK_BYTES,
+        *,
+        stdin: IO[bytes] | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> None:
         self.path = path
+        self.progress = progress
         self.chunk_bytes = chunk_bytes
         self.sha256 = ""
         self.size = 0
@@ -191,7 +205,7 @@ class ChunkReader:
     def _chunks(self, fh: IO[bytes], spool: IO[bytes] | None) -> Generator[tuple[bytearray, bool], bytes | None, None]:
         from ..io.trec import ZSTD_MAGIC
 
-        raw = _HashingReader(fh, spool)
+        raw = _HashingReader(fh, spool, self.progress)
         head = raw.head(10)
         buffered = io.BufferedReader(raw, buffer_size=1 << 20)
         sniff = self.is_stdin  # a file's format was recognised before streaming it
@@ -531,14 +545,16 @@ def evaluate_stream(
     chunk_bytes: int = CHUNK_BYTES,
     subtopics: Any = None,
     stdin: IO[bytes] | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> tuple[Results, str]:
     """Evaluate the run at ``path`` (``-``: standard input, or ``stdin``) chunk by chunk;
-    returns the results and the run's SHA-256.
+    returns the results and the run's SHA-256. ``progress`` is called with the number of
+    bytes read (as stored) as the file is read (from the reading thread).
 
     Raises :class:`NotGrouped` when the file is not grouped by topic; for standard
     input its ``rest`` is then the whole input again (spooled), to be read whole.
     """
-    reader = ChunkReader(path, chunk_bytes, stdin=stdin)
+    reader = ChunkReader(path, chunk_bytes, stdin=stdin, progress=progress)
     try:
         return _evaluate_stream(
             qrels,

@@ -65,12 +65,6 @@ class Measure:
     check_params: Callable[[tuple[Any, ...]], str | None] | None = None
     needs_subtopics: bool = False  # computed from --subtopics judgements (diversity measures)
 
-    @property
-    def extra(self) -> dict[str, Any]:
-        """The two facts above as the untyped ``extra`` mapping they used to be (api.py reads
-        ``extra.get("needs_subtopics")``; it can read ``needs_subtopics`` instead)."""
-        return {"check_params": self.check_params, "needs_subtopics": self.needs_subtopics}
-
     def placeholder_slot(self, label: str) -> bool:
         """Whether a ``-c`` placeholder topic's value in slot ``label`` is overridden."""
         return self.placeholder == "zero" or (self.placeholder == "zero_named" and label == self.name)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 LARGE_INPUT = 64 << 20  # bytes of input (as stored) from which the display is shown unasked
@@ -92,10 +92,16 @@ class Progress:
             self._live.stop()
             self._live = None
 
+    def naming(self, path: str, shown: str) -> Named:
+        """This display as :func:`irevalcli.api.evaluate` is told to report to, with ``shown``
+        in place of ``path`` (a run's "run 2/3 runs/b.txt" among several)."""
+        return Named(self, path, shown)
+
     @contextmanager
-    def reading(self, description: str, path: str) -> Iterator[Callable[[int], None] | None]:
-        """A bar while ``path`` is read (and parsed): yields the callback that reports bytes read,
-        or None when there is nothing to show."""
+    def reading(self, label: str, path: str, shown: str | None = None) -> Iterator[Callable[[int], None] | None]:
+        """A bar "``label`` ``shown``" while ``path`` is read (and parsed): yields the callback
+        that reports bytes read, or None when there is nothing to show (a
+        :class:`irevalcli.settings.ProgressReport`)."""
         if self._live is None or path == "-":
             yield None
             return
@@ -105,20 +111,38 @@ class Progress:
             yield None
             return
         live = self._live
-        task = live.add_task(description, total=total)
+        task = live.add_task(f"{label} {path if shown is None else shown}", total=total)
         try:
             yield lambda n: live.advance(task, n)
         finally:
             live.remove_task(task)
 
     @contextmanager
-    def step(self, description: str) -> Iterator[None]:
-        """A spinner while the block runs."""
+    def step(self, label: str, path: str | None = None) -> Iterator[None]:
+        """A spinner "``label`` ``path``" while the block runs."""
         if self._live is None:
             yield
             return
-        task = self._live.add_task(description, total=None)
+        task = self._live.add_task(label if path is None else f"{label} {path}", total=None)
         try:
             yield
         finally:
             self._live.remove_task(task)
+
+
+class Named:
+    """A :class:`Progress` that shows ``shown`` wherever ``path`` is reported."""
+
+    def __init__(self, progress: Progress, path: str, shown: str) -> None:
+        self.progress = progress
+        self.path = path
+        self.shown = shown
+
+    def _name(self, path: str | None) -> str | None:
+        return self.shown if path == self.path else path
+
+    def reading(self, label: str, path: str) -> AbstractContextManager[Callable[[int], None] | None]:
+        return self.progress.reading(label, path, self._name(path))
+
+    def step(self, label: str, path: str | None = None) -> AbstractContextManager[None]:
+        return self.progress.step(label, self._name(path))

@@ -1,0 +1,201 @@
+"""What an evaluation is asked to do, as one typed object: :class:`EvalSettings`.
+
+Everything that changes what is evaluated (trec_eval's ``-c -l -M -J -N -D``, ``--compat``,
+``--ties``: the table's :class:`~irevalcli.core.table.EvalOptions`) and how the inputs are
+read (``-R``, ``-Z``, ``--subtopics``, run and qrels formats, column map, streaming, hashing)
+travels in one frozen :class:`EvalSettings`, validated once, when it is made. The command line
+builds it once from its options; :func:`irevalcli.api.evaluate` takes it (or builds it from
+the same names given as keywords). A new setting is one field here, with its check in
+:meth:`EvalSettings.__post_init__`.
+
+:class:`ProgressReport` is what :func:`~irevalcli.api.evaluate` tells while it reads and
+evaluates (``irevalcli.output.progress.Progress`` draws it on a terminal);
+:data:`NO_PROGRESS` tells no one.
+
+It sits beside ``core`` (it nests the table's options) so that ``api``, the engine and the
+commands can all import it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Protocol
+
+from .core.table import TIE_RULES, EvalOptions
+from .errors import IrevalError, UsageError
+
+REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")  # -R (api.TABLE_BUILDERS builds each)
+COMPAT_MODES = ("10.0", "9.0.8")  # --compat
+TABLE_FIELDS = frozenset(f.name for f in fields(EvalOptions))
+
+# Command-line spellings in messages -> the API's parameter names (when not called by the CLI)
+_API_NAMES: tuple[tuple[re.Pattern[str], Any], ...] = (
+    (re.compile(r"\(use -c to "), "(use complete=True to "),
+    (re.compile(r"^-M (-?[0-9]+):"), r"max_docs=\1:"),
+    (re.compile(r"^-D: "), "only_query: "),
+    (re.compile(r"^--compat ([^:]*):"), r"compat='\1':"),
+    (re.compile(r"^--ties ([^: ]*)"), r"ties='\1'"),
+    (re.compile(r"\(--compat 9\.0\.8\)"), "(compat='9.0.8')"),
+    (re.compile(r"use -m ([A-Za-z_]+)"), r"use measures=['\1']"),
+    (re.compile(r"-R ([A-Za-z_]+)"), r"rel_format='\1'"),
+    (re.compile(r"give --subtopics FILE"), "give subtopics=PATH or a DataFrame"),
+    (re.compile(r"^--qrels-format and --column rel apply to"), "qrels_format and columns['rel'] apply to"),
+    (
+        re.compile(r"did you mean '((?:-m [^ ']+ ?)+)'\? one measure per -m"),
+        lambda m: "did you mean " + repr(m.group(1).replace("-m ", "").split()) + "? one name per list item",
+    ),
+)
+
+
+def api_wording(exc: IrevalError) -> IrevalError:
+    """``exc`` re-worded, outside the command line, to name the Python parameter to change
+    (``complete=True``) instead of the command line's option (``-c``)."""
+    from .errors import IN_CLI
+
+    if IN_CLI.get():
+        return exc
+    msg = str(exc)
+    for pattern, repl in _API_NAMES:
+        msg = pattern.sub(repl, msg)
+    if msg != str(exc):
+        exc.args = (msg,)
+    return exc
+
+
+@dataclass(frozen=True)
+class EvalSettings:
+    """How to read the inputs and what to evaluate: one evaluation's options.
+
+    ``table``: trec_eval's ``-c -l -M -J -N -D``, ``compat`` and ``ties`` (what the ranked
+    table is built with). ``rel_format``: ``-R`` (qrels, qrels_jg, prefs, qrels_prefs).
+    ``zscores``: ``-Z`` file. ``subtopics``: subtopic judgements (a path or a DataFrame).
+    ``run_format``/``qrels_format``: input formats (auto detects all but msmarco);
+    ``columns``: role -> column name in tabular inputs. ``stream``: evaluate a run file
+    topic block by topic block (None: automatically for large, compressed or piped runs);
+    ``chunk_bytes``: bytes parsed at a time when streaming (None: the engine's default).
+    ``hash_inputs``: record each input file's SHA-256.
+
+    Made with the fields, or with :meth:`of` from flat names (``EvalSettings.of(complete=True,
+    max_docs=100)``). Invalid values raise :class:`~irevalcli.errors.UsageError` here, once.
+    """
+
+    table: EvalOptions = field(default_factory=EvalOptions)
+    rel_format: str = "qrels"
+    zscores: str | os.PathLike[str] | None = None
+    subtopics: Any = None
+    run_format: str = "auto"
+    qrels_format: str = "auto"
+    columns: Mapping[str, str] | None = None
+    stream: bool | None = None
+    chunk_bytes: int | None = None
+    hash_inputs: bool = True
+
+    def __post_init__(self) -> None:
+        try:
+            self._validate()
+        except IrevalError as exc:
+            raise api_wording(exc) from None
+
+    def _validate(self) -> None:
+        t = self.table
+        if t.max_docs is not None and t.max_docs < 0:
+            raise UsageError(f"-M {t.max_docs}: the number of documents to keep cannot be negative")
+        if self.rel_format not in REL_FORMATS:
+            raise UsageError(f"-R {self.rel_format}: unknown judgement format (known: {', '.join(REL_FORMATS)})")
+        if t.compat not in COMPAT_MODES:
+            raise UsageError(f"--compat {t.compat}: unknown version (known: {', '.join(COMPAT_MODES)})")
+        if t.ties not in TIE_RULES:
+            raise UsageError(f"--ties {t.ties}: unknown tie rule (known: {', '.join(TIE_RULES)})")
+        if t.ties != "docno" and self.rel_format != "qrels":
+            raise UsageError(f"--ties {t.ties} applies to -R qrels judgements, not -R {self.rel_format}")
+        if self.rel_format != "qrels" and (self.qrels_format != "auto" or "rel" in (self.columns or {})):
+            raise UsageError(f"--qrels-format and --column rel apply to -R qrels judgements, not -R {self.rel_format}")
+
+    @classmethod
+    def of(cls, **names: Any) -> EvalSettings:
+        """EvalSettings from flat names: :class:`EvalSettings`' fields and the table's
+        (``complete``, ``rel_level``, ``max_docs``, ``judged_only``, ``num_docs``,
+        ``only_query``, ``compat``, ``ties``). An unknown name is a TypeError."""
+        return cls().updated(**names)
+
+    @classmethod
+    def given(cls, options: EvalSettings | None, names: Mapping[str, Any], where: str) -> EvalSettings:
+        """For a call that takes ``options=`` or the settings' names as keywords (not both):
+        the settings it was given. ``where`` names the call in the TypeError for both."""
+        if options is not None and names:
+            raise TypeError(
+                f"{where} takes options=EvalSettings(...) or settings as keywords, not both "
+                f"(got options= and {'=, '.join(sorted(names))}=)"
+            )
+        return options if options is not None else cls.of(**names)
+
+    def updated(self, **names: Any) -> EvalSettings:
+        """A copy with the named settings (flat names, as :meth:`of`) changed."""
+        own = {f.name for f in fields(self)} - {"table"}
+        unknown = sorted(set(names) - own - TABLE_FIELDS)
+        if unknown:
+            raise TypeError(f"unknown setting '{unknown[0]}' (known: {', '.join(sorted(own | TABLE_FIELDS))})")
+        table = {k: v for k, v in names.items() if k in TABLE_FIELDS}
+        rest = {k: v for k, v in names.items() if k in own}
+        return replace(self, table=replace(self.table, **table), **rest)
+
+    # the table's options, read as flat names too
+    @property
+    def compat(self) -> str:
+        return self.table.compat
+
+    @property
+    def ties(self) -> str:
+        return self.table.ties
+
+    @property
+    def only_query(self) -> str | None:
+        return self.table.only_query
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Within the block, readers hash their inputs if ``hash_inputs`` and keep a run's
+        rank column if ``ties == "rank"``: the one place these follow from the settings
+        (:func:`~irevalcli.api.evaluate` reads in it, and so do commands that read inputs
+        before evaluating them)."""
+        from .io.trec import hashing, reading_ranks
+
+        with hashing(self.hash_inputs), reading_ranks(self.ties == "rank"):
+            yield
+
+
+Advance = Callable[[int], None]  # called with the number of bytes just read (as stored)
+
+
+class ProgressReport(Protocol):
+    """What :func:`irevalcli.api.evaluate` reports while it works. ``label`` is what is being
+    done ("reading", "evaluating"), ``path`` the input it is done to (``-``: standard input)."""
+
+    def reading(self, label: str, path: str) -> AbstractContextManager[Advance | None]:
+        """Around the reading of ``path`` (whole or streamed): yields the callback to report
+        bytes read to, or None when no one is watching."""
+        ...
+
+    def step(self, label: str, path: str | None = None) -> AbstractContextManager[None]:
+        """Around work without a byte count (evaluating a run read whole, reading judgements
+        in a ``-R`` format)."""
+        ...
+
+
+class NoProgress:
+    """A :class:`ProgressReport` that tells no one (the default of the Python API)."""
+
+    @contextmanager
+    def reading(self, label: str, path: str) -> Iterator[Advance | None]:
+        yield None
+
+    @contextmanager
+    def step(self, label: str, path: str | None = None) -> Iterator[None]:
+        yield
+
+
+NO_PROGRESS: ProgressReport = NoProgress()
