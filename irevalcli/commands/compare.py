@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 COMPARE_FORMATS = ("table", "json", "markdown", "latex", "csv")
 # Aggregates whose summary is a sum over topics (num_ret, num_rel_ret, TP ...), not a mean.
-SUMMED = ("sum", "num_rel")
+SUMMED = ("sum", "judged_sum")
 
 
 # ---------------------------------------------------------------- scoring

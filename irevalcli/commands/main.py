@@ -482,9 +482,9 @@ SUMMARIES = {
     "gmean": "geometric mean over topics",
     "nanmean": "mean over the topics that have a value",
     "wmean": "weighted mean over the topics that have a value",
-    "num_rel": "sum over topics",
-    "num_q": "count",
-    "runid": "text",
+    "judged_sum": "sum over topics",
+    "topic_count": "count",
+    "run_name": "text",
     "none": "per topic only",
 }
 # libraries whose spellings ireval accepts, in the order the reference lists them

@@ -118,7 +118,7 @@ def compute_topics(table: EvalTable, requests: list[Request]) -> list[TopicColum
     for req in requests:
         meas = req.measure
         labels = req.labels
-        if meas.agg in ("num_q", "runid"):
+        if meas.agg in ("topic_count", "run_name"):
             out.append(TopicColumn(labels[0], meas, None))
             continue
         raw = meas.func(table, req.params)
@@ -190,10 +190,10 @@ def summarize(
     for tc in topic_columns:
         meas, label = tc.measure, tc.label
         summary: float | int | str | None
-        if meas.agg == "runid":
+        if meas.agg == "run_name":
             columns.append(Column(label, meas.name, "str", None, runid))
             continue
-        if meas.agg == "num_q":
+        if meas.agg == "topic_count":
             columns.append(Column(label, meas.name, "int", None, int(denom)))
             continue
         if meas.kind == "str":
@@ -221,7 +221,7 @@ def summarize(
                 w = tc.weights if tc.weights is not None else np.ones(len(v))
                 has = ~np.isnan(v) & (w > 0)
                 summary = _seq_sum(w[has] * v[has]) / _seq_sum(w[has]) if has.any() else math.nan
-            elif meas.agg == "num_rel":
+            elif meas.agg == "judged_sum":
                 # -c: every judged relevant document, topics without results included (trec_eval
                 # 9.0.4 to 10.0 alike, so --compat 9.0.8 too)
                 summary = num_rel_complete if complete else _seq_sum(v)

@@ -25,7 +25,7 @@ Kind = Literal["float", "int", "str"]
 # of per-topic logs; nanmean: mean over the topics with a value (not NaN); wmean: the same,
 # weighted by one more row the measure returns after its labels' rows; none: summary only
 # (runid, num_q) or per topic only
-Agg = Literal["mean", "sum", "gmean", "nanmean", "wmean", "num_rel", "num_q", "runid", "none"]
+Agg = Literal["mean", "sum", "gmean", "nanmean", "wmean", "judged_sum", "topic_count", "run_name", "none"]
 # What a ``-c`` placeholder topic (judged, but absent from the run) gets in this measure's slots:
 #   value: whatever the function computes on the empty ranking (the default)
 #   zero: 0 in every slot (trec_eval zeroes every unj_* slot)
