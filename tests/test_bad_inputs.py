@@ -425,7 +425,7 @@ CATALOGUE = [
         "run-is-a-qrels-file",
         2,
         f"ireval: {R}:1: expected at least 6 fields (qid iter docno rank score runid), got 4; "
-        "it looks like a qrels file (qid iter docno rel): give QRELS first, then RUN\n",
+        "it looks like a qrels file (qid iter docno rel), not a run: judgements go before the runs (pool: --qrels FILE)\n",
         run=Q0,
     ),
     *[
@@ -1269,7 +1269,7 @@ OUT_CATALOGUE = [
         ["pool", Q, "--counts", "c.csv", "--output", "p.txt"],
         2,
         f"ireval: {Q}:1: expected at least 6 fields (qid iter docno rank score runid), got 4; it looks like "
-        "a qrels file (qid iter docno rel): give QRELS first, then RUN\n",
+        "a qrels file (qid iter docno rel), not a run: judgements go before the runs (pool: --qrels FILE)\n",
     ),
     # ---- names that cannot be a file ----------------------------------------------------------------------
     OutCase(

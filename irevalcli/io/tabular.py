@@ -426,7 +426,7 @@ def explain_run_error(exc: InputError, data: bytes) -> InputError:
             "(e.g. qid,docno,score) to read it as CSV"
         )
     elif exc.detail.endswith("got 4"):
-        hint = "; it looks like a qrels file (qid iter docno rel): give QRELS first, then RUN"
+        hint = "; it looks like a qrels file (qid iter docno rel), not a run: judgements go before the runs (pool: --qrels FILE)"
     elif exc.detail.endswith("got 3"):
         hint = "; for an MS MARCO run (qid docno rank) use --run-format msmarco"
     else:
