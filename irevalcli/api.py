@@ -200,6 +200,8 @@ _API_NAMES = (
     (re.compile(r"use -m ([A-Za-z_]+)"), r"use measures=['\1']"),
     (re.compile(r"-R ([A-Za-z_]+)"), r"rel_format='\1'"),
     (re.compile(r"give --subtopics FILE"), "give subtopics=PATH or a DataFrame"),
+    (re.compile(r"^--memory-limit ([^:]*):"), r"memory_limit=\1:"),
+    (re.compile(r"raise --memory-limit"), "raise memory_limit"),
     (
         re.compile(r"did you mean '((?:-m [^ ']+ ?)+)'\? one measure per -m"),
         lambda m: "did you mean " + repr(m.group(1).replace("-m ", "").split()) + "? one name per list item",
@@ -300,6 +302,7 @@ def evaluate(
     stdin: BinaryIO | None = None,
     subtopics: Any = None,
     hash_inputs: bool = True,
+    memory_limit: int | str | None = None,
 ) -> Evaluation:
     """Evaluate ``run`` against ``qrels`` exactly as trec_eval 10.0 would.
 
@@ -318,7 +321,10 @@ def evaluate(
     ``stream``: evaluate a run file topic block by topic block in bounded memory
     (default: automatically for files of 32 MiB or more, gzip/bzip2/xz/zstd files and standard input);
     a run that is not grouped by topic is then read whole (standard input from a temporary
-    spool of what was read). The results are identical either way.
+    spool of what was read), or, if it is estimated to need more than ``memory_limit`` bytes
+    (``"512M"``, ``"2G"`` or an int; default: a quarter of the machine's memory, between
+    256 MiB and 1 GiB), partitioned by topic into temporary files under TMPDIR and
+    evaluated partition by partition. The results are identical either way.
     ``hash_inputs``: record each input file's SHA-256 (``Evaluation.qrels.sha256`` and
     ``.run.sha256``; empty when False, which saves reading time on large runs).
     ``subtopics``: subtopic judgements (``qid subtopic docno rel``; a path or a DataFrame with
@@ -337,6 +343,9 @@ def evaluate(
         raise UsageError(f"--ties {ties}: unknown tie rule (known: {', '.join(TIE_RULES)})")
     if ties != "docno" and rel_format != "qrels":
         raise UsageError(f"--ties {ties} applies to -R qrels judgements, not -R {rel_format}")
+    from .engine.spill import parse_memory_limit
+
+    parse_memory_limit(memory_limit)  # refused before any input is read
     requests = _requests(measures, rel_format=rel_format, compat=compat)
     need = [r.labels[0] for r in requests if r.measure.extra.get("needs_subtopics")]
     if need and subtopics is None:
@@ -384,9 +393,29 @@ def evaluate(
             info.sha256 = sha
             return Evaluation(results=results, qrels=q, run=info)
         except NotGrouped as exc:
-            # not grouped by topic (or, on standard input, not TREC text): read it whole below;
-            # standard input from its first byte again, spooled while it was streamed
+            # not grouped by topic (or, on standard input, not TREC text): partitioned by topic
+            # out of core if too large for memory_limit, else read whole below; standard input
+            # from its first byte again, spooled while it was streamed
             spooled = getattr(exc, "rest", None)
+            from .engine.spill import evaluate_out_of_core
+
+            done = evaluate_out_of_core(
+                q,
+                os.fspath(run),
+                requests,
+                opts,
+                num_qrels_topics=nqrels_topics,
+                num_rel_complete=num_rel_complete,
+                zscores=z,
+                subtopics=sub,
+                spool=spooled,
+                memory_limit=memory_limit,
+                chunk_bytes=chunk_bytes,
+            )
+            if done is not None:
+                info = Run.empty("<stdin>" if os.fspath(run) == "-" else os.fspath(run), done[0].runid)
+                info.sha256 = done[1]
+                return Evaluation(results=done[0], qrels=q, run=info)
     if spooled is not None:
         with spooled:
             r = load_run(run, stdin=spooled)

@@ -204,6 +204,15 @@ file and line); 1 is reserved for a failed quality gate; 3 internal error.
     "and standard input; a run not grouped by topic is then read whole).",
 )
 @click.option(
+    "--memory-limit",
+    "memory_limit",
+    metavar="SIZE",
+    default=None,
+    help="Memory for a run that is not grouped by topic (512M, 2G, or bytes; default: a quarter of the "
+    "machine's memory, between 256M and 1G): a larger one is partitioned by topic into temporary files "
+    "under TMPDIR and evaluated part by part, with the same output.",
+)
+@click.option(
     "--format",
     "fmt",
     type=Choice(["trec", "json", "parquet", "csv", "markdown", "latex", "table"]),
@@ -274,6 +283,7 @@ def run_eval(
     columns: tuple[str, ...] = (),
     progress: bool | None = None,
     ties: str = "docno",
+    memory_limit: str | None = None,
 ) -> None:
     from ..api import REL_FORMATS, evaluate
     from ..engine.stream import should_stream
@@ -296,6 +306,9 @@ def run_eval(
             f"--places applies to csv, markdown, latex and table output, not {fmt} "
             "(trec prints trec_eval's 4 places; json and parquet keep full precision)"
         )
+    from ..engine.spill import parse_memory_limit
+
+    parse_memory_limit(memory_limit)
     cmap = parse_column_map(columns)
     if ties != "docno" and rel_format != "qrels":
         raise UsageError(f"--ties {ties} applies to -R qrels judgements, not -R {rel_format}")
@@ -362,6 +375,7 @@ def run_eval(
                     subtopics=subtopics,
                     hash_inputs=fmt in ("json", "parquet"),
                     ties=ties,
+                    memory_limit=memory_limit,
                 )
             if not evs:
                 evs.append(ev)

@@ -76,6 +76,7 @@ class _HashingReader(io.RawIOBase):
         self.enabled = HASH_INPUTS.get()
         self.spool = spool
         self.ahead = b""
+        self.count = 0  # bytes read from ``fh`` (as stored: compressed, if it is)
 
     def readable(self) -> bool:
         return True
@@ -83,6 +84,7 @@ class _HashingReader(io.RawIOBase):
     def _read(self, b: Any) -> int:
         n = self.fh.readinto(b)  # type: ignore[attr-defined]
         if n:
+            self.count += n
             if self.enabled:
                 self.sha.update(memoryview(b)[:n])
             if self.spool is not None:
@@ -132,7 +134,9 @@ class ChunkReader:
     (CSV, JSON Lines, Parquet, zstd) raises :class:`NotGrouped` too.
     """
 
-    def __init__(self, path: str, chunk_bytes: int = CHUNK_BYTES, *, stdin: IO[bytes] | None = None) -> None:
+    def __init__(
+        self, path: str, chunk_bytes: int = CHUNK_BYTES, *, stdin: IO[bytes] | None = None, spool: bool = True
+    ) -> None:
         self.path = path
         self.chunk_bytes = chunk_bytes
         self.sha256 = ""
@@ -140,7 +144,9 @@ class ChunkReader:
         self.is_stdin = path == "-"
         self.name = "<stdin>" if self.is_stdin else path
         self._stdin = stdin
+        self._keep_spool = spool  # False: ``stdin`` is a spool already (read again), not spooled twice
         self._spool: IO[bytes] | None = None
+        self._raw: _HashingReader | None = None
 
     def _open(self) -> tuple[IO[bytes], IO[bytes] | None]:
         """The raw input and, for standard input, the spool."""
@@ -150,11 +156,18 @@ class ChunkReader:
         import tempfile
 
         source = self._stdin if self._stdin is not None else sys.stdin.buffer
+        if not self._keep_spool:
+            return source, None
         try:
             self._spool = tempfile.TemporaryFile(prefix="ireval-stdin-")  # noqa: SIM115  unlinked already
         except OSError:  # no temporary directory to write to: nothing read yet, read it whole
             raise NotGrouped from None
         return source, self._spool
+
+    @property
+    def raw_read(self) -> int:
+        """Bytes read so far from the file as stored (compressed, if it is), read-ahead included."""
+        return self._raw.count if self._raw is not None else 0
 
     @property
     def spooled(self) -> bool:
@@ -191,7 +204,7 @@ class ChunkReader:
     def _chunks(self, fh: IO[bytes], spool: IO[bytes] | None) -> Generator[tuple[bytearray, bool], bytes | None, None]:
         from ..io.trec import ZSTD_MAGIC
 
-        raw = _HashingReader(fh, spool)
+        raw = self._raw = _HashingReader(fh, spool)
         head = raw.head(10)
         buffered = io.BufferedReader(raw, buffer_size=1 << 20)
         sniff = self.is_stdin  # a file's format was recognised before streaming it
@@ -499,6 +512,12 @@ class prefetch:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def parse_chunk(chunk: bytes, name: str, lines_before: int) -> Run:
+    """A chunk's rows, numbered by the file's physical lines (``lines_before`` precede it);
+    its first bad line is an error naming that line. :class:`NotGrouped` for lone CR line ends."""
+    return _parse_chunk(chunk, name, lines_before)
 
 
 def _parse_chunk(chunk: bytes, name: str, lines_before: int) -> Run:
