@@ -135,6 +135,26 @@ def absent_topics(qrels: Qrels, seen: pa.Array, opts: EvalOptions, *, path: str)
     return absent
 
 
+def whole_run_checks(
+    qrels: Qrels, seen: pa.Array, opts: EvalOptions, *, path: str, duplicate: Exception | None = None
+) -> None:
+    """The errors the whole run's table raises, in its order, for a run scored in parts
+    (``seen``: the run's topic ids): a judged topic without results (:func:`absent_topics`),
+    then a document judged twice among the evaluated topics' judgements (with ``--compat
+    9.0.8`` only the topics with results are evaluated), then ``duplicate``: the part's
+    error naming the earliest document retrieved twice, which the caller kept."""
+    import pyarrow.compute as pc
+
+    from ..core.table import check_qrels_duplicates
+
+    absent_topics(qrels, seen, opts, path=path)
+    check_qrels_duplicates(
+        qrels if opts.compat == "10.0" else qrels.take(to_numpy(pc.is_in(qrels.qid, value_set=seen)))
+    )
+    if duplicate is not None:
+        raise duplicate
+
+
 def whole_file_facts(table: EvalTable, qrels: Qrels, subtopics: Any) -> EvalTable:
     """What a part's table cannot see: the highest label of the whole qrels, the subtopic judgements."""
     table.max_label = int(qrels.rel.max()) if len(qrels.rel) else 0

@@ -532,20 +532,12 @@ def _score(
     subtopics: Any,
 ) -> Results:
     """Score each partition; the errors the whole run's table would raise, in its order."""
-    import pyarrow.compute as pc
-
-    from ..core.table import check_qrels_duplicates
-    from ..io.arrow import to_numpy
-    from .parts import Part, absent_topics, finish, part_options, score_part
+    from .parts import Part, finish, part_options, score_part, whole_run_checks
 
     if parts.rows == 0:  # pragma: no cover (a run that is not grouped has rows)
         raise InputError(name, "the run file has no results (only comments or blank lines)")
     seen = parts.topics()
-    absent_topics(qrels, seen, opts, path=name)  # a missing topic is named before any duplicate
-    # the judgements of the evaluated topics (9.0.8: only the topics with results) are checked first
-    check_qrels_duplicates(
-        qrels if opts.compat == "10.0" else qrels.take(to_numpy(pc.is_in(qrels.qid, value_set=seen)))
-    )
+    whole_run_checks(qrels, seen, opts, path=name)  # a missing topic, a judgement twice: before any part
     part_opts = part_options(opts)
     scored: list[Part] = []
     duplicate: DuplicateDocError | None = None

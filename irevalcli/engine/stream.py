@@ -25,8 +25,8 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..core.table import EvalOptions, check_qrels_duplicates, runs_of
-from ..errors import InputError
+from ..core.table import EvalOptions, runs_of
+from ..errors import DuplicateDocError, InputError
 from ..io import trec as readers
 from ..io.arrow import to_numpy
 from ..io.trec import (
@@ -43,7 +43,7 @@ from ..io.trec import (
 )
 from ..measures.names import Request
 from .evaluate import Results
-from .parts import Part, finish, part_options, score_part
+from .parts import Part, finish, part_options, score_part, whole_run_checks
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -515,8 +515,9 @@ class prefetch:
 
 
 def parse_chunk(chunk: bytes, name: str, lines_before: int) -> Run:
-    """A chunk's rows, numbered by the file's physical lines (``lines_before`` precede it);
-    its first bad line is an error naming that line. :class:`NotGrouped` for lone CR line ends."""
+    """A chunk's rows, numbered by the file's physical lines (``lines_before`` precede it).
+    :class:`NotGrouped` for lone CR line ends and for a malformed line (the whole file's
+    parser then names the line it would name)."""
     return _parse_chunk(chunk, name, lines_before)
 
 
@@ -527,13 +528,11 @@ def _parse_chunk(chunk: bytes, name: str, lines_before: int) -> Run:
         raise NotGrouped  # lone CR line ends: read the file whole, where they become line ends
     try:
         run = parse_run(Source(name=name, data=chunk, sha256=""), allow_empty=True)
-    except InputError as exc:
-        from ..io.tabular import explain_run_error
-
-        if lines_before == 0:  # the hints look at the file's first line
-            exc = explain_run_error(exc, chunk)
-        line = exc.line + lines_before if exc.line is not None else None
-        raise type(exc)(name, exc.detail, line) from None
+    except InputError:
+        # The whole file's parser checks every line's field count before any score, and
+        # hints from line 1: the first bad chunk need not hold the line it names (a later
+        # line may lack fields). Read the file whole, to say exactly what it says.
+        raise NotGrouped from None
     run.lineno = run.lineno + lines_before
     return run
 
@@ -589,27 +588,35 @@ def _evaluate_stream(
 ) -> tuple[Results, str]:
     import pyarrow as pa
 
-    check_qrels_duplicates(qrels)
     batch_opts = part_options(opts)
     path = reader.name
     parts: list[Part] = []
     seen: list[pa.Array] = []
     runid = ""
     rows = 0
+    duplicate: DuplicateDocError | None = None  # the first is the earliest line: topics come in file order
     with prefetch(topic_batches(reader, path)) as batches:
         for batch, lengths, topics in batches:
             rows += len(batch)
             runid = batch.runid
             seen.append(topics)
-            part = score_part(
-                qrels, batch, requests, batch_opts, subtopics=subtopics, run_blocks=(lengths, topics), topics=topics
-            )
+            if duplicate is not None:  # only the topics are needed now, for the checks made before it
+                continue
+            try:
+                part = score_part(
+                    qrels, batch, requests, batch_opts, subtopics=subtopics, run_blocks=(lengths, topics), topics=topics
+                )
+            except DuplicateDocError as exc:
+                duplicate = exc
+                continue
             if part is not None:
                 parts.append(part)
     if rows == 0:
         if reader.size == 0:
             raise InputError(path, "the run file is empty")
         raise InputError(path, "the run file has no results (only comments or blank lines)")
+    # as the whole run's table: a missing topic, then a judgement given twice, before a duplicate document
+    whole_run_checks(qrels, pa.concat_arrays(seen), opts, path=path, duplicate=duplicate)
     results = finish(
         parts,
         qrels,
