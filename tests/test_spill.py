@@ -532,3 +532,23 @@ def test_help_mentions_the_limit_without_importing_arrow():
     )
     assert "--memory-limit SIZE" in res.stdout
     assert res.stdout.rstrip().endswith("False False")
+
+
+def test_no_temporary_directory_is_one_line(cli, tmp_path, tmpdir_env, monkeypatch):
+    """TMPDIR not writable: one line naming it, exit 2; the API names memory_limit."""
+    import tempfile
+
+    def refuse(**kw):
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    monkeypatch.setattr(tempfile, "mkdtemp", refuse)
+    q, r = _random_files(tmp_path, 3)
+    res = cli(["-c", "-m", "map", "--stream", "--memory-limit", "1K", str(q), str(r)])
+    msg = (
+        f"cannot create a temporary directory for the run's partitions under {tmpdir_env} (Permission denied); "
+        "set TMPDIR to a writable directory, or raise --memory-limit"
+    )
+    assert (res.code, res.out, res.err) == (2, b"", f"ireval: {msg}\n")
+    with pytest.raises(TemporaryFilesError) as e:
+        evaluate(q, r, ["map"], complete=True, stream=True, memory_limit="1K")
+    assert str(e.value) == msg.replace("raise --memory-limit", "raise memory_limit")
