@@ -363,9 +363,30 @@ def _evaluate(
             info.sha256 = sha
             return Evaluation(results=results, qrels=q, run=info)
         except NotGrouped as exc:
-            # not grouped by topic (or, on standard input, not TREC text): read it whole below;
-            # standard input from its first byte again, spooled while it was streamed
+            # not grouped by topic (or, on standard input, not TREC text): partitioned by topic
+            # out of core if too large for memory_limit, else read whole below; standard input
+            # from its first byte again, spooled while it was streamed
             spooled = getattr(exc, "rest", None)
+            from .engine.spill import evaluate_out_of_core
+
+            with progress.step("evaluating", path):
+                done = evaluate_out_of_core(
+                    q,
+                    path,
+                    requests,
+                    s.table,
+                    num_qrels_topics=nqrels_topics,
+                    num_rel_complete=num_rel_complete,
+                    zscores=z,
+                    subtopics=sub,
+                    spool=spooled,
+                    memory_limit=s.memory_limit,
+                    chunk_bytes=s.chunk_bytes,
+                )
+            if done is not None:
+                info = Run.empty("<stdin>" if path == "-" else path, done[0].runid)
+                info.sha256 = done[1]
+                return Evaluation(results=done[0], qrels=q, run=info)
     if spooled is not None:
         with spooled:
             r = load_run(run, stdin=spooled, fmt=s.run_format, columns=s.columns)

@@ -62,6 +62,10 @@ class OutputError(IrevalError):
     """The result could not be written where the user asked."""
 
 
+class TemporaryFilesError(IrevalError):
+    """Temporary files (an unsorted run's out-of-core partitions) could not be written."""
+
+
 class GateFailed(IrevalError):
     """``ireval gate``: a quality check failed. Raised after the report is written; exit code 1."""
 

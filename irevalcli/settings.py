@@ -44,6 +44,8 @@ _API_NAMES: tuple[tuple[re.Pattern[str], Any], ...] = (
     (re.compile(r"-R ([A-Za-z_]+)"), r"rel_format='\1'"),
     (re.compile(r"give --subtopics FILE"), "give subtopics=PATH or a DataFrame"),
     (re.compile(r"^--qrels-format and --column rel apply to"), "qrels_format and columns['rel'] apply to"),
+    (re.compile(r"^--memory-limit ([^:]*):"), r"memory_limit=\1:"),
+    (re.compile(r"raise --memory-limit"), "raise memory_limit"),
     (
         re.compile(r"did you mean '((?:-m [^ ']+ ?)+)'\? one measure per -m"),
         lambda m: "did you mean " + repr(m.group(1).replace("-m ", "").split()) + "? one name per list item",
@@ -66,6 +68,29 @@ def api_wording(exc: IrevalError) -> IrevalError:
     return exc
 
 
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+_SIZE = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([KMGT]?)(?:I?B)?\s*", re.IGNORECASE)
+
+
+def parse_memory_limit(text: str | int | None) -> int | None:
+    """``--memory-limit``: bytes (``1000000``) or a size with a binary unit (``512M``,
+    ``2G``, ``1.5GiB``, ``64k``); None for the default. Refuses anything else, and zero."""
+    if text is None:
+        return None
+    if isinstance(text, bool) or not isinstance(text, (int, str)):
+        raise UsageError(f"--memory-limit {text!r}: expected a size such as 512M, 2G or a number of bytes")
+    if isinstance(text, int):
+        value = text
+    else:
+        m = _SIZE.fullmatch(text)
+        if m is None:
+            raise UsageError(f"--memory-limit {text}: expected a size such as 512M, 2G or a number of bytes")
+        value = int(float(m.group(1)) * _UNITS[m.group(2).upper()])
+    if value <= 0:
+        raise UsageError(f"--memory-limit {text}: the limit must be more than 0 bytes")
+    return value
+
+
 @dataclass(frozen=True)
 class EvalSettings:
     """How to read the inputs and what to evaluate: one evaluation's options.
@@ -77,7 +102,9 @@ class EvalSettings:
     ``columns``: role -> column name in tabular inputs. ``stream``: evaluate a run file
     topic block by topic block (None: automatically for large, compressed or piped runs);
     ``chunk_bytes``: bytes parsed at a time when streaming (None: the engine's default).
-    ``hash_inputs``: record each input file's SHA-256.
+    ``hash_inputs``: record each input file's SHA-256. ``memory_limit``: the memory a run that
+    is not grouped by topic may take before it is partitioned on disk (``--memory-limit``:
+    bytes or ``"512M"``; None: the engine's default).
 
     Made with the fields, or with :meth:`of` from flat names (``EvalSettings.of(complete=True,
     max_docs=100)``). Invalid values raise :class:`~irevalcli.errors.UsageError` here, once.
@@ -93,6 +120,7 @@ class EvalSettings:
     stream: bool | None = None
     chunk_bytes: int | None = None
     hash_inputs: bool = True
+    memory_limit: int | str | None = None
 
     def __post_init__(self) -> None:
         try:
@@ -112,6 +140,7 @@ class EvalSettings:
             raise UsageError(f"--ties {t.ties}: unknown tie rule (known: {', '.join(TIE_RULES)})")
         if t.ties != "docno" and self.rel_format != "qrels":
             raise UsageError(f"--ties {t.ties} applies to -R qrels judgements, not -R {self.rel_format}")
+        parse_memory_limit(self.memory_limit)
         if self.rel_format != "qrels" and (self.qrels_format != "auto" or "rel" in (self.columns or {})):
             raise UsageError(f"--qrels-format and --column rel apply to -R qrels judgements, not -R {self.rel_format}")
 

@@ -577,3 +577,51 @@ def test_stdin_spool_that_cannot_be_written_is_a_one_line_error(tmp_path, monkey
         "<stdin>: cannot keep a temporary copy of standard input (No space left on device); "
         "give the run as a file, or set TMPDIR to a directory with room"
     )
+
+
+def _outcome(q, r, **kw):
+    try:
+        return None, trec(evaluate(q, r, ["map", "P.5"], **kw))
+    except InputError as exc:
+        return type(exc), str(exc)
+
+
+@pytest.mark.parametrize("opts", [{}, {"compat": "9.0.8"}, {"complete": True}])
+def test_streamed_errors_come_in_the_whole_tables_order(tmp_path, opts):
+    """Issue 17 (a sibling of out-of-core's error order): a grouped run streamed refused a
+    duplicate document (or a judgement given twice) in an early batch before the missing
+    topic the whole table names first; and refused a judgement given twice in a topic the
+    run does not have under --compat 9.0.8, which does not evaluate that topic."""
+    q = write(tmp_path / "q", "1 0 a 1\n1 0 b 0\n2 0 a 1\n3 0 a 1\n3 0 a 0\n")
+    runs = {
+        "dup-then-missing": "1 Q0 a 1 3 r\n1 Q0 a 2 2 r\n2 Q0 a 1 1 r\n",
+        "qrels-dup-not-in-run": "1 Q0 a 1 3 r\n1 Q0 b 2 2 r\n2 Q0 a 1 1 r\n",
+        "two-dups": "1 Q0 b 1 3 r\n1 Q0 b 2 2 r\n2 Q0 a 1 1 r\n2 Q0 a 1 1 r\n3 Q0 a 1 1 r\n",
+    }
+    for name, text in runs.items():
+        r = write(tmp_path / name, text)
+        whole = _outcome(q, r, stream=False, **opts)
+        assert _outcome(q, r, stream=True, chunk_bytes=16, **opts) == whole, name
+    r = tmp_path / "dup-then-missing"
+    assert _outcome(q, r, stream=True, chunk_bytes=16) == (
+        MissingTopicError,
+        f"{r}: topic '3' is judged in {q} but has no results in the run (use complete=True to score missing topics as 0)",
+    )
+
+
+def test_streamed_parse_errors_name_the_whole_files_line(tmp_path):
+    """The whole file's parser checks every line's field count before any score: a bad
+    score in an early chunk and a short line in a later one name the short line (with its
+    hint), streamed or not."""
+    q = write(tmp_path / "q", "1 0 a 1\n2 0 b 1\n")
+    lines = [f"1 Q0 d{i} {i} {100 - i} r" for i in range(60)] + ["1 Q0 x 1 y r"]
+    lines += [f"2 Q0 d{i} {i} {100 - i} r" for i in range(60)] + ["2 Q0 z"]
+    r = write(tmp_path / "r", "\n".join(lines) + "\n")
+    expected = (
+        InputError,
+        f"{r}:122: expected at least 6 fields (qid iter docno rank score runid), got 3; "
+        "for an MS MARCO run (qid docno rank) use --run-format msmarco",
+    )
+    assert _outcome(q, r, stream=False) == expected
+    for chunk in (64, 500, 1 << 20):
+        assert _outcome(q, r, stream=True, chunk_bytes=chunk) == expected

@@ -208,6 +208,15 @@ file and line); 1 is reserved for a failed quality gate; 3 internal error.
     "and standard input; a run not grouped by topic is then read whole).",
 )
 @click.option(
+    "--memory-limit",
+    "memory_limit",
+    metavar="SIZE",
+    default=None,
+    help="Memory for a run that is not grouped by topic (512M, 2G, or bytes; default: a quarter of the "
+    "machine's memory, between 256M and 1G): a larger one is partitioned by topic into temporary files "
+    "under TMPDIR and evaluated part by part, with the same output.",
+)
+@click.option(
     "--format",
     "fmt",
     type=Choice(["trec", "json", "parquet", "csv", "markdown", "latex", "table"]),
@@ -285,6 +294,7 @@ def eval_settings(
     columns: tuple[str, ...] = (),
     progress: bool | None = None,
     ties: str = "docno",
+    memory_limit: str | None = None,
     **_: Any,  # arguments, and options read before the command runs (-v, --debug, -o)
 ) -> tuple[EvalSettings, OutputSettings]:
     """The eval command's options as the settings of the evaluation and of its output,
@@ -325,6 +335,7 @@ def eval_settings(
         columns=parse_column_map(columns),
         stream=stream,
         hash_inputs=fmt in ("json", "parquet"),  # only they record the inputs' SHA-256
+        memory_limit=memory_limit,
     )
     out = OutputSettings(
         fmt=fmt,

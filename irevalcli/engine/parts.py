@@ -86,20 +86,10 @@ def finish(
     Judged topics absent from the run are refused (trec_eval 10.0), or scored as
     placeholders under ``-c``; with ``--compat 9.0.8`` they are skipped.
     """
-    import pyarrow as pa
     import pyarrow.compute as pc
 
-    qtopics = pc.unique(qrels.qid.cast(pa.large_binary()))
-    absent = qtopics.filter(pc.invert(pc.is_in(qtopics, value_set=seen.cast(pa.large_binary()))))
-    if len(absent) and opts.compat == "10.0":
-        absent = absent.take(pc.sort_indices(absent))
-        if not opts.complete:
-            qid = absent[0].as_py().decode("utf-8", "surrogateescape")
-            raise MissingTopicError(
-                path,
-                f"topic '{qid}' is judged in {qrels.name} but has no results in the run "
-                "(use -c to score missing topics as 0)",
-            )
+    absent = absent_topics(qrels, seen, opts, path=path)
+    if len(absent):
         judged = to_numpy(pc.is_in(qrels.qid, value_set=absent))
         table = whole_file_facts(
             build_table(qrels.take(judged), Run.empty(path, runid), opts, doc_dict=subtopics is not None),
@@ -119,6 +109,50 @@ def finish(
         num_rel_complete=num_rel_complete,
         zscores=zscores,
     )
+
+
+def absent_topics(qrels: Qrels, seen: pa.Array, opts: EvalOptions, *, path: str) -> pa.Array:
+    """The judged topics that have no results in the run (``seen``: the run's topic ids),
+    in bytewise order, to be scored as placeholders under ``-c``; refused without it
+    (trec_eval 10.0: the first of them is named); none with ``--compat 9.0.8``, which
+    skips them. Callers that check duplicates before :func:`finish` call this first, as
+    the whole run's table refuses a missing topic before a duplicate."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    qtopics = pc.unique(qrels.qid.cast(pa.large_binary()))
+    absent = qtopics.filter(pc.invert(pc.is_in(qtopics, value_set=seen.cast(pa.large_binary()))))
+    if not len(absent) or opts.compat != "10.0":
+        return absent.slice(0, 0)
+    absent = absent.take(pc.sort_indices(absent))
+    if not opts.complete:
+        qid = absent[0].as_py().decode("utf-8", "surrogateescape")
+        raise MissingTopicError(
+            path,
+            f"topic '{qid}' is judged in {qrels.name} but has no results in the run "
+            "(use -c to score missing topics as 0)",
+        )
+    return absent
+
+
+def whole_run_checks(
+    qrels: Qrels, seen: pa.Array, opts: EvalOptions, *, path: str, duplicate: Exception | None = None
+) -> None:
+    """The errors the whole run's table raises, in its order, for a run scored in parts
+    (``seen``: the run's topic ids): a judged topic without results (:func:`absent_topics`),
+    then a document judged twice among the evaluated topics' judgements (with ``--compat
+    9.0.8`` only the topics with results are evaluated), then ``duplicate``: the part's
+    error naming the earliest document retrieved twice, which the caller kept."""
+    import pyarrow.compute as pc
+
+    from ..core.table import check_qrels_duplicates
+
+    absent_topics(qrels, seen, opts, path=path)
+    check_qrels_duplicates(
+        qrels if opts.compat == "10.0" else qrels.take(to_numpy(pc.is_in(qrels.qid, value_set=seen)))
+    )
+    if duplicate is not None:
+        raise duplicate
 
 
 def whole_file_facts(table: EvalTable, qrels: Qrels, subtopics: Any) -> EvalTable:

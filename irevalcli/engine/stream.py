@@ -25,8 +25,8 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..core.table import EvalOptions, check_qrels_duplicates, runs_of
-from ..errors import InputError
+from ..core.table import EvalOptions, runs_of
+from ..errors import DuplicateDocError, InputError
 from ..io import trec as readers
 from ..io.arrow import to_numpy
 from ..io.trec import (
@@ -43,7 +43,7 @@ from ..io.trec import (
 )
 from ..measures.names import Request
 from .evaluate import Results
-from .parts import Part, finish, part_options, score_part
+from .parts import Part, finish, part_options, score_part, whole_run_checks
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -79,6 +79,7 @@ class _HashingReader(io.RawIOBase):
         self.enabled = HASH_INPUTS.get()
         self.spool = spool
         self.ahead = b""
+        self.count = 0  # bytes read from ``fh`` (as stored: compressed, if it is)
 
     def readable(self) -> bool:
         return True
@@ -86,6 +87,7 @@ class _HashingReader(io.RawIOBase):
     def _read(self, b: Any) -> int:
         n = self.fh.readinto(b)  # type: ignore[attr-defined]
         if n:
+            self.count += n
             if self.progress is not None:
                 self.progress(n)
             if self.enabled:
@@ -144,6 +146,7 @@ class ChunkReader:
         chunk_bytes: int = CHUNK_BYTES,
         *,
         stdin: IO[bytes] | None = None,
+        spool: bool = True,
         progress: Callable[[int], None] | None = None,
     ) -> None:
         self.path = path
@@ -154,7 +157,9 @@ class ChunkReader:
         self.is_stdin = path == "-"
         self.name = "<stdin>" if self.is_stdin else path
         self._stdin = stdin
+        self._keep_spool = spool  # False: ``stdin`` is a spool already (read again), not spooled twice
         self._spool: IO[bytes] | None = None
+        self._raw: _HashingReader | None = None
 
     def _open(self) -> tuple[IO[bytes], IO[bytes] | None]:
         """The raw input and, for standard input, the spool."""
@@ -164,11 +169,18 @@ class ChunkReader:
         import tempfile
 
         source = self._stdin if self._stdin is not None else sys.stdin.buffer
+        if not self._keep_spool:
+            return source, None
         try:
             self._spool = tempfile.TemporaryFile(prefix="ireval-stdin-")  # noqa: SIM115  unlinked already
         except OSError:  # no temporary directory to write to: nothing read yet, read it whole
             raise NotGrouped from None
         return source, self._spool
+
+    @property
+    def raw_read(self) -> int:
+        """Bytes read so far from the file as stored (compressed, if it is), read-ahead included."""
+        return self._raw.count if self._raw is not None else 0
 
     @property
     def spooled(self) -> bool:
@@ -205,7 +217,7 @@ class ChunkReader:
     def _chunks(self, fh: IO[bytes], spool: IO[bytes] | None) -> Generator[tuple[bytearray, bool], bytes | None, None]:
         from ..io.trec import ZSTD_MAGIC
 
-        raw = _HashingReader(fh, spool, self.progress)
+        raw = self._raw = _HashingReader(fh, spool, self.progress)
         head = raw.head(10)
         buffered = io.BufferedReader(raw, buffer_size=1 << 20)
         sniff = self.is_stdin  # a file's format was recognised before streaming it
@@ -515,6 +527,13 @@ class prefetch:
         self.close()
 
 
+def parse_chunk(chunk: bytes, name: str, lines_before: int) -> Run:
+    """A chunk's rows, numbered by the file's physical lines (``lines_before`` precede it).
+    :class:`NotGrouped` for lone CR line ends and for a malformed line (the whole file's
+    parser then names the line it would name)."""
+    return _parse_chunk(chunk, name, lines_before)
+
+
 def _parse_chunk(chunk: bytes, name: str, lines_before: int) -> Run:
     from ..io.trec import has_bare_cr
 
@@ -522,13 +541,11 @@ def _parse_chunk(chunk: bytes, name: str, lines_before: int) -> Run:
         raise NotGrouped  # lone CR line ends: read the file whole, where they become line ends
     try:
         run = parse_run(Source(name=name, data=chunk, sha256=""), allow_empty=True)
-    except InputError as exc:
-        from ..io.tabular import explain_run_error
-
-        if lines_before == 0:  # the hints look at the file's first line
-            exc = explain_run_error(exc, chunk)
-        line = exc.line + lines_before if exc.line is not None else None
-        raise type(exc)(name, exc.detail, line) from None
+    except InputError:
+        # The whole file's parser checks every line's field count before any score, and
+        # hints from line 1: the first bad chunk need not hold the line it names (a later
+        # line may lack fields). Read the file whole, to say exactly what it says.
+        raise NotGrouped from None
     run.lineno = run.lineno + lines_before
     return run
 
@@ -586,27 +603,35 @@ def _evaluate_stream(
 ) -> tuple[Results, str]:
     import pyarrow as pa
 
-    check_qrels_duplicates(qrels)
     batch_opts = part_options(opts)
     path = reader.name
     parts: list[Part] = []
     seen: list[pa.Array] = []
     runid = ""
     rows = 0
+    duplicate: DuplicateDocError | None = None  # the first is the earliest line: topics come in file order
     with prefetch(topic_batches(reader, path)) as batches:
         for batch, lengths, topics in batches:
             rows += len(batch)
             runid = batch.runid
             seen.append(topics)
-            part = score_part(
-                qrels, batch, requests, batch_opts, subtopics=subtopics, run_blocks=(lengths, topics), topics=topics
-            )
+            if duplicate is not None:  # only the topics are needed now, for the checks made before it
+                continue
+            try:
+                part = score_part(
+                    qrels, batch, requests, batch_opts, subtopics=subtopics, run_blocks=(lengths, topics), topics=topics
+                )
+            except DuplicateDocError as exc:
+                duplicate = exc
+                continue
             if part is not None:
                 parts.append(part)
     if rows == 0:
         if reader.size == 0:
             raise InputError(path, "the run file is empty")
         raise InputError(path, "the run file has no results (only comments or blank lines)")
+    # as the whole run's table: a missing topic, then a judgement given twice, before a duplicate document
+    whole_run_checks(qrels, pa.concat_arrays(seen), opts, path=path, duplicate=duplicate)
     results = finish(
         parts,
         qrels,

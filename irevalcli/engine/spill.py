@@ -1,0 +1,551 @@
+"""Out-of-core evaluation of a run that is not grouped by topic.
+
+A run grouped by topic is streamed in bounded memory (:mod:`.stream`). One that is
+not (shards concatenated, a distributed ranker's output) used to be read whole. If
+its estimated size in memory exceeds the memory limit, it is now partitioned by a
+hash of the topic id into temporary Arrow IPC files instead, in one pass over the
+same chunks the streamed path reads (parsed by the same chunk parser, so rows keep
+their physical line numbers). Every partition then holds every line of its topics
+and is read back and scored on its own by the core engine (:mod:`.parts`); the
+summary is computed once over all topics, so the bytes out are the in-memory path's.
+
+Errors name what the whole run in memory names: a bad line is found by the pass in
+file order (the earliest); a judged topic without results is refused before any
+partition is scored, as the whole table refuses it before duplicates; a document
+retrieved twice is the earliest such line over all partitions.
+
+The partitions live in a private directory (mode 0700) under ``TMPDIR``, removed on
+success, on error and on SIGINT/SIGTERM/SIGHUP (the command line turns those into
+exceptions, so ``finally`` runs). A full disk is one error naming the directory.
+"""
+
+from __future__ import annotations
+
+import errno
+import math
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import IO, TYPE_CHECKING, Any
+
+from ..errors import DuplicateDocError, InputError, TemporaryFilesError
+from ..settings import parse_memory_limit
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pyarrow as pa
+
+    from ..core.table import EvalOptions
+    from ..io.trec import Qrels, Run, ZScores
+    from ..measures.names import Request
+    from .evaluate import Results
+
+# Peak memory of evaluating a run, beyond what the process held before, per run line.
+# Measured (peak RSS) on a 1M-line, 10k-topic shuffled run (docnos of 10-14 bytes,
+# 'all_trec'): the whole file read and evaluated in memory, and one partition read back
+# from Arrow IPC and scored. Longer docnos need more; the estimate errs on the high side.
+WHOLE_BYTES_PER_ROW = 400
+PART_BYTES_PER_ROW = 300
+MEMORY_CAP = 1 << 30  # the default limit is a quarter of the machine's memory, at most this
+MEMORY_FLOOR = 256 << 20  # ... and at least this
+MAX_PARTITIONS = 1024  # open partition files at once (kept under the process's file limit)
+
+
+def default_memory_limit() -> int:
+    """A quarter of the machine's memory (or of the container's limit, if lower), between
+    256 MiB and 1 GiB: most runs under it are read whole (the fastest way), and an
+    evaluation never takes more than a share of a shared machine."""
+    total = 0
+    try:
+        total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        pass
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            with open(path) as fh:
+                limit = int(fh.read().strip())
+        except (OSError, ValueError):
+            continue
+        if 0 < limit < (total or limit + 1):
+            total = limit
+    if total <= 0:
+        return MEMORY_FLOOR
+    return max(MEMORY_FLOOR, min(total // 4, MEMORY_CAP))
+
+
+def _resident_bytes() -> int:
+    """The process's resident memory now (0 where /proc is not available)."""
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _forced_partitions() -> int | None:
+    """Test hook: IREVAL_TEST_SPILL_PARTITIONS=N partitions every unsorted run into N."""
+    value = os.environ.get("IREVAL_TEST_SPILL_PARTITIONS")
+    return int(value) if value else None
+
+
+def plan(
+    *, rows: int, text: int, raw: int, stored: int, last: bool, limit: int, chunk_bytes: int, resident: int
+) -> int:
+    """How many partitions the run needs under ``limit`` (0: read it whole), from its first
+    chunk: ``rows`` lines parsed from ``text`` decompressed bytes, ``raw`` bytes of the
+    file read for them (``stored``: the file's size as stored), ``last``: the chunk is
+    the whole run; ``resident``: the process's memory already in use."""
+    forced = _forced_partitions()
+    if forced is not None:
+        return forced
+    if last:
+        total_rows = float(rows)
+    else:
+        ratio = text / raw if raw else 1.0
+        if ratio > 1.05:  # compressed: the read-ahead makes the ratio low; err on the high side
+            ratio *= 1.25
+        total_rows = stored * ratio * (rows / text if rows and text else 1 / 64)
+    # what the partition pass holds: a chunk, the one read ahead, their parsed rows
+    budget = max(limit - resident - 4 * chunk_bytes, limit // 8, 1)
+    if total_rows * WHOLE_BYTES_PER_ROW <= budget:
+        return 0
+    try:
+        import resource
+
+        files = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        cap = MAX_PARTITIONS if files == resource.RLIM_INFINITY else max(2, min(MAX_PARTITIONS, files - 64))
+    except (ImportError, ValueError, OSError):
+        cap = MAX_PARTITIONS
+    return max(2, min(cap, math.ceil(total_rows * PART_BYTES_PER_ROW / budget)))
+
+
+@contextmanager
+def spill_directory() -> Iterator[str]:
+    """A private temporary directory (mode 0700, under TMPDIR), removed with everything in
+    it when the block ends, however it ends. The removal is not cut short by a second
+    signal: SIGINT/SIGTERM/SIGHUP wait until it is done."""
+    import shutil
+    import tempfile
+
+    try:
+        path = tempfile.mkdtemp(prefix="ireval-spill-")
+    except OSError as exc:
+        raise TemporaryFilesError(
+            f"cannot create a temporary directory for the run's partitions under {tempfile.gettempdir()} "
+            f"({exc.strerror or exc}); set TMPDIR to a writable directory, or raise --memory-limit"
+        ) from None
+    try:
+        yield path
+    finally:
+        with _signals_held():
+            shutil.rmtree(path, ignore_errors=True)
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    import signal
+    import threading
+
+    held = {getattr(signal, s) for s in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, s)}
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _disk_error(exc: OSError, path: str) -> TemporaryFilesError:
+    full = exc.errno in (errno.ENOSPC, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC))
+    reason = os.strerror(exc.errno) if exc.errno else str(exc)
+    hint = "set TMPDIR to a file system with more room" if full else "set TMPDIR to a writable directory"
+    return TemporaryFilesError(
+        f"cannot write the run's temporary partitions in {path} ({reason}); {hint}, or raise --memory-limit"
+    )
+
+
+def topic_hash(ids: pa.Array) -> np.ndarray:
+    """A 64-bit hash of each id's bytes (the same bytes give the same hash in every chunk),
+    computed on the id bytes at once: a polynomial over the bytes, then mixed."""
+    import numpy as np
+    import pyarrow as pa
+
+    ids = ids.cast(pa.large_binary())
+    n = len(ids)
+    offsets = np.frombuffer(ids.buffers()[1], dtype=np.int64, count=n + 1, offset=ids.offset * 8)
+    data = ids.buffers()[2]
+    lo, hi = int(offsets[0]), int(offsets[-1])
+    h = np.zeros(n, dtype=np.uint64)
+    if hi > lo:
+        assert data is not None
+        byte = np.frombuffer(data, dtype=np.uint8, count=hi - lo, offset=lo).astype(np.uint64)
+        lengths = np.diff(offsets)
+        which = np.repeat(np.arange(n), lengths)
+        starts = offsets[:-1] - lo
+        pos = np.arange(hi - lo, dtype=np.int64) - starts[which]
+        powers = np.cumprod(np.full(int(lengths.max()), 1099511628211, dtype=np.uint64))
+        contrib = (byte + np.uint64(1)) * powers[pos]
+        nonempty = lengths > 0
+        h[nonempty] = np.add.reduceat(contrib, starts[nonempty])
+    h ^= h >> np.uint64(33)  # murmur3's finaliser: every input bit moves every output bit
+    h *= np.uint64(0xFF51AFD7ED558CCD)
+    h ^= h >> np.uint64(33)
+    h *= np.uint64(0xC4CEB9FE1A85EC53)
+    h ^= h >> np.uint64(33)
+    return h
+
+
+def _schema(ranks: bool) -> pa.Schema:
+    import pyarrow as pa
+
+    fields = [("qid", pa.large_binary()), ("docno", pa.large_binary()), ("score", pa.float64()), ("lineno", pa.int64())]
+    if ranks:
+        fields.append(("rank", pa.int64()))
+    return pa.schema(fields)
+
+
+class _Partitions:
+    """One Arrow IPC stream file per partition, written as chunks arrive."""
+
+    def __init__(self, directory: str, n: int, ranks: bool) -> None:
+        self.directory = directory
+        self.n = n
+        self.schema = _schema(ranks)
+        self.ranks = ranks
+        self.files: list[Any] = [None] * n
+        self.writers: list[Any] = [None] * n
+        self.seen: list[pa.Array] = []
+        self.rows = 0
+
+    def path(self, i: int) -> str:
+        return os.path.join(self.directory, f"part-{i:05d}.arrow")
+
+    def add(self, run: Run) -> None:
+        """Append the chunk's rows to their topics' partitions (in file order within each)."""
+        import numpy as np
+        import pyarrow as pa
+
+        from ..io.arrow import from_numpy, to_numpy
+
+        enc = run.qid.dictionary_encode()
+        topics = enc.dictionary.cast(pa.large_binary())
+        self.seen.append(topics)
+        if len(self.seen) >= 16:  # keep the topics seen so far small: the distinct ones
+            self.seen = [_unique(self.seen)]
+        part = (topic_hash(topics) % np.uint64(self.n)).astype(np.int64)[to_numpy(enc.indices)]
+        order = np.argsort(part, kind="stable")
+        counts = np.bincount(part, minlength=self.n)
+        columns = [run.qid.cast(pa.large_binary()), run.docno.cast(pa.large_binary()), run.score, run.lineno]
+        if self.ranks:
+            columns.append(run.rank)
+        batch = pa.record_batch(columns, schema=self.schema).take(from_numpy(order))
+        self.rows += len(run)
+        start = 0
+        for i in np.flatnonzero(counts).tolist():  # a loop over partitions, not rows
+            c = int(counts[i])
+            self._writer(i).write_batch(batch.slice(start, c))
+            start += c
+
+    def _writer(self, i: int) -> Any:
+        import pyarrow as pa
+
+        if self.writers[i] is None:
+            self.files[i] = _open_partition(self.path(i))
+            self.writers[i] = pa.ipc.new_stream(self.files[i], self.schema)
+        return self.writers[i]
+
+    def topics(self) -> pa.Array:
+        """Every topic id the run has (large_binary)."""
+        return _unique(self.seen)
+
+    def close(self) -> None:
+        """Finish every file (the last bytes are written here too)."""
+        for i in range(self.n):
+            if self.writers[i] is not None:
+                self.writers[i].close()
+                self.writers[i] = None
+            if self.files[i] is not None:
+                self.files[i].close()
+                self.files[i] = None
+
+    def abandon(self) -> None:
+        """Close the files without caring whether their last bytes reach the disk."""
+        for f in self.files:
+            if f is not None:
+                try:
+                    f.close()
+                except OSError:
+                    pass
+        self.files = [None] * self.n
+        self.writers = [None] * self.n
+
+    def read(self, i: int, name: str, runid: str) -> Run | None:
+        """Partition ``i`` as a run (None if no row went there); its file is removed."""
+        import pyarrow as pa
+
+        from ..io.arrow import to_numpy
+        from ..io.trec import Run
+
+        path = self.path(i)
+        if not os.path.exists(path):
+            return None
+        with pa.OSFile(path, "rb") as fh:
+            table = pa.ipc.open_stream(fh).read_all()
+        os.unlink(path)  # its disk space is free as soon as it is read
+        rank = to_numpy(table.column("rank").combine_chunks()) if self.ranks else None
+        return Run(
+            name,
+            "",
+            table.column("qid").combine_chunks(),
+            table.column("docno").combine_chunks(),
+            to_numpy(table.column("score").combine_chunks()),
+            to_numpy(table.column("lineno").combine_chunks()),
+            runid,
+            rank=rank,
+        )
+
+
+def _open_partition(path: str) -> Any:
+    import pyarrow as pa
+
+    return pa.OSFile(path, "wb")
+
+
+def _unique(pieces: list[pa.Array]) -> pa.Array:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return pc.unique(pa.concat_arrays(pieces)) if pieces else pa.array([], type=pa.large_binary())
+
+
+def _parsed_chunks(reader: Any, name: str) -> Iterator[tuple[Run, int, bool]]:
+    """(rows, decompressed bytes, last) for each chunk of the run, in file order."""
+    from .stream import parse_chunk
+
+    chunks = reader.chunks()
+    try:
+        base = 0  # physical lines before the chunk
+        while True:
+            data, last = chunks.send(None)
+            run = parse_chunk(data, name, base)
+            base += run.lines or data.count(b"\n")
+            size = len(data)
+            del data
+            yield run, size, last
+            if last:
+                return
+    finally:
+        chunks.close()
+
+
+def evaluate_out_of_core(
+    qrels: Qrels,
+    path: str,
+    requests: list[Request],
+    opts: EvalOptions,
+    *,
+    num_qrels_topics: int,
+    num_rel_complete: int,
+    zscores: ZScores | None = None,
+    subtopics: Any = None,
+    spool: IO[bytes] | None = None,
+    memory_limit: int | str | None = None,
+    chunk_bytes: int | None = None,
+) -> tuple[Results, str] | None:
+    """Evaluate the run at ``path`` (not grouped by topic) partition by partition; the
+    results and the run's SHA-256, or None when it is estimated to fit ``memory_limit``
+    (or cannot be partitioned: lone CR line ends, standard input that is not TREC text):
+    then read it whole. ``spool``: standard input, spooled (rewound for the caller on None,
+    closed otherwise).
+    """
+    from .stream import CHUNK_BYTES, ChunkReader, NotGrouped
+
+    if path == "-" and spool is None:  # standard input that could not be spooled: read it whole
+        return None
+    limit = parse_memory_limit(memory_limit) or default_memory_limit()
+    _release()  # what the streamed attempt freed, before the resident memory is measured
+    # smaller chunks under a small limit: the pass holds two chunks and their parsed rows
+    chunk = chunk_bytes or max(1 << 20, min(CHUNK_BYTES, limit // 32))
+    reader = ChunkReader(path, chunk, stdin=spool, spool=False)
+    try:
+        done = _evaluate(
+            qrels,
+            reader,
+            requests,
+            opts,
+            limit=limit,
+            spool=spool,
+            num_qrels_topics=num_qrels_topics,
+            num_rel_complete=num_rel_complete,
+            zscores=zscores,
+            subtopics=subtopics,
+        )
+    except NotGrouped:
+        done = None
+    except BaseException:
+        if spool is not None:
+            spool.close()
+        raise
+    if spool is not None:
+        if done is None:
+            spool.seek(0)
+        else:
+            spool.close()
+    return done
+
+
+def _release() -> None:
+    """Hand the memory Arrow's allocator keeps after frees back to the system."""
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
+
+
+def _stored_size(reader: Any, spool: IO[bytes] | None) -> int:
+    try:
+        return os.fstat(spool.fileno()).st_size if spool is not None else os.path.getsize(reader.path)
+    except (OSError, ValueError, AttributeError):
+        return 0
+
+
+def _evaluate(
+    qrels: Qrels,
+    reader: Any,
+    requests: list[Request],
+    opts: EvalOptions,
+    *,
+    limit: int,
+    spool: IO[bytes] | None,
+    num_qrels_topics: int,
+    num_rel_complete: int,
+    zscores: ZScores | None,
+    subtopics: Any,
+) -> tuple[Results, str] | None:
+    from ..io.trec import READ_RANKS
+    from .stream import prefetch
+
+    name = reader.name
+    with prefetch(_parsed_chunks(reader, name)) as chunks:
+        try:
+            first = next(chunks, None)
+        except InputError:  # reported by reading the run whole, as the in-memory path words it
+            return None
+        if first is None:  # pragma: no cover (a run that is not grouped has rows)
+            return None
+        run, size, last = first
+        n = plan(
+            rows=len(run),
+            text=size,
+            raw=reader.raw_read,
+            stored=_stored_size(reader, spool),
+            last=last,
+            limit=limit,
+            chunk_bytes=reader.chunk_bytes,
+            resident=_resident_bytes(),
+        )
+        if n <= 0:
+            return None
+        with spill_directory() as directory:
+            parts = _Partitions(directory, n, READ_RANKS.get())
+            runid = run.runid
+            delay = float(os.environ.get("IREVAL_TEST_SPILL_DELAY") or 0)  # test hook: a slow pass
+            try:
+                while True:
+                    if len(run):
+                        runid = run.runid
+                        try:
+                            parts.add(run)
+                        except OSError as exc:
+                            raise _disk_error(exc, directory) from None
+                    del run
+                    if delay:
+                        import time
+
+                        time.sleep(delay)
+                    if last:
+                        break
+                    try:
+                        run, size, last = next(chunks)
+                    except InputError:
+                        # A malformed line: the whole file's parser checks every line's
+                        # fields before any score (and hints from line 1), so the first
+                        # bad chunk need not hold the line it names: read it whole to say
+                        # exactly what the in-memory path says (it would read it whole).
+                        parts.abandon()
+                        return None
+                try:
+                    parts.close()
+                except OSError as exc:
+                    raise _disk_error(exc, directory) from None
+            except BaseException:
+                parts.abandon()
+                raise
+            return _score(
+                qrels,
+                parts,
+                requests,
+                opts,
+                name=name,
+                runid=runid,
+                num_qrels_topics=num_qrels_topics,
+                num_rel_complete=num_rel_complete,
+                zscores=zscores,
+                subtopics=subtopics,
+            ), reader.sha256
+
+
+def _score(
+    qrels: Qrels,
+    parts: _Partitions,
+    requests: list[Request],
+    opts: EvalOptions,
+    *,
+    name: str,
+    runid: str,
+    num_qrels_topics: int,
+    num_rel_complete: int,
+    zscores: ZScores | None,
+    subtopics: Any,
+) -> Results:
+    """Score each partition; the errors the whole run's table would raise, in its order."""
+    from .parts import Part, finish, part_options, score_part, whole_run_checks
+
+    if parts.rows == 0:  # pragma: no cover (a run that is not grouped has rows)
+        raise InputError(name, "the run file has no results (only comments or blank lines)")
+    seen = parts.topics()
+    whole_run_checks(qrels, seen, opts, path=name)  # a missing topic, a judgement twice: before any part
+    part_opts = part_options(opts)
+    scored: list[Part] = []
+    duplicate: DuplicateDocError | None = None
+    for i in range(parts.n):
+        run = parts.read(i, name, runid)
+        if run is None:
+            continue
+        try:
+            part = score_part(qrels, run, requests, part_opts, subtopics=subtopics)
+        except DuplicateDocError as exc:  # the earliest line over all partitions is named
+            if duplicate is None or (exc.line or 0) < (duplicate.line or 0):
+                duplicate = exc
+            continue
+        finally:
+            del run
+            _release()
+        if part is not None and duplicate is None:
+            scored.append(part)
+    if duplicate is not None:
+        raise duplicate
+    return finish(
+        scored,
+        qrels,
+        seen,
+        requests,
+        opts,
+        path=name,
+        runid=runid,
+        num_qrels_topics=num_qrels_topics,
+        num_rel_complete=num_rel_complete,
+        zscores=zscores,
+        subtopics=subtopics,
+    )
