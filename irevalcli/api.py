@@ -12,7 +12,7 @@ from .core.judged import build_jg_table, build_prefs_table
 from .core.table import EvalOptions, build_table
 from .engine.evaluate import Results, evaluate_table
 from .engine.stream import should_stream
-from .errors import InputError, IrevalError, UsageError
+from .errors import DuplicateDocError, InputError, IrevalError, UsageError
 from .io.frames import frame_column, frame_to_binary
 from .io.judgements import load_judgements
 from .io.subtopics import load_subtopics
@@ -153,7 +153,11 @@ def load_qrels(qrels: Any, *, stdin: BinaryIO | None = None, fmt: str = "auto", 
     if isinstance(qrels, Qrels):
         return qrels
     if isinstance(qrels, (str, os.PathLike)):
+        from .io.dataset import is_dataset, read_qrels_dataset
         from .io.tabular import read_qrels_file
+
+        if is_dataset(qrels):  # a directory or URL: one qrels in many files
+            return read_qrels_dataset(os.fspath(qrels), fmt=fmt, columns=columns)
 
         return read_qrels_file(qrels, fmt=fmt, columns=columns, stdin=stdin)
     if hasattr(qrels, "columns"):
@@ -167,7 +171,11 @@ def load_run(run: Any, *, stdin: BinaryIO | None = None, fmt: str = "auto", colu
     if isinstance(run, Run):
         return run
     if isinstance(run, (str, os.PathLike)):
+        from .io.dataset import is_dataset, read_run_dataset
         from .io.tabular import read_run_file
+
+        if is_dataset(run):  # a directory or URL: one run in many files
+            return read_run_dataset(os.fspath(run), fmt=fmt, columns=columns)
 
         return read_run_file(run, fmt=fmt, columns=columns, stdin=stdin)
     if hasattr(run, "columns"):
@@ -300,6 +308,11 @@ def evaluate(
     stdin: BinaryIO | None = None,
     subtopics: Any = None,
     hash_inputs: bool = True,
+    engine: str = "local",
+    labelled: bool = False,
+    partitioned: bool = False,
+    run_format: str = "auto",
+    columns: Any = None,
 ) -> Evaluation:
     """Evaluate ``run`` against ``qrels`` exactly as trec_eval 10.0 would.
 
@@ -323,6 +336,15 @@ def evaluate(
     ``.run.sha256``; empty when False, which saves reading time on large runs).
     ``subtopics``: subtopic judgements (``qid subtopic docno rel``; a path or a DataFrame with
     those columns) for the diversity measures (alpha_ndcg_cut, err_ia_cut, nrbp, map_ia, ...).
+    Beyond one machine: ``run`` (and ``qrels``) may be a dataset, a directory or a URL
+    (``file://``, ``s3://``, ...: any fsspec URL, a glob allowed) of Parquet or TREC files,
+    hive partitioning understood (``qid=301/part.parquet``), read as one input.
+    ``labelled=True``: ``run`` is one table carrying the label with each row (qid, docno,
+    score, rel; a missing label is an unjudged row) and ``qrels`` is None.
+    ``engine="dask"`` scores the run on a Dask cluster (the current
+    :func:`irevalcli.engine.dask_engine.session`, else a local one for the call), with the
+    same results; ``partitioned=True`` declares that no topic spans two files (no shuffle).
+    ``run_format`` and ``columns`` (role -> column name) say how the dataset's files are read.
     Raises :class:`irevalcli.errors.IrevalError` subclasses with user-facing messages.
     """
     if max_docs is not None and max_docs < 0:
@@ -342,7 +364,26 @@ def evaluate(
     if need and subtopics is None:
         raise UsageError(f"measure '{need[0]}' needs subtopic judgements: give --subtopics FILE")
     fmt = TABLE_BUILDERS[rel_format]
-    q = fmt.load(qrels)
+    if engine != "local" or labelled:
+        from .engine.dask_engine import check_engine_options
+
+        check_engine_options(engine, None, None)
+        if not fmt.is_qrels:
+            raise UsageError(f"-R {rel_format}: --engine dask and --labelled read -R qrels judgements")
+    if engine == "dask":  # the dask engine: one call
+        return _evaluate_on_dask(
+            qrels, run, requests, labelled=labelled, subtopics=subtopics, zscores=zscores, hash_inputs=hash_inputs,
+            run_format=run_format, columns=columns, partitioned=partitioned, opts=EvalOptions(
+                rel_level=rel_level, max_docs=max_docs, judged_only=judged_only, complete=complete,
+                num_docs=num_docs, only_query=only_query, compat=compat, ties=ties,
+            ),
+        )  # fmt: skip
+    if labelled:
+        from .io.dataset import read_labelled_dataset
+
+        q, run = read_labelled_dataset(os.fspath(run), columns=columns)
+    else:
+        q = fmt.load(qrels)
     sub = load_subtopics(subtopics) if subtopics is not None and fmt.is_qrels else None
     z = read_zscores(zscores) if zscores is not None and fmt.is_qrels else None
     import numpy as np
@@ -353,6 +394,7 @@ def evaluate(
     if (
         fmt.is_qrels
         and only_query is None
+        and not _dataset(run)
         and should_stream(run, stream)
         and (os.fspath(run) == "-" or streamable(run))
     ):
@@ -391,7 +433,7 @@ def evaluate(
         with spooled:
             r = load_run(run, stdin=spooled)
     else:
-        r = load_run(run, stdin=stdin)
+        r = load_run(run, stdin=stdin, fmt=run_format, columns=columns)
     opts = EvalOptions(
         rel_level=rel_level,
         max_docs=max_docs,
@@ -402,7 +444,10 @@ def evaluate(
         compat=compat,
         ties=ties,
     )
-    table = fmt.build(q, r, opts, sub)
+    try:
+        table = fmt.build(q, r, opts, sub)
+    except DuplicateDocError as exc:
+        raise _relocated(exc, r, q) from None
     results = evaluate_table(
         table,
         requests,
@@ -411,6 +456,66 @@ def evaluate(
         zscores=z,
     )
     return Evaluation(results=results, qrels=q, run=r)  # (q: Judgements for the -R formats)
+
+
+def _dataset(path: Any) -> bool:
+    from .io.dataset import is_dataset
+
+    return is_dataset(path)
+
+
+def _relocated(exc: DuplicateDocError, run: Any, qrels: Any) -> DuplicateDocError:
+    """A duplicate in a dataset (its rows numbered by order key) named by its file and line."""
+    for inp in (run, qrels):
+        if getattr(inp, "name", None) == exc.path and _dataset(exc.path):
+            from .io.dataset import open_dataset, relocate
+
+            return relocate(exc, open_dataset(exc.path, "run").names)
+    return exc
+
+
+def _evaluate_on_dask(
+    qrels: Any,
+    run: Any,
+    requests: list[Request],
+    *,
+    labelled: bool,
+    subtopics: Any,
+    zscores: Any,
+    hash_inputs: bool,
+    run_format: str,
+    columns: Any,
+    partitioned: bool,
+    opts: EvalOptions,
+) -> Evaluation:
+    """``engine="dask"``: the qrels (and subtopics, z-scores) read here, the run on the cluster."""
+    import numpy as np
+
+    from .engine.dask_engine import evaluate_dask
+    from .io.tabular import parse_column_map
+    from .io.trec import READ_RANKS
+
+    if not isinstance(run, (str, os.PathLike)) or os.fspath(run) == "-":
+        raise UsageError("--engine dask reads the run from a file, a directory or a URL, not standard input")
+    q = None if labelled else load_qrels(qrels)
+    sub = load_subtopics(subtopics) if subtopics is not None else None
+    z = read_zscores(zscores) if zscores is not None else None
+    ev = evaluate_dask(
+        q,
+        os.fspath(run),
+        requests,
+        opts,
+        num_qrels_topics=len(np.unique(_codes(q.qid))) if q is not None else 0,
+        num_rel_complete=int(np.count_nonzero(q.rel > 0)) if q is not None else 0,
+        zscores=z,
+        subtopics=sub,
+        run_format=run_format,
+        columns=parse_column_map(columns),
+        ranks=READ_RANKS.get() or opts.ties == "rank",
+        partitioned=partitioned,
+        hashing=hash_inputs,
+    )
+    return Evaluation(results=ev.results, qrels=ev.qrels, run=ev.run)
 
 
 def _codes(arr: Any) -> Any:

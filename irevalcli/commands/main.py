@@ -29,7 +29,7 @@ from ..errors import IrevalError, OutputError, UsageError
 from ..output.files import TERMINATING_SIGNALS, silence_broken_pipe, write_output
 from ..version import VERSION as __version__
 from .dispatch import SUBCOMMANDS, load_subcommand
-from .options import Choice, CLong, input_format_options, ties_option
+from .options import Choice, CLong, engine_options, input_format_options, ties_option
 
 EXIT_OK = 0
 EXIT_GATE_FAILED = 1
@@ -95,7 +95,7 @@ file and line); 1 is reserved for a failed quality gate; 3 internal error.
     no_args_is_help=False,
 )
 @click.argument("qrels", metavar="QRELS", shell_complete=_complete_first)
-@click.argument("run", metavar="RUN", shell_complete=_complete_path)
+@click.argument("run", metavar="RUN", required=False, shell_complete=_complete_path)
 @click.argument("more_runs", metavar="[RUN]...", nargs=-1, shell_complete=_complete_path)
 @click.option("-q", "--query_eval_wanted", "per_query", count=True, help="Also print a value per topic.")
 @click.option(
@@ -229,6 +229,21 @@ file and line); 1 is reserved for a failed quality gate; 3 internal error.
 @click.option(
     "--output", metavar="PATH", help="Write the output to PATH atomically (default: stdout); never over an input file."
 )
+@engine_options
+@click.option(
+    "--labelled",
+    "labelled",
+    is_flag=True,
+    help="QRELS is one Parquet table (or dataset) carrying the label with each row: qid, docno, score, rel "
+    "(an impression log); give no RUN. A row without a label is unjudged.",
+)
+@click.option(
+    "--partitioned-by-topic",
+    "partitioned",
+    is_flag=True,
+    help="--engine dask: no topic spans two files of the run dataset, so rows need no shuffle (a hive "
+    "layout by the topic column, qid=.../, is detected without it).",
+)
 @click.option("--debug", is_flag=True, help="Show a traceback for errors.")
 def eval_command(**kw: Any) -> None:
     """Evaluate TREC runs against relevance judgements, as trec_eval 10.0 does.
@@ -238,7 +253,9 @@ def eval_command(**kw: Any) -> None:
     gzip, bzip2, xz or zstd compressed, or TSV/CSV with a header, JSON Lines or
     Parquet (detected by content). With one run the output is byte-identical to
     trec_eval's; several runs (or a quoted glob such as 'runs/*.txt') are
-    evaluated against one reading of QRELS, one block per run.
+    evaluated against one reading of QRELS, one block per run. A directory or a
+    URL (file://, s3://, ...; a glob allowed) is one run (or qrels) in many
+    Parquet or TREC files, hive partitioning understood (qid=301/...).
     """
     run_eval(**kw)
 
@@ -246,7 +263,7 @@ def eval_command(**kw: Any) -> None:
 def run_eval(
     *,
     qrels: str,
-    run: str,
+    run: str | None,
     per_query: int,
     measures: tuple[str, ...],
     complete: int,
@@ -274,6 +291,11 @@ def run_eval(
     columns: tuple[str, ...] = (),
     progress: bool | None = None,
     ties: str = "docno",
+    engine: str = "local",
+    scheduler: str | None = None,
+    workers: int | None = None,
+    labelled: bool = False,
+    partitioned: bool = False,
 ) -> None:
     from ..api import REL_FORMATS, evaluate
     from ..engine.stream import should_stream
@@ -289,6 +311,22 @@ def run_eval(
     only_query = None
     if debug_level is not None and "." in debug_level:
         only_query = debug_level.split(".", 1)[1]
+    from ..engine.dask_engine import check_engine_options, session
+    from ..io.dataset import is_dataset, read_qrels_dataset, read_run_dataset
+
+    check_engine_options(engine, scheduler, workers)
+    if labelled:  # one table, its own judgements: QRELS names it
+        if run is not None:
+            raise UsageError(
+                "--labelled reads one table (qid, docno, score, rel) and no separate RUN: give only the table"
+            )
+        if rel_format != "qrels":
+            raise UsageError(f"--labelled tables carry -R qrels labels, not -R {rel_format}")
+        run = qrels
+    elif run is None:
+        raise click.UsageError("Missing argument 'RUN'.")
+    if partitioned and engine != "dask":
+        raise UsageError("--partitioned-by-topic applies to --engine dask")
     if qrels == "-":
         raise UsageError("QRELS cannot be read from standard input; only RUN can be '-'")
     if places is not None and fmt not in TABLE_FORMATS:
@@ -324,9 +362,18 @@ def run_eval(
     from ..io.trec import hashing
 
     # only json and parquet record the inputs' SHA-256; skip hashing otherwise
-    with hashing(fmt in ("json", "parquet")), Progress(wanted(progress, [qrels, *run_paths])) as prog:
+    with (
+        hashing(fmt in ("json", "parquet")),
+        Progress(wanted(progress, [qrels, *run_paths])) as prog,
+        session(engine, scheduler, workers),
+    ):
         judgements: Any = qrels  # read once for every run
-        if rel_format == "qrels":
+        if labelled:
+            judgements = None
+        elif rel_format == "qrels" and is_dataset(qrels):
+            with prog.step(f"reading {qrels}"):
+                judgements = read_qrels_dataset(qrels, fmt=qrels_format, columns=cmap)
+        elif rel_format == "qrels":
             with prog.reading(f"reading {qrels}", qrels) as advance:
                 judgements = read_qrels_file(qrels, fmt=qrels_format, columns=cmap, progress=advance)
         elif rel_format in REL_FORMATS:
@@ -337,7 +384,12 @@ def run_eval(
         for i, path in enumerate(run_paths):
             label = path if len(run_paths) == 1 else f"run {i + 1}/{len(run_paths)} {path}"
             the_run: Any = path
-            if (
+            if engine == "dask" or labelled:
+                pass  # read by evaluate(): on the cluster, or as a labelled table
+            elif is_dataset(path):
+                with prog.step(f"reading {label}"):
+                    the_run = read_run_dataset(path, fmt=run_format, columns=cmap)
+            elif (
                 only_query is not None
                 or run_format != "auto"
                 or not (should_stream(path, stream) and (path == "-" or streamable(path)))
@@ -362,6 +414,11 @@ def run_eval(
                     subtopics=subtopics,
                     hash_inputs=fmt in ("json", "parquet"),
                     ties=ties,
+                    engine=engine,
+                    labelled=labelled,
+                    partitioned=partitioned,
+                    run_format=run_format,
+                    columns=cmap,
                 )
             if not evs:
                 evs.append(ev)
