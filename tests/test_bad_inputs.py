@@ -638,12 +638,14 @@ def test_every_message_is_one_line_starting_with_ireval(cli, tmp_path):
 
 @pytest.mark.parametrize("which", ["qrels", "run"])
 def test_directory_given_as_input(cli, tmp_path, which):
+    # a directory is a dataset (one input in many files); an empty one has nothing to read
     (tmp_path / "qrels.txt").write_bytes(Q0)
     (tmp_path / "run.txt").write_bytes(R0)
     (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "_SUCCESS").write_bytes(b"")  # not data
     args = ["d", "run.txt"] if which == "qrels" else ["qrels.txt", "d"]
     res = cli(["-m", "map", *args], cwd=tmp_path)
-    assert (res.code, res.out, res.err) == (2, b"", f"ireval: d: cannot read {which} file: it is a directory\n")
+    assert (res.code, res.out, res.err) == (2, b"", f"ireval: d: cannot read {which} dataset: it holds no files\n")
 
 
 @pytest.mark.parametrize("which", ["qrels", "run"])

@@ -25,7 +25,7 @@ from ..errors import InputError, UsageError
 from ..io.arrow import decode_id
 from ..output.cells import csv_text_cell, latex_escape, markdown_cell
 from ..output.files import no_short_output_option
-from .options import Decimal, Integer, ties_option
+from .options import Decimal, Integer, engine_options, ties_option
 
 if TYPE_CHECKING:
     import numpy as np
@@ -126,7 +126,7 @@ def measure_batches(specs: Sequence[str]) -> tuple[list[list[str]], list[str]]:
 
 def score_run(
     qrels: Qrels,
-    run: Run,
+    run: Run | str,
     batches: list[list[str]],
     labels: list[str],
     *,
@@ -144,7 +144,10 @@ def score_run(
     summaries: dict[str, float] = {}
     aggs: dict[str, str] = {}
     # one table for every batch: evaluate() resolves each batch as its own -m list
-    ev = evaluate(qrels, run, batches, complete=True, rel_level=rel_level, ties=ties)
+    from ..engine.dask_engine import current_engine
+
+    ev = evaluate(qrels, run, batches, complete=True, rel_level=rel_level, ties=ties, engine=current_engine())
+    run = ev.run  # (with --engine dask: the run's topics, one row each)
     qids = ev.results.qids
     for col in ev.results.columns:
         if col.label in labels and col.label not in values and col.per_query is not None and col.kind != "str":
@@ -182,6 +185,10 @@ def load_inputs(qrels_path: str, run_paths: Sequence[str]) -> tuple[Qrels, list[
     if sum(1 for p in run_paths if p == "-") > 1:
         raise UsageError("only one run can be read from standard input ('-')")
     qrels = load_qrels(qrels_path)
+    from ..engine.dask_engine import current_engine
+
+    if current_engine() == "dask":  # the runs are read on the cluster
+        return qrels, list(run_paths)  # type: ignore[arg-type]
     return qrels, [load_run(p) for p in run_paths]
 
 
@@ -978,6 +985,7 @@ Wang et al. SIGIR 2012) and trisk[.ALPHA]:MEASURE (TRisk, Dincer et al. SIGIR
 )
 @click.option("--output", metavar="PATH", help="Write the output to PATH atomically (default: stdout).")
 @no_short_output_option("ireval compare")
+@engine_options
 @click.option("--debug", is_flag=True, help="Show a traceback for errors.")
 def compare_command(
     qrels: str,
@@ -997,6 +1005,9 @@ def compare_command(
     output: str | None,
     debug: bool,
     ties: str = "docno",
+    engine: str = "local",
+    scheduler: str | None = None,
+    workers: int | None = None,
 ) -> None:
     """Compare RUNs with BASELINE on the topics judged in QRELS, with paired statistics.
 
@@ -1021,6 +1032,9 @@ def compare_command(
         alpha=alpha,
         worst=worst,
     )
-    report = run_compare(qrels, baseline, runs, list(measures) or ["map"], settings, rel_level=rel_level, ties=ties)
+    from ..engine.dask_engine import session
+
+    with session(engine, scheduler, workers):  # --engine dask: one cluster for every run
+        report = run_compare(qrels, baseline, runs, list(measures) or ["map"], settings, rel_level=rel_level, ties=ties)
     terminal = output in (None, "-") and stdout_is_terminal()
     write_output(format_compare(report, fmt, terminal=terminal), output, fmt)

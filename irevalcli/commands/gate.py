@@ -51,7 +51,7 @@ from .compare import (
     short,
     stdout_is_terminal,
 )
-from .options import Decimal, Integer, ties_option
+from .options import Decimal, Integer, engine_options, ties_option
 
 GATE_FORMATS = ("table", "json", "markdown", "junit")
 KINDS = ("min", "max_drop", "max_drop_rel")
@@ -776,6 +776,7 @@ or baseline sharing no topic with QRELS).
 )
 @click.option("--output", metavar="PATH", help="Write the report to PATH atomically (default: stdout).")
 @no_short_output_option("ireval gate")
+@engine_options
 @click.option("--debug", is_flag=True, help="Show a traceback for errors.")
 def gate_command(
     files: tuple[str, ...],
@@ -794,6 +795,9 @@ def gate_command(
     output: str | None,
     debug: bool,
     ties: str | None = None,
+    engine: str = "local",
+    scheduler: str | None = None,
+    workers: int | None = None,
 ) -> None:
     """Check RUN against quality floors and a baseline; exit 1 if a check fails.
 
@@ -820,7 +824,10 @@ def gate_command(
         config=config,
         ties=ties,
     )
-    report = run_gate(spec)
+    from ..engine.dask_engine import session
+
+    with session(engine, scheduler, workers):  # --engine dask: one cluster for both runs
+        report = run_gate(spec)
     terminal = output in (None, "-") and stdout_is_terminal()
     write_output(format_gate(report, fmt, terminal=terminal), output, fmt)
     if report["checks_failed"]:

@@ -56,6 +56,11 @@ def check_engine_options(engine: str, scheduler: str | None, workers: int | None
         raise UsageError(f"--workers {workers}: needs at least 1 worker")
 
 
+def current_engine() -> str:
+    """``dask`` inside a :func:`session` of the Dask engine, else ``local``."""
+    return "dask" if _CLIENT.get() is not None else "local"
+
+
 def _quiet() -> None:
     import logging
 

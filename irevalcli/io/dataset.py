@@ -161,7 +161,8 @@ def open_dataset(spec: str, what: str) -> Dataset:
     return Dataset(
         spec=spec,
         fs=fs,
-        files=tuple(files),
+        # absolute: a worker of the Dask engine may run in another directory
+        files=tuple(files) if fs is not None else tuple(os.path.abspath(p) for p in files),
         names=tuple(shown(p) for p in files),
         hive=tuple(hive),
         keys=tuple(k for k, _ in hive[0] if k in keys),
@@ -179,7 +180,7 @@ def _kind(data: bytes, fmt: str, columns: Mapping[str, str]) -> str:
     return detect(data, columns)
 
 
-def schema_of(data: bytes, kind: str) -> tuple[str, ...]:
+def schema_of(data: bytes, kind: str, name: str) -> tuple[str, ...]:
     """What every file of a dataset must share: its format, and its columns (name and type)."""
     if kind == "parquet":
         import pyarrow as pa
@@ -187,8 +188,8 @@ def schema_of(data: bytes, kind: str) -> tuple[str, ...]:
 
         try:
             schema = pq.ParquetFile(pa.BufferReader(data)).schema_arrow
-        except (pa.ArrowInvalid, OSError):
-            return (kind,)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
+            raise InputError(name, f"cannot read the Parquet file ({' '.join(str(exc).split())})") from None
         return (kind, *(f"{f.name} {f.type}" for f in schema))
     if kind in ("tsv", "csv"):
         line = data.split(b"\n", 1)[0].rstrip(b"\r")
@@ -280,7 +281,7 @@ def read_part(
     name = ds.names[i]
     data = decompress(ds.read_bytes(i, what), name, what)
     kind = _kind(data, fmt, columns)
-    check_schema(name, schema_of(data, kind), schema, ds.names[0])
+    check_schema(name, schema_of(data, kind, name), schema, ds.names[0])
     label_col = None
     if labelled:
         if kind != "parquet":
@@ -336,7 +337,7 @@ def read_qrels_part(
     name = ds.names[i]
     data = decompress(ds.read_bytes(i, "qrels"), name, "qrels")
     kind = _kind(data, fmt, columns)
-    check_schema(name, schema_of(data, kind), schema, ds.names[0])
+    check_schema(name, schema_of(data, kind, name), schema, ds.names[0])
     if kind == "parquet" and ds.hive[i]:
         data = _with_hive(data, name, ds.hive[i], None)
     q = parse_qrels_source(Source(name=name, data=data, sha256=""), fmt=fmt if fmt != "auto" else kind, columns=columns)
@@ -350,7 +351,7 @@ def first_schema(
     from .trec import decompress
 
     data = decompress(ds.read_bytes(0, what), ds.names[0], what)
-    return schema_of(data, _kind(data, fmt, dict(columns or {})))
+    return schema_of(data, _kind(data, fmt, dict(columns or {})), ds.names[0])
 
 
 # ---------------------------------------------------------------- whole datasets (local engine)
