@@ -147,26 +147,26 @@ def score_run(
     from ..engine.dask_engine import current_engine
 
     ev = evaluate(qrels, run, batches, complete=True, rel_level=rel_level, ties=ties, engine=current_engine())
-    run = ev.run  # (with --engine dask: the run's topics, one row each)
+    evaluated = ev.run  # the run (with --engine dask: its topics, one row each)
     qids = ev.results.qids
     for col in ev.results.columns:
         if col.label in labels and col.label not in values and col.per_query is not None and col.kind != "str":
             values[col.label] = col.per_query
             summaries[col.label] = math.nan if col.summary is None else float(col.summary)
             aggs[col.label] = registry[col.root].agg
-    run_topics = {decode_id(q) for q in pc.unique(run.qid).to_pylist()}
+    run_topics = {decode_id(q) for q in pc.unique(evaluated.qid).to_pylist()}
     judged = set(qids)
     if not run_topics & judged:
         raise InputError(
-            run.name,
+            evaluated.name,
             f"none of its {len(run_topics)} topics is judged in {qrels.name}: "
             "the topics do not line up (wrong qrels file?)",
         )
     missing = [q for q in qids if q not in run_topics]
     return Scored(
-        name="-" if run.name == "<stdin>" else run.name,
-        sha256=run.sha256,
-        runid=run.runid,
+        name="-" if evaluated.name == "<stdin>" else evaluated.name,
+        sha256=evaluated.sha256,
+        runid=evaluated.runid,
         qids=qids,
         values={label: values[label] for label in labels},
         missing=missing,
