@@ -603,6 +603,32 @@ CATALOGUE = [
         "ireval: PrecisionMetric(topn=3)@5: topn=3 and @5 disagree\n",
         args=["-m", "PrecisionMetric(topn=3)@5"],
     ),
+    # ---- --engine dask options (issue 17): refused before anything is read or started --------------
+    Case(
+        "scheduler-needs-dask-engine",
+        2,
+        "ireval: --scheduler applies to --engine dask\n",
+        args=["--scheduler", "tcp://x:1"],
+    ),
+    Case("workers-need-dask-engine", 2, "ireval: --workers applies to --engine dask\n", args=["--workers", "2"]),
+    Case(
+        "partitioned-needs-dask-engine",
+        2,
+        "ireval: --partitioned-by-topic applies to --engine dask\n",
+        args=["--partitioned-by-topic"],
+    ),
+    Case(
+        "workers-and-scheduler",
+        2,
+        "ireval: --workers sizes the local cluster ireval starts; a --scheduler's cluster has its own\n",
+        args=["--engine", "dask", "--scheduler", "tcp://x:1", "--workers", "2"],
+    ),
+    Case(
+        "labelled-with-a-run",
+        2,
+        "ireval: --labelled reads one table (qid, docno, score, rel) and no separate RUN: give only the table\n",
+        args=["--labelled", "-m", "map"],
+    ),
     # ---- formats auto-detection takes TREC text for something else ----------------------------------
     Case("qid-starting-with-brace", 0, "", qrels=b"{1} 0 a 1\n", run=b"{1} Q0 a 1 3 r\n", out=MAP_1),
     Case("qid-looking-like-bzip2", 0, "", qrels=b"BZh91 0 a 1\n", run=b"BZh91 Q0 a 1 3 r\n", out=MAP_1),

@@ -28,7 +28,7 @@ def cluster():
 
     with (
         LocalCluster(
-            n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None, silence_logs=logging.CRITICAL
+            n_workers=2, processes=True, threads_per_worker=1, dashboard_address=":0", silence_logs=logging.CRITICAL
         ) as lc,
         Client(lc) as client,
     ):
@@ -289,17 +289,29 @@ def test_without_dask_installed(cli, data, monkeypatch):
     assert (res.code, res.out, res.err) == (2, b"", "ireval: --engine dask needs Dask: pip install 'irevalcli[dask]'\n")
 
 
-@pytest.mark.parametrize(
-    ("args", "msg"),
-    [
-        (["--scheduler", "tcp://x:1"], "--scheduler applies to --engine dask"),
-        (["--workers", "2"], "--workers applies to --engine dask"),
-        (["--partitioned-by-topic"], "--partitioned-by-topic applies to --engine dask"),
-    ],
-)
-def test_engine_options_need_the_dask_engine(cli, data, args, msg):
-    res = cli(["-m", "map", "qrels.txt", "pq", *args], cwd=data)
-    assert (res.code, res.out, res.err) == (2, b"", f"ireval: {msg}\n")
+def test_labelled_table_must_be_parquet(cli, cluster, tmp_path):
+    (tmp_path / "lab").mkdir()
+    (tmp_path / "lab" / "a.txt").write_text("q1 Q0 d1 1 0.5 r\n")
+    for engine in (["--engine", "local"], ["--engine", "dask", "--scheduler", cluster[0]]):
+        res = cli(["--labelled", "-m", "auc", "lab", *engine], cwd=tmp_path)
+        assert (res.code, res.out, res.err) == (
+            2,
+            b"",
+            "ireval: lab/a.txt: a labelled table must be Parquet (qid, docno, score, rel), not trec\n",
+        )
+
+
+def test_dask_engine_refuses_stdin(cli, cluster, data):
+    res = cli(
+        ["-m", "map", "qrels.txt", "-", "--engine", "dask", "--scheduler", cluster[0]],
+        stdin=b"q1 Q0 d1 1 1 r\n",
+        cwd=data,
+    )
+    assert (res.code, res.out, res.err) == (
+        2,
+        b"",
+        "ireval: --engine dask reads the run from a file, a directory or a URL, not standard input\n",
+    )
 
 
 def test_local_engine_reads_urls(cli, data):

@@ -92,7 +92,7 @@ def session(engine: str = "local", scheduler: str | None = None, workers: int | 
                 n_workers=workers or os.cpu_count() or 1,
                 threads_per_worker=1,
                 processes=True,
-                dashboard_address=None,
+                dashboard_address=":0",
                 silence_logs=logging.CRITICAL,
             )
             client = Client(cluster, set_as_default=False)
