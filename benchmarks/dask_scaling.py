@@ -76,18 +76,32 @@ def main() -> None:
         Client(lc) as client,
         session("dask", scheduler=lc.scheduler_address),
     ):
+        from distributed import get_task_stream
+
         t0 = time.perf_counter()
-        ev = evaluate(None, args.dir, measures, labelled=True, engine="dask", hash_inputs=False)
+        with get_task_stream(client) as ts:
+            ev = evaluate(None, args.dir, measures, labelled=True, engine="dask", hash_inputs=False)
         wall = time.perf_counter() - t0
+        busy: dict[str, float] = {}
+        for task in ts.data:
+            prefix = str(task["key"][0] if isinstance(task["key"], tuple) else task["key"]).rsplit("-", 1)[0]
+            for span in task["startstops"]:
+                if span["action"] == "compute":
+                    busy[prefix] = busy.get(prefix, 0.0) + span["stop"] - span["start"]
         metrics = client.run_on_scheduler(lambda dask_scheduler: dict(dask_scheduler.cumulative_worker_metrics))
         peaks = client.run(lambda dask_worker: dask_worker.monitor.range_query(start=0)["memory"])
-    shuffled = sum(v for k, v in metrics.items() if isinstance(k, tuple) and "p2p" in k and k[-1] == "bytes")
+    # bytes the P2P shuffle sent between workers (its comms), and wrote to its disk buffers
+    shuffled = sum(v for k, v in metrics.items() if k[:3] == ("p2p", "background-comms", "process") and k[-1] == "bytes")
+    spilled = sum(v for k, v in metrics.items() if k[:3] == ("p2p", "background-disk", "disk-write") and k[-1] == "bytes")
     out.update(
         dask_wall_s=round(wall, 2),
         dask_rows_per_s=round(rows / wall),
         dask_rows_per_s_per_worker=round(rows / wall / args.workers),
         shuffle_bytes=shuffled,
         shuffle_bytes_per_row=round(shuffled / rows, 1) if shuffled else None,
+        shuffle_disk_bytes_per_row=round(spilled / rows, 1) if spilled else None,
+        task_compute_s={k: round(v, 2) for k, v in sorted(busy.items(), key=lambda kv: -kv[1])[:8]},
+        rows_per_task_second=round(rows / sum(busy.values())) if busy else None,
         p2p_metrics={" ".join(map(str, k)): v for k, v in metrics.items() if isinstance(k, tuple) and "p2p" in k},
         worker_peak_rss_mib={w: round(max(m) / 2**20) for w, m in peaks.items() if m},
         summary={c.label: c.summary for c in ev.results.columns},

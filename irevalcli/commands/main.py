@@ -64,6 +64,8 @@ Examples:
   ireval qrels.txt bm25.txt dense.txt -m map -m P.10 --format markdown
   ireval qrels.parquet 'runs/*.jsonl' --format latex --places 3
   ireval qrels.txt dev.tsv --run-format msmarco -m recip_rank
+  ireval qrels.txt s3://bucket/run/ --engine dask --scheduler tcp://host:8786
+  ireval --labelled impressions/ -m auc -m gauc --engine dask   # qid docno score rel
 
 \b
 Measures: trec_eval's names and parameters (P.5,10  iprec_at_recall..10,.5
