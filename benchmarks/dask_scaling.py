@@ -91,8 +91,12 @@ def main() -> None:
         metrics = client.run_on_scheduler(lambda dask_scheduler: dict(dask_scheduler.cumulative_worker_metrics))
         peaks = client.run(lambda dask_worker: dask_worker.monitor.range_query(start=0)["memory"])
     # bytes the P2P shuffle sent between workers (its comms), and wrote to its disk buffers
-    shuffled = sum(v for k, v in metrics.items() if k[:3] == ("p2p", "background-comms", "process") and k[-1] == "bytes")
-    spilled = sum(v for k, v in metrics.items() if k[:3] == ("p2p", "background-disk", "disk-write") and k[-1] == "bytes")
+    shuffled = sum(
+        v for k, v in metrics.items() if k[:3] == ("p2p", "background-comms", "process") and k[-1] == "bytes"
+    )
+    spilled = sum(
+        v for k, v in metrics.items() if k[:3] == ("p2p", "background-disk", "disk-write") and k[-1] == "bytes"
+    )
     out.update(
         dask_wall_s=round(wall, 2),
         dask_rows_per_s=round(rows / wall),
