@@ -13,6 +13,7 @@ import sys
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
@@ -244,7 +245,7 @@ def test_schema_mismatch_between_partitions(cli, cluster, tmp_path, data):
     for p in sorted((data / "pq").glob("*.parquet"))[:3]:
         (tmp_path / "ds" / p.name).write_bytes(p.read_bytes())
     t = pq.read_table(tmp_path / "ds" / "part-2.parquet")
-    t = t.set_column(2, "score", pa.compute.cast(t.column("score"), pa.string()))
+    t = t.set_column(2, "score", pc.cast(t.column("score"), pa.string()))
     pq.write_table(t, tmp_path / "ds" / "part-2.parquet")
     args = ["-m", "map", "-c", str(data / "qrels.txt"), "ds", "--output", "o.txt"]
     for engine in (["--engine", "local"], ["--engine", "dask", "--scheduler", cluster[0]]):
