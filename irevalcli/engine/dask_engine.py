@@ -119,9 +119,8 @@ def session(engine: str = "local", scheduler: str | None = None, workers: int | 
 
 @dataclass(frozen=True)
 class Reading:
-    """How a worker reads one file of the dataset (sent with every task)."""
+    """How a worker reads the dataset's files (sent with every task: nothing per file)."""
 
-    ds: Dataset
     fmt: str
     columns: Mapping[str, str]
     schema: tuple[str, ...]
@@ -130,7 +129,7 @@ class Reading:
     only_query: bytes | None
 
 
-def _arrow_table(reading: Reading, files: list[int]) -> pa.Table:
+def _arrow_table(reading: Reading, ds: Dataset) -> pa.Table:
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -138,9 +137,9 @@ def _arrow_table(reading: Reading, files: list[int]) -> pa.Table:
     from ..io.dataset import read_part
 
     tables = []
-    for i in files:  # the files of one partition (one, or a hive topic's)
+    for i in range(len(ds)):  # the files of one partition (one, or a hive topic's)
         part = read_part(
-            reading.ds,
+            ds,
             i,
             what="labelled table" if reading.labelled else "run",
             fmt=reading.fmt,
@@ -163,10 +162,10 @@ def _arrow_table(reading: Reading, files: list[int]) -> pa.Table:
     return pa.concat_tables(tables) if len(tables) != 1 else tables[0]
 
 
-def _frame(files: list[int], reading: Reading) -> Any:
+def _frame(ds: Dataset, reading: Reading) -> Any:
     import pandas as pd
 
-    return _arrow_table(reading, files).to_pandas(types_mapper=pd.ArrowDtype)
+    return _arrow_table(reading, ds).to_pandas(types_mapper=pd.ArrowDtype)
 
 
 def _meta(reading: Reading) -> Any:
@@ -202,7 +201,6 @@ class Scoring:
     opts: EvalOptions
     name: str
     runid: str
-    names: tuple[str, ...]
     labelled: bool
     max_label: int | None
 
@@ -213,7 +211,7 @@ def _score(df: Any, qrels: Qrels | None, subtopics: Any, how: Scoring) -> Scored
     import pyarrow.compute as pc
 
     from ..io.arrow import to_numpy
-    from ..io.dataset import labelled_qrels, relocate
+    from ..io.dataset import labelled_qrels
     from ..io.trec import Run
     from .parts import score_part
 
@@ -241,16 +239,12 @@ def _score(df: Any, qrels: Qrels | None, subtopics: Any, how: Scoring) -> Scored
         judged = pc.unique(qrels.qid)
         num_rel = int(np.count_nonzero(qrels.rel > 0))
     assert qrels is not None
-    try:
-        part = score_part(qrels, run, how.requests, how.opts, subtopics=subtopics, topics=seen, max_label=how.max_label)
-    except DuplicateDocError as exc:
-        if exc.path != how.name:
-            raise
-        raise relocate(exc, how.names) from None
+    # a duplicate is named by its order keys here, by file and line on the client
+    part = score_part(qrels, run, how.requests, how.opts, subtopics=subtopics, topics=seen, max_label=how.max_label)
     return Scored(part, seen, judged, num_rel)
 
 
-def _label_max(ds: Dataset, i: int, columns: Mapping[str, str], schema: tuple[str, ...]) -> int:
+def _label_max(ds: Dataset, columns: Mapping[str, str], schema: tuple[str, ...]) -> int:
     """The highest label in file ``i`` of a labelled table (0 when none): the label column
     alone when it is typed numbers, else the file read as :func:`_score` will read it."""
     import pyarrow as pa
@@ -261,6 +255,7 @@ def _label_max(ds: Dataset, i: int, columns: Mapping[str, str], schema: tuple[st
     from ..io.tabular import find_column
     from ..io.trec import decompress
 
+    i = 0  # ds: one file
     data = decompress(ds.read_bytes(i, "labelled table"), ds.names[i], "labelled table")
     try:
         pf = pq.ParquetFile(pa.BufferReader(data))
@@ -374,7 +369,7 @@ def _evaluate(
     import pyarrow.compute as pc
 
     from ..io.arrow import binary_array
-    from ..io.dataset import first_schema, open_dataset
+    from ..io.dataset import first_schema, open_dataset, relocate
     from ..io.trec import Qrels, Run
     from .parts import finish, part_options
 
@@ -387,32 +382,37 @@ def _evaluate(
         assert qrels is not None
         if not pc.any(pc.equal(qrels.qid, pa.scalar(only, qrels.qid.type))).as_py():
             raise NoQueriesError(f"-D: topic '{opts.only_query}' is not in the qrels: nothing to evaluate")
-    reading = Reading(ds, run_format, columns, schema, ranks, labelled, only)
+    reading = Reading(run_format, columns, schema, ranks, labelled, only)
     groups = _topic_groups(ds, columns, schema, partitioned)
 
     with _cluster_errors(client), client.as_current():
         import dask
         import dask.dataframe as dd
 
-        info = client.submit(_run_info, ds, run_format, columns, schema, ranks, hashing, pure=False)
+        ends = ds.only(sorted({0, len(ds) - 1}))  # the first file (its hash) and the last (its runid)
+        info = client.submit(_run_info, ends, run_format, columns, schema, ranks, hashing, pure=False)
         max_label = None
         if labelled:
-            maxes = client.gather(
-                client.map(_label_max, [ds] * len(ds), range(len(ds)), [columns] * len(ds), [schema] * len(ds))
-            )
+            subsets = [ds.only([i]) for i in range(len(ds))]
+            maxes = client.gather(client.map(_label_max, subsets, columns=columns, schema=schema, pure=False))
             max_label = max(maxes) if maxes else 0
         runid, sha = client.gather(info)
         if groups is None:
-            frame = dd.from_map(_frame, [[i] for i in range(len(ds))], reading=reading, meta=_meta(reading))
+            frame = dd.from_map(_frame, [ds.only([i]) for i in range(len(ds))], reading=reading, meta=_meta(reading))
             nthreads = sum(client.nthreads().values()) or 1
             frame = frame.shuffle(on="qid", npartitions=max(len(ds), 2 * nthreads))
         else:
-            frame = dd.from_map(_frame, groups, reading=reading, meta=_meta(reading))
-        how = Scoring(requests, part_options(opts), ds.spec, runid, ds.names, labelled, max_label)
+            frame = dd.from_map(_frame, [ds.only(g) for g in groups], reading=reading, meta=_meta(reading))
+        how = Scoring(requests, part_options(opts), ds.spec, runid, labelled, max_label)
         q_future = client.scatter(qrels, broadcast=True) if qrels is not None else None
         s_future = client.scatter(subtopics, broadcast=True) if subtopics is not None else None
         tasks = [dask.delayed(_score)(p, q_future, s_future, how) for p in frame.to_delayed()]
-        scored: list[Scored] = client.gather(client.compute(tasks))
+        try:
+            scored: list[Scored] = client.gather(client.compute(tasks))
+        except DuplicateDocError as exc:
+            if exc.path != ds.spec:
+                raise
+            raise relocate(exc, ds.names) from None
 
     parts = [s.part for s in scored if s.part is not None]
     seen = pc.unique(pa.concat_arrays([s.seen for s in scored])) if scored else binary_array([])

@@ -64,9 +64,32 @@ class Dataset:
     names: tuple[str, ...]  # as shown in messages
     hive: tuple[tuple[tuple[str, str], ...], ...]  # per file: (key, value) from its directories
     keys: tuple[str, ...] = field(default=())  # the hive keys every file has
+    index: tuple[int, ...] = field(default=())  # a subset's files' places in the whole dataset
+    first: str = ""  # a subset's: the whole dataset's first file (schema messages)
 
     def __len__(self) -> int:
         return len(self.files)
+
+    def only(self, files: Sequence[int]) -> Dataset:
+        """The dataset restricted to some files (what one Dask task needs to carry)."""
+        return Dataset(
+            spec=self.spec,
+            fs=self.fs,
+            files=tuple(self.files[i] for i in files),
+            names=tuple(self.names[i] for i in files),
+            hive=tuple(self.hive[i] for i in files),
+            keys=self.keys,
+            index=tuple(self.place(i) for i in files),
+            first=self.first_name,
+        )
+
+    def place(self, i: int) -> int:
+        """File ``i``'s place in the whole dataset (its order keys' high bits)."""
+        return self.index[i] if self.index else i
+
+    @property
+    def first_name(self) -> str:
+        return self.first or self.names[0]
 
     def read_bytes(self, i: int, what: str) -> bytes:
         name = self.names[i]
@@ -281,7 +304,7 @@ def read_part(
     name = ds.names[i]
     data = decompress(ds.read_bytes(i, what), name, what)
     kind = _kind(data, fmt, columns)
-    check_schema(name, schema_of(data, kind, name), schema, ds.names[0])
+    check_schema(name, schema_of(data, kind, name), schema, ds.first_name)
     label_col = None
     if labelled:
         if kind != "parquet":
@@ -302,7 +325,7 @@ def read_part(
     src = Source(name=name, data=data, sha256="")
     with reading_ranks(ranks):
         run = parse_run_source(src, fmt=fmt if fmt != "auto" else kind, columns=columns)
-    run.lineno = (np.int64(i) << LINE_BITS) | run.lineno
+    run.lineno = (np.int64(ds.place(i)) << LINE_BITS) | run.lineno
     if not labelled:
         return Part(run)
     from .tabular import parse_qrels_source
@@ -337,11 +360,11 @@ def read_qrels_part(
     name = ds.names[i]
     data = decompress(ds.read_bytes(i, "qrels"), name, "qrels")
     kind = _kind(data, fmt, columns)
-    check_schema(name, schema_of(data, kind, name), schema, ds.names[0])
+    check_schema(name, schema_of(data, kind, name), schema, ds.first_name)
     if kind == "parquet" and ds.hive[i]:
         data = _with_hive(data, name, ds.hive[i], None)
     q = parse_qrels_source(Source(name=name, data=data, sha256=""), fmt=fmt if fmt != "auto" else kind, columns=columns)
-    q.lineno = (np.int64(i) << LINE_BITS) | q.lineno
+    q.lineno = (np.int64(ds.place(i)) << LINE_BITS) | q.lineno
     return q
 
 
