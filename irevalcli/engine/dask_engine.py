@@ -303,6 +303,22 @@ def _topic_groups(ds: Dataset, columns: Mapping[str, str], schema: tuple[str, ..
     return list(groups.values())
 
 
+def _bundles(groups: list[list[int]], nfiles: int, nthreads: int, ds: Dataset) -> list[Dataset]:
+    """Whole topic groups bundled into partitions of about ``nfiles / (4 × threads)`` files:
+    a hive layout of 100k small topic directories is a few hundred tasks, not 100k."""
+    per = max(1, nfiles // (4 * nthreads))
+    out: list[Dataset] = []
+    cur: list[int] = []
+    for g in groups:
+        cur += g
+        if len(cur) >= per:
+            out.append(ds.only(cur))
+            cur = []
+    if cur:
+        out.append(ds.only(cur))
+    return out
+
+
 @dataclass
 class DaskEvaluation:
     results: Results
@@ -397,12 +413,12 @@ def _evaluate(
             maxes = client.gather(client.map(_label_max, subsets, columns=columns, schema=schema, pure=False))
             max_label = max(maxes) if maxes else 0
         runid, sha = client.gather(info)
+        nthreads = sum(client.nthreads().values()) or 1
         if groups is None:
             frame = dd.from_map(_frame, [ds.only([i]) for i in range(len(ds))], reading=reading, meta=_meta(reading))
-            nthreads = sum(client.nthreads().values()) or 1
             frame = frame.shuffle(on="qid", npartitions=max(len(ds), 2 * nthreads))
         else:
-            frame = dd.from_map(_frame, [ds.only(g) for g in groups], reading=reading, meta=_meta(reading))
+            frame = dd.from_map(_frame, _bundles(groups, len(ds), nthreads, ds), reading=reading, meta=_meta(reading))
         how = Scoring(requests, part_options(opts), ds.spec, runid, labelled, max_label)
         q_future = client.scatter(qrels, broadcast=True) if qrels is not None else None
         s_future = client.scatter(subtopics, broadcast=True) if subtopics is not None else None
