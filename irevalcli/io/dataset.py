@@ -306,6 +306,7 @@ def read_part(
     kind = _kind(data, fmt, columns)
     check_schema(name, schema_of(data, kind, name), schema, ds.first_name)
     label_col = None
+    nulls = None
     if labelled:
         if kind != "parquet":
             raise InputError(name, f"a labelled table must be Parquet (qid, docno, score, rel), not {kind}")
@@ -320,8 +321,8 @@ def read_part(
                 name, f"no 'rel' column for the labelled table (columns: {listing}); name one with --column rel=NAME"
             )
         nulls = _null_rows(data, label_col)
-    if kind == "parquet" and (ds.hive[i] or label_col is not None):
-        data = _with_hive(data, name, ds.hive[i], label_col)
+    if kind == "parquet" and (ds.hive[i] or (label_col is not None and nulls is not None)):
+        data = _with_hive(data, name, ds.hive[i], label_col)  # rewritten only when it must be
     src = Source(name=name, data=data, sha256="")
     with reading_ranks(ranks):
         run = parse_run_source(src, fmt=fmt if fmt != "auto" else kind, columns=columns)
