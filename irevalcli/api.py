@@ -371,13 +371,29 @@ def evaluate(
         if not fmt.is_qrels:
             raise UsageError(f"-R {rel_format}: --engine dask and --labelled read -R qrels judgements")
     if engine == "dask":  # the dask engine: one call
+        opts = EvalOptions(
+            rel_level=rel_level,
+            max_docs=max_docs,
+            judged_only=judged_only,
+            complete=complete,
+            num_docs=num_docs,
+            only_query=only_query,
+            compat=compat,
+            ties=ties,
+        )
         return _evaluate_on_dask(
-            qrels, run, requests, labelled=labelled, subtopics=subtopics, zscores=zscores, hash_inputs=hash_inputs,
-            run_format=run_format, columns=columns, partitioned=partitioned, opts=EvalOptions(
-                rel_level=rel_level, max_docs=max_docs, judged_only=judged_only, complete=complete,
-                num_docs=num_docs, only_query=only_query, compat=compat, ties=ties,
-            ),
-        )  # fmt: skip
+            qrels,
+            run,
+            requests,
+            opts,
+            labelled=labelled,
+            subtopics=subtopics,
+            zscores=zscores,
+            hash_inputs=hash_inputs,
+            run_format=run_format,
+            columns=columns,
+            partitioned=partitioned,
+        )
     if labelled:
         from .io.dataset import read_labelled_dataset
 
@@ -478,6 +494,7 @@ def _evaluate_on_dask(
     qrels: Any,
     run: Any,
     requests: list[Request],
+    opts: EvalOptions,
     *,
     labelled: bool,
     subtopics: Any,
@@ -486,7 +503,6 @@ def _evaluate_on_dask(
     run_format: str,
     columns: Any,
     partitioned: bool,
-    opts: EvalOptions,
 ) -> Evaluation:
     """``engine="dask"``: the qrels (and subtopics, z-scores) read here, the run on the cluster."""
     import numpy as np
