@@ -147,6 +147,20 @@ def test_labelled_table(cli, cluster, data):
     assert same == [ln for ln in local.splitlines() if not ln.startswith(b"runid")]
 
 
+def test_labelled_hive_by_a_mapped_topic_column(cli, cluster, data, tmp_path):
+    """An impression log laid out by user (user_id=.../), named the topic with --column qid=user_id."""
+    df = pd.concat([pd.read_parquet(p) for p in sorted((data / "lab").glob("*.parquet"))])
+    for qid, g in df.groupby("qid"):
+        d = tmp_path / "log" / f"user_id={qid}"
+        d.mkdir(parents=True)
+        g.drop(columns=["qid"]).to_parquet(d / "part.parquet", index=False)
+    args = ["--labelled", "-q", *GRADED, "--column", "qid=user_id", "log"]
+    local, dask = _both(cli, cluster, args, tmp_path)
+    flat = cli(["--labelled", "-q", *GRADED, str(data / "lab")], cwd=tmp_path)
+    assert local == dask
+    assert local == flat.out  # (no runid line: -m names the measures)
+
+
 @pytest.mark.parametrize("fmt", ["json", "parquet", "csv"])
 def test_output_formats(cli, cluster, data, fmt):
     local, dask = _both(
