@@ -219,6 +219,54 @@ def test_a_worker_killed_mid_run_changes_nothing(cli, cluster, data, tmp_path):
 # ---- faults ---------------------------------------------------------------------------------------
 
 
+def test_a_task_whose_workers_keep_dying_is_one_line(cli, data, tmp_path):
+    """Every scoring task kills its worker; with allowed-failures 0 Dask gives up at once."""
+    import dask
+    from distributed import LocalCluster
+    from distributed.diagnostics.plugin import WorkerPlugin
+
+    class KillAlways(WorkerPlugin):
+        name = "ireval-kill-always"
+
+        def transition(self, key, start, finish, **kwargs):
+            if finish == "executing" and "_score" in str(key):
+                os._exit(1)
+
+    import logging
+
+    with (
+        dask.config.set({"distributed.scheduler.allowed-failures": 0}),
+        LocalCluster(
+            n_workers=1, processes=True, threads_per_worker=1, dashboard_address=":0", silence_logs=logging.CRITICAL
+        ) as lc,
+        distributed.Client(lc) as client,
+    ):
+        client.register_plugin(KillAlways())
+        res = cli(
+            [
+                "-m",
+                "map",
+                "-c",
+                "qrels.txt",
+                "pq",
+                "--engine",
+                "dask",
+                "--scheduler",
+                lc.scheduler_address,
+                "--output",
+                str(tmp_path / "o.txt"),
+            ],
+            cwd=data,
+        )
+    assert (res.code, res.out, res.err) == (
+        2,
+        b"",
+        "ireval: Dask gave up on a task: its workers kept dying or the cluster cancelled it "
+        "(see the workers' logs: out of memory?)\n",
+    )
+    assert not (tmp_path / "o.txt").exists()
+
+
 def test_unreachable_scheduler(cli, data):
     res = cli(
         ["-m", "map", "qrels.txt", "pq", "--engine", "dask", "--scheduler", "tcp://127.0.0.1:9", "--output", "o.txt"],

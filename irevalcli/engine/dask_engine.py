@@ -473,15 +473,20 @@ def _evaluate(
 @contextlib.contextmanager
 def _cluster_errors(client: Any) -> Iterator[None]:
     """Dask's failures as one line: a task whose workers kept dying, a lost scheduler."""
+    from concurrent.futures import CancelledError
+
     from distributed import KilledWorker
 
     try:
         yield
     except InputError:
         raise
-    except KilledWorker as exc:
+    except (KilledWorker, CancelledError):
+        # a task whose workers died more often than the scheduler allows (the others are then
+        # cancelled), or a cluster shut down under the run
         raise ClusterError(
-            f"Dask gave up on a task after its workers died repeatedly ({' '.join(str(exc).split())})"
+            "Dask gave up on a task: its workers kept dying or the cluster cancelled it "
+            "(see the workers' logs: out of memory?)"
         ) from None
     except (OSError, TimeoutError) as exc:
         raise ClusterError(f"lost the Dask cluster ({' '.join(str(exc).split()) or type(exc).__name__})") from None
