@@ -1,7 +1,7 @@
 # Two commands on a fresh machine:
 #   make run   creates .venv, installs ireval (runtime dependencies only) and evaluates the
 #              shipped examples/
-#   make test  adds the test and plot extras and runs the whole default test suite
+#   make test  adds the test, plot, lint and dask extras and runs the whole default test suite
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 $(TEST_STAMP): $(STAMP)
-	$(BIN)/pip install --quiet -e '.[test,plot,lint]'
+	$(BIN)/pip install --quiet -e '.[test,plot,lint,dask]'
 	touch $(TEST_STAMP)
 
 run: $(STAMP)

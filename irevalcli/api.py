@@ -11,7 +11,7 @@ from .core.judged import build_jg_table, build_prefs_table
 from .core.table import EvalOptions, build_table
 from .engine.evaluate import Results, evaluate_table
 from .engine.stream import should_stream
-from .errors import InputError, IrevalError, UsageError
+from .errors import DuplicateDocError, InputError, IrevalError, UsageError
 from .io.frames import frame_column, frame_to_binary
 from .io.judgements import load_judgements
 from .io.subtopics import load_subtopics
@@ -167,8 +167,11 @@ def load_qrels(
     if isinstance(qrels, Qrels):
         return qrels
     if isinstance(qrels, (str, os.PathLike)):
+        from .io.dataset import is_dataset, read_qrels_dataset
         from .io.tabular import read_qrels_file
 
+        if is_dataset(qrels):  # a directory or URL: one qrels in many files
+            return read_qrels_dataset(os.fspath(qrels), fmt=fmt, columns=columns)
         return read_qrels_file(qrels, fmt=fmt, columns=columns, stdin=stdin, progress=progress)
     if hasattr(qrels, "columns"):
         return qrels_from_frame(qrels)
@@ -189,8 +192,11 @@ def load_run(
     if isinstance(run, Run):
         return run
     if isinstance(run, (str, os.PathLike)):
+        from .io.dataset import is_dataset, read_run_dataset
         from .io.tabular import read_run_file
 
+        if is_dataset(run):  # a directory or URL: one run in many files
+            return read_run_dataset(os.fspath(run), fmt=fmt, columns=columns)
         return read_run_file(run, fmt=fmt, columns=columns, stdin=stdin, progress=progress)
     if hasattr(run, "columns"):
         return run_from_frame(run)
@@ -290,6 +296,16 @@ def evaluate(
     ``progress`` (a :class:`irevalcli.settings.ProgressReport`) is told when each input is
     read (with the bytes read as they are, whole or streamed) and when the run is evaluated.
     ``stdin``: where ``-`` reads from (default: the process's standard input).
+
+    Beyond one machine: ``run`` (and ``qrels``) may be a dataset, a directory or a URL
+    (``file://``, ``s3://``, ...: any fsspec URL, a glob allowed) of Parquet or TREC files,
+    hive partitioning understood (``qid=301/part.parquet``), read as one input.
+    ``labelled=True``: ``run`` is one table carrying the label with each row (qid, docno,
+    score, rel; a missing label is an unjudged row) and ``qrels`` is None.
+    ``engine="dask"`` scores the run on a Dask cluster (the current
+    :func:`irevalcli.engine.dask_engine.session`, else a local one for the call), with the
+    same results; ``partitioned=True`` declares that no topic spans two files (no shuffle).
+    ``run_format`` and ``columns`` (role -> column name) say how the dataset's files are read.
     Raises :class:`irevalcli.errors.IrevalError` subclasses with user-facing messages.
     """
     s = EvalSettings.given(options, settings, "evaluate()")
@@ -310,6 +326,7 @@ def _streams(run: Any, s: EvalSettings, fmt: TableBuilder) -> bool:
         and fmt.is_qrels
         and s.only_query is None
         and s.run_format == "auto"
+        and not _dataset(path)
         and should_stream(path, s.stream)
         and (path == "-" or streamable(path))
     )
@@ -323,8 +340,16 @@ def _evaluate(
     if need and s.subtopics is None:
         raise UsageError(f"measure '{need[0]}' needs subtopic judgements: give --subtopics FILE")
     fmt = TABLE_BUILDERS[s.rel_format]
+    if (s.engine != "local" or s.labelled) and not fmt.is_qrels:
+        raise UsageError(f"-R {s.rel_format}: --engine dask and --labelled read -R qrels judgements")
+    if s.engine == "dask":  # the dask engine: one call
+        return _evaluate_on_dask(qrels, run, requests, s)
     qpath = _path(qrels)
-    if qpath is None:  # read already, or a DataFrame
+    if s.labelled:  # one table carrying its own judgements
+        from .io.dataset import read_labelled_dataset
+
+        q, run = read_labelled_dataset(os.fspath(run), columns=s.columns)
+    elif qpath is None:  # read already, or a DataFrame
         q = fmt.load(qrels, s, None)
     elif fmt.is_qrels:
         with progress.reading("reading", qpath) as advance:
@@ -396,7 +421,10 @@ def _evaluate(
     else:
         r = load_run(run, stdin=stdin, fmt=s.run_format, columns=s.columns)
     with progress.step("evaluating", path):
-        table = fmt.build(q, r, s.table, sub)
+        try:
+            table = fmt.build(q, r, s.table, sub)
+        except DuplicateDocError as exc:
+            raise _relocated(exc, r, q) from None
         results = evaluate_table(
             table,
             requests,
@@ -405,6 +433,52 @@ def _evaluate(
             zscores=z,
         )
     return Evaluation(results=results, qrels=q, run=r)  # (q: Judgements for the -R formats)
+
+
+def _dataset(path: Any) -> bool:
+    from .io.dataset import is_dataset
+
+    return is_dataset(path)
+
+
+def _relocated(exc: DuplicateDocError, run: Any, qrels: Any) -> DuplicateDocError:
+    """A duplicate in a dataset (its rows numbered by order key) named by its file and line."""
+    for inp in (run, qrels):
+        if getattr(inp, "name", None) == exc.path and _dataset(exc.path):
+            from .io.dataset import open_dataset, relocate
+
+            return relocate(exc, open_dataset(exc.path, "run").names)
+    return exc
+
+
+def _evaluate_on_dask(qrels: Any, run: Any, requests: list[Request], s: EvalSettings) -> Evaluation:
+    """``engine="dask"``: the qrels (and subtopics, z-scores) read here, the run on the cluster."""
+    import numpy as np
+
+    from .engine.dask_engine import evaluate_dask
+    from .io.trec import READ_RANKS
+
+    if not isinstance(run, (str, os.PathLike)) or os.fspath(run) == "-":
+        raise UsageError("--engine dask reads the run from a file, a directory or a URL, not standard input")
+    q = None if s.labelled else load_qrels(qrels, fmt=s.qrels_format, columns=s.columns)
+    sub = load_subtopics(s.subtopics) if s.subtopics is not None else None
+    z = read_zscores(s.zscores) if s.zscores is not None else None
+    ev = evaluate_dask(
+        q,
+        os.fspath(run),
+        requests,
+        s.table,
+        num_qrels_topics=len(np.unique(_codes(q.qid))) if q is not None else 0,
+        num_rel_complete=int(np.count_nonzero(q.rel > 0)) if q is not None else 0,
+        zscores=z,
+        subtopics=sub,
+        run_format=s.run_format,
+        columns=dict(s.columns or {}),
+        ranks=READ_RANKS.get() or s.ties == "rank",
+        partitioned=s.partitioned,
+        hashing=s.hash_inputs,
+    )
+    return Evaluation(results=ev.results, qrels=ev.qrels, run=ev.run)
 
 
 def _codes(arr: Any) -> Any:

@@ -37,6 +37,10 @@ class InputError(IrevalError):
         where = f"{path}:{line}" if line is not None else path
         super().__init__(f"{where}: {message}")
 
+    def __reduce__(self) -> tuple[type, tuple[str, str, int | None]]:
+        # raised on a Dask worker, re-raised on the client: rebuilt from its parts
+        return (type(self), (self.path, self.detail, self.line))
+
 
 class DuplicateDocError(InputError):
     """The same document twice in one topic (run) or judged twice (qrels)."""
@@ -56,6 +60,10 @@ class UnknownMeasureError(UsageError):
 
 class MeasureParamError(UsageError):
     """A known measure with parameters it cannot take."""
+
+
+class ClusterError(IrevalError):
+    """``--engine dask``: the cluster cannot be reached, or gave up on a task."""
 
 
 class OutputError(IrevalError):

@@ -30,6 +30,7 @@ from .errors import IrevalError, UsageError
 
 REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")  # -R (api.TABLE_BUILDERS builds each)
 COMPAT_MODES = ("10.0", "9.0.8")  # --compat
+ENGINES = ("local", "dask")  # --engine
 TABLE_FIELDS = frozenset(f.name for f in fields(EvalOptions))
 
 # Command-line spellings in messages -> the API's parameter names (when not called by the CLI)
@@ -104,7 +105,11 @@ class EvalSettings:
     ``chunk_bytes``: bytes parsed at a time when streaming (None: the engine's default).
     ``hash_inputs``: record each input file's SHA-256. ``memory_limit``: the memory a run that
     is not grouped by topic may take before it is partitioned on disk (``--memory-limit``:
-    bytes or ``"512M"``; None: the engine's default).
+    bytes or ``"512M"``; None: the engine's default). ``engine``: ``local`` or ``dask`` (the
+    cluster is the current :func:`irevalcli.engine.dask_engine.session`'s, else a local one
+    for the call; ``scheduler``: a running cluster's address, ``workers``: the size of the local
+    cluster ireval starts). ``labelled``: the run is one table carrying the label with each row (no
+    separate qrels). ``partitioned``: no topic spans two files of the run dataset (no shuffle).
 
     Made with the fields, or with :meth:`of` from flat names (``EvalSettings.of(complete=True,
     max_docs=100)``). Invalid values raise :class:`~irevalcli.errors.UsageError` here, once.
@@ -121,6 +126,11 @@ class EvalSettings:
     chunk_bytes: int | None = None
     hash_inputs: bool = True
     memory_limit: int | str | None = None
+    engine: str = "local"
+    scheduler: str | None = None
+    workers: int | None = None
+    labelled: bool = False
+    partitioned: bool = False
 
     def __post_init__(self) -> None:
         try:
@@ -141,6 +151,20 @@ class EvalSettings:
         if t.ties != "docno" and self.rel_format != "qrels":
             raise UsageError(f"--ties {t.ties} applies to -R qrels judgements, not -R {self.rel_format}")
         parse_memory_limit(self.memory_limit)
+        if self.engine not in ENGINES:
+            raise UsageError(f"--engine {self.engine}: unknown engine (known: {', '.join(ENGINES)})")
+        if self.engine == "local" and self.scheduler is not None:
+            raise UsageError("--scheduler applies to --engine dask")
+        if self.engine == "local" and self.workers is not None:
+            raise UsageError("--workers applies to --engine dask")
+        if self.scheduler is not None and self.workers is not None:
+            raise UsageError("--workers sizes the local cluster ireval starts; a --scheduler's cluster has its own")
+        if self.workers is not None and self.workers < 1:
+            raise UsageError(f"--workers {self.workers}: needs at least 1 worker")
+        if self.partitioned and self.engine != "dask":
+            raise UsageError("--partitioned-by-topic applies to --engine dask")
+        if self.labelled and self.rel_format != "qrels":
+            raise UsageError(f"--labelled tables carry -R qrels labels, not -R {self.rel_format}")
         if self.rel_format != "qrels" and (self.qrels_format != "auto" or "rel" in (self.columns or {})):
             raise UsageError(f"--qrels-format and --column rel apply to -R qrels judgements, not -R {self.rel_format}")
 

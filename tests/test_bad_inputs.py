@@ -674,6 +674,32 @@ CATALOGUE = [
         run=b"1 Q0 a 1 3 r\n2 Q0 a 1 5 r\n1 Q0 b 2 2 r\n2 Q0 b 2 x r\n",
         args=["--stream", "--memory-limit", "1K", "-m", "map"],
     ),
+    # ---- --engine dask options (issue 17): refused before anything is read or started --------------
+    Case(
+        "scheduler-needs-dask-engine",
+        2,
+        "ireval: --scheduler applies to --engine dask\n",
+        args=["--scheduler", "tcp://x:1"],
+    ),
+    Case("workers-need-dask-engine", 2, "ireval: --workers applies to --engine dask\n", args=["--workers", "2"]),
+    Case(
+        "partitioned-needs-dask-engine",
+        2,
+        "ireval: --partitioned-by-topic applies to --engine dask\n",
+        args=["--partitioned-by-topic"],
+    ),
+    Case(
+        "workers-and-scheduler",
+        2,
+        "ireval: --workers sizes the local cluster ireval starts; a --scheduler's cluster has its own\n",
+        args=["--engine", "dask", "--scheduler", "tcp://x:1", "--workers", "2"],
+    ),
+    Case(
+        "labelled-with-a-run",
+        2,
+        "ireval: --labelled reads one table (qid, docno, score, rel) and no separate RUN: give only the table\n",
+        args=["--labelled", "-m", "map"],
+    ),
     # ---- formats auto-detection takes TREC text for something else ----------------------------------
     Case("qid-starting-with-brace", 0, "", qrels=b"{1} 0 a 1\n", run=b"{1} Q0 a 1 3 r\n", out=MAP_1),
     Case("qid-looking-like-bzip2", 0, "", qrels=b"BZh91 0 a 1\n", run=b"BZh91 Q0 a 1 3 r\n", out=MAP_1),
@@ -709,12 +735,14 @@ def test_every_message_is_one_line_starting_with_ireval(cli, tmp_path):
 
 @pytest.mark.parametrize("which", ["qrels", "run"])
 def test_directory_given_as_input(cli, tmp_path, which):
+    # a directory is a dataset (one input in many files); an empty one has nothing to read
     (tmp_path / "qrels.txt").write_bytes(Q0)
     (tmp_path / "run.txt").write_bytes(R0)
     (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "_SUCCESS").write_bytes(b"")  # not data
     args = ["d", "run.txt"] if which == "qrels" else ["qrels.txt", "d"]
     res = cli(["-m", "map", *args], cwd=tmp_path)
-    assert (res.code, res.out, res.err) == (2, b"", f"ireval: d: cannot read {which} file: it is a directory\n")
+    assert (res.code, res.out, res.err) == (2, b"", f"ireval: d: cannot read {which} dataset: it holds no files\n")
 
 
 @pytest.mark.parametrize("which", ["qrels", "run"])

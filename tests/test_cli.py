@@ -327,7 +327,7 @@ def test_make_run_installs_only_the_runtime_and_conformance_stays_in_the_repo():
     stamp = make[make.index("$(STAMP): pyproject.toml") : make.index("$(TEST_STAMP): $(STAMP)")]
     assert "pip install --quiet -e .\n" in stamp and "[" not in stamp  # no extras for `make run`
     assert "run: $(STAMP)\n" in make and "test: $(TEST_STAMP)\n" in make
-    assert "$(BIN)/pip install --quiet -e '.[test,plot,lint]'" in make  # make test: tests, plots, linters
+    assert "$(BIN)/pip install --quiet -e '.[test,plot,lint,dask]'" in make  # make test: tests, plots, linters, dask
     conformance = make[make.index("conformance: ") :]
     assert conformance.split("\n")[1] == "\t$(BIN)/python tests/run_conformance.py $(BIN)/ireval tests/data/trec_eval"
     assert ".." not in make  # nothing outside the clone

@@ -25,7 +25,7 @@ from ..errors import InputError, UsageError
 from ..io.arrow import decode_id
 from ..output.cells import csv_text_cell, latex_escape, markdown_cell
 from ..output.files import no_short_output_option
-from .options import Decimal, Integer, ties_option
+from .options import Decimal, Integer, engine_options, ties_option
 
 if TYPE_CHECKING:
     import numpy as np
@@ -127,7 +127,7 @@ def measure_batches(specs: Sequence[str]) -> tuple[list[list[str]], list[str]]:
 
 def score_run(
     qrels: Qrels,
-    run: Run,
+    run: Run | str,
     batches: list[list[str]],
     labels: list[str],
     *,
@@ -146,25 +146,26 @@ def score_run(
     aggs: dict[str, str] = {}
     # one table for every batch: evaluate() resolves each batch as its own -m list
     ev = evaluate(qrels, run, batches, options=options or scoring_settings())
+    evaluated = ev.run  # the run (with --engine dask: its topics, one row each)
     qids = ev.results.qids
     for col in ev.results.columns:
         if col.label in labels and col.label not in values and col.per_query is not None and col.kind != "str":
             values[col.label] = col.per_query
             summaries[col.label] = math.nan if col.summary is None else float(col.summary)
             aggs[col.label] = registry[col.root].agg
-    run_topics = {decode_id(q) for q in pc.unique(run.qid).to_pylist()}
+    run_topics = {decode_id(q) for q in pc.unique(evaluated.qid).to_pylist()}
     judged = set(qids)
     if not run_topics & judged:
         raise InputError(
-            run.name,
+            evaluated.name,
             f"none of its {len(run_topics)} topics is judged in {qrels.name}: "
             "the topics do not line up (wrong qrels file?)",
         )
     missing = [q for q in qids if q not in run_topics]
     return Scored(
-        name="-" if run.name == "<stdin>" else run.name,
-        sha256=run.sha256,
-        runid=run.runid,
+        name="-" if evaluated.name == "<stdin>" else evaluated.name,
+        sha256=evaluated.sha256,
+        runid=evaluated.runid,
         qids=qids,
         values={label: values[label] for label in labels},
         missing=missing,
@@ -174,12 +175,20 @@ def score_run(
     )
 
 
-def scoring_settings(rel_level: int = 1, ties: str = "docno") -> EvalSettings:
+def scoring_settings(
+    rel_level: int = 1,
+    ties: str = "docno",
+    engine: str = "local",
+    scheduler: str | None = None,
+    workers: int | None = None,
+) -> EvalSettings:
     """What compare and gate evaluate with: every judged topic (a topic a run has no results
-    for scores 0, as with ``-c``), relevance level and tie rule as given."""
+    for scores 0, as with ``-c``), relevance level and tie rule as given, on ``engine``."""
     from ..settings import EvalSettings
 
-    return EvalSettings.of(complete=True, rel_level=rel_level, ties=ties)
+    return EvalSettings.of(
+        complete=True, rel_level=rel_level, ties=ties, engine=engine, scheduler=scheduler, workers=workers
+    )
 
 
 def load_inputs(
@@ -193,8 +202,11 @@ def load_inputs(
         raise UsageError("QRELS cannot be read from standard input; only one run can be '-'")
     if sum(1 for p in run_paths if p == "-") > 1:
         raise UsageError("only one run can be read from standard input ('-')")
-    with (options or scoring_settings()).reading():
+    options = options or scoring_settings()
+    with options.reading():
         qrels = load_qrels(qrels_path)
+        if options.engine == "dask":  # the runs are read on the cluster
+            return qrels, list(run_paths)  # type: ignore[arg-type]
         return qrels, [load_run(p) for p in run_paths]
 
 
@@ -991,6 +1003,7 @@ Wang et al. SIGIR 2012) and trisk[.ALPHA]:MEASURE (TRisk, Dincer et al. SIGIR
 )
 @click.option("--output", metavar="PATH", help="Write the output to PATH atomically (default: stdout).")
 @no_short_output_option("ireval compare")
+@engine_options
 @click.option("--debug", is_flag=True, help="Show a traceback for errors.")
 def compare_command(
     qrels: str,
@@ -1010,6 +1023,9 @@ def compare_command(
     output: str | None,
     debug: bool,
     ties: str = "docno",
+    engine: str = "local",
+    scheduler: str | None = None,
+    workers: int | None = None,
 ) -> None:
     """Compare RUNs with BASELINE on the topics judged in QRELS, with paired statistics.
 
@@ -1034,7 +1050,10 @@ def compare_command(
         alpha=alpha,
         worst=worst,
     )
-    evaluation = scoring_settings(rel_level, ties)  # checked before any file is read
-    report = run_compare(qrels, baseline, runs, list(measures) or ["map"], settings, evaluation)
+    evaluation = scoring_settings(rel_level, ties, engine, scheduler, workers)  # checked before any file is read
+    from ..engine.dask_engine import session
+
+    with session(engine, scheduler, workers):  # --engine dask: one cluster for every run
+        report = run_compare(qrels, baseline, runs, list(measures) or ["map"], settings, evaluation)
     terminal = output in (None, "-") and stdout_is_terminal()
     write_output(format_compare(report, fmt, terminal=terminal), output, fmt)

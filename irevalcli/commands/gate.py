@@ -52,7 +52,7 @@ from .compare import (
     short,
     stdout_is_terminal,
 )
-from .options import Decimal, Integer, ties_option
+from .options import Decimal, Integer, engine_options, ties_option
 
 GATE_FORMATS = ("table", "json", "markdown", "junit")
 KINDS = ("min", "max_drop", "max_drop_rel")
@@ -460,15 +460,15 @@ def _p_text(p: float | None) -> str:
     return "p < 0.0001" if p < 0.0001 else f"p = {p:.4f}"
 
 
-def run_gate(spec: GateSpec) -> dict[str, Any]:
-    """Read, evaluate and judge: the report as a JSON-ready dict."""
+def run_gate(spec: GateSpec, engine: str = "local") -> dict[str, Any]:
+    """Read, evaluate and judge (on ``engine``, in its session): the report as a JSON-ready dict."""
     from ..version import VERSION as __version__
 
     checks = spec.ordered_checks()
     specs = [c.spec for c in checks] + list(spec.measures)
     batches, labels = measure_batches(specs)
     paths = [spec.run] + ([spec.baseline] if spec.baseline is not None else [])
-    evaluation = scoring_settings(spec.rel_level, spec.ties)  # (a config file's ties = "rank" too)
+    evaluation = scoring_settings(spec.rel_level, spec.ties, engine)  # (a config file's ties = "rank" too)
     qrels, runs = load_inputs(spec.qrels, paths, evaluation)  # type: ignore[arg-type]
     scored = [score_run(qrels, r, batches, labels, options=evaluation) for r in runs]
     cand = scored[0]
@@ -775,6 +775,7 @@ or baseline sharing no topic with QRELS).
 )
 @click.option("--output", metavar="PATH", help="Write the report to PATH atomically (default: stdout).")
 @no_short_output_option("ireval gate")
+@engine_options
 @click.option("--debug", is_flag=True, help="Show a traceback for errors.")
 def gate_command(
     files: tuple[str, ...],
@@ -793,6 +794,9 @@ def gate_command(
     output: str | None,
     debug: bool,
     ties: str | None = None,
+    engine: str = "local",
+    scheduler: str | None = None,
+    workers: int | None = None,
 ) -> None:
     """Check RUN against quality floors and a baseline; exit 1 if a check fails.
 
@@ -819,7 +823,10 @@ def gate_command(
         config=config,
         ties=ties,
     )
-    report = run_gate(spec)
+    from ..engine.dask_engine import session
+
+    with session(engine, scheduler, workers):  # --engine dask: one cluster for both runs
+        report = run_gate(spec, engine)
     terminal = output in (None, "-") and stdout_is_terminal()
     write_output(format_gate(report, fmt, terminal=terminal), output, fmt)
     if report["checks_failed"]:

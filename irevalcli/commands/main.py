@@ -30,7 +30,7 @@ from ..errors import IrevalError, OutputError, UsageError
 from ..output.files import TERMINATING_SIGNALS, silence_broken_pipe, write_output
 from ..version import VERSION as __version__
 from .dispatch import SUBCOMMANDS, load_subcommand
-from .options import Choice, CLong, input_format_options, ties_option
+from .options import Choice, CLong, engine_options, input_format_options, ties_option
 
 if TYPE_CHECKING:
     from ..settings import EvalSettings
@@ -68,6 +68,8 @@ Examples:
   ireval qrels.txt bm25.txt dense.txt -m map -m P.10 --format markdown
   ireval qrels.parquet 'runs/*.jsonl' --format latex --places 3
   ireval qrels.txt dev.tsv --run-format msmarco -m recip_rank
+  ireval qrels.txt s3://bucket/run/ --engine dask --scheduler tcp://host:8786
+  ireval --labelled impressions/ -m auc -m gauc --engine dask   # qid docno score rel
 
 \b
 Measures: trec_eval's names and parameters (P.5,10  iprec_at_recall..10,.5
@@ -99,7 +101,7 @@ file and line); 1 is reserved for a failed quality gate; 3 internal error.
     no_args_is_help=False,
 )
 @click.argument("qrels", metavar="QRELS", shell_complete=_complete_first)
-@click.argument("run", metavar="RUN", shell_complete=_complete_path)
+@click.argument("run", metavar="RUN", required=False, shell_complete=_complete_path)
 @click.argument("more_runs", metavar="[RUN]...", nargs=-1, shell_complete=_complete_path)
 @click.option("-q", "--query_eval_wanted", "per_query", count=True, help="Also print a value per topic.")
 @click.option(
@@ -242,6 +244,21 @@ file and line); 1 is reserved for a failed quality gate; 3 internal error.
 @click.option(
     "--output", metavar="PATH", help="Write the output to PATH atomically (default: stdout); never over an input file."
 )
+@engine_options
+@click.option(
+    "--labelled",
+    "labelled",
+    is_flag=True,
+    help="QRELS is one Parquet table (or dataset) carrying the label with each row: qid, docno, score, rel "
+    "(an impression log); give no RUN. A row without a label is unjudged.",
+)
+@click.option(
+    "--partitioned-by-topic",
+    "partitioned",
+    is_flag=True,
+    help="--engine dask: no topic spans two files of the run dataset, so rows need no shuffle (a hive "
+    "layout by the topic column, qid=.../, is detected without it).",
+)
 @click.option("--debug", is_flag=True, help="Show a traceback for errors.")
 def eval_command(**kw: Any) -> None:
     """Evaluate TREC runs against relevance judgements, as trec_eval 10.0 does.
@@ -251,10 +268,21 @@ def eval_command(**kw: Any) -> None:
     gzip, bzip2, xz or zstd compressed, or TSV/CSV with a header, JSON Lines or
     Parquet (detected by content). With one run the output is byte-identical to
     trec_eval's; several runs (or a quoted glob such as 'runs/*.txt') are
-    evaluated against one reading of QRELS, one block per run.
+    evaluated against one reading of QRELS, one block per run. A directory or a
+    URL (file://, s3://, ...; a glob allowed) is one run (or qrels) in many
+    Parquet or TREC files, hive partitioning understood (qid=301/...).
     """
     settings, out = eval_settings(**kw)
-    run_eval(kw["qrels"], [kw["run"], *kw["more_runs"]], tuple(kw["measures"]), settings, out)
+    qrels, runs = kw["qrels"], [kw["run"], *kw["more_runs"]]
+    if settings.labelled:  # one table, its own judgements: QRELS names it
+        if kw["run"] is not None:
+            raise UsageError(
+                "--labelled reads one table (qid, docno, score, rel) and no separate RUN: give only the table"
+            )
+        qrels, runs = None, [kw["qrels"]]
+    elif kw["run"] is None:
+        raise click.UsageError("Missing argument 'RUN'.")
+    run_eval(qrels, runs, tuple(kw["measures"]), settings, out)
 
 
 @dataclass(frozen=True)
@@ -295,6 +323,11 @@ def eval_settings(
     progress: bool | None = None,
     ties: str = "docno",
     memory_limit: str | None = None,
+    engine: str = "local",
+    scheduler: str | None = None,
+    workers: int | None = None,
+    labelled: bool = False,
+    partitioned: bool = False,
     **_: Any,  # arguments, and options read before the command runs (-v, --debug, -o)
 ) -> tuple[EvalSettings, OutputSettings]:
     """The eval command's options as the settings of the evaluation and of its output,
@@ -336,6 +369,11 @@ def eval_settings(
         stream=stream,
         hash_inputs=fmt in ("json", "parquet"),  # only they record the inputs' SHA-256
         memory_limit=memory_limit,
+        engine=engine,
+        scheduler=scheduler,
+        workers=workers,
+        labelled=labelled,
+        partitioned=partitioned,
     )
     out = OutputSettings(
         fmt=fmt,
@@ -375,7 +413,7 @@ def recorded_options(measures: Sequence[str], settings: EvalSettings, out: Outpu
 
 
 def run_eval(
-    qrels: str, runs: Sequence[str], measures: tuple[str, ...], settings: EvalSettings, out: OutputSettings
+    qrels: str | None, runs: Sequence[str], measures: tuple[str, ...], settings: EvalSettings, out: OutputSettings
 ) -> None:
     """Evaluate every run (paths; quoted globs expand) against one reading of ``qrels`` and
     write the output. Reading, streaming, hashing and progress are :func:`evaluate`'s."""
@@ -407,7 +445,12 @@ def run_eval(
 
     results: list[RunResults] = []
     first: Any = None
-    with Progress(wanted(out.progress, [qrels, *run_paths])) as prog:
+    from ..engine.dask_engine import session
+
+    with (
+        Progress(wanted(out.progress, [p for p in (qrels, *run_paths) if p is not None])) as prog,
+        session(settings.engine, settings.scheduler, settings.workers),  # --engine dask: one cluster for every run
+    ):
         judgements: Any = qrels  # read by the first evaluation, once for every run
         for i, path in enumerate(run_paths):
             label = path if len(run_paths) == 1 else f"run {i + 1}/{len(run_paths)} {path}"

@@ -158,3 +158,38 @@ class Decimal(click.ParamType):
         if not re.fullmatch(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?", text):
             self.fail(f"'{value}' is not a decimal number", param, ctx)
         return float(text)
+
+
+def engine_options(f: F) -> F:
+    """--engine, --scheduler, --workers: where the runs are scored (README "Beyond one machine")."""
+    for opt in reversed(
+        [
+            click.option(
+                "--engine",
+                "engine",
+                type=Choice(["local", "dask"]),
+                default="local",
+                show_default=True,
+                help="Score on this machine, or on a Dask cluster (needs pip install 'irevalcli[dask]'); "
+                "the output is the same.",
+            ),
+            click.option(
+                "--scheduler",
+                "scheduler",
+                metavar="ADDRESS",
+                default=None,
+                help="--engine dask: the running Dask scheduler to use (tcp://host:8786); without it a local "
+                "cluster is started and shut down.",
+            ),
+            click.option(
+                "--workers",
+                "workers",
+                type=Integer(min=1),
+                default=None,
+                metavar="N",
+                help="--engine dask without --scheduler: worker processes of the local cluster (default: one per core).",
+            ),
+        ]
+    ):
+        f = opt(f)
+    return f

@@ -41,10 +41,13 @@ def score_part(
     subtopics: Any = None,
     run_blocks: tuple[np.ndarray, pa.Array] | None = None,
     topics: pa.Array | None = None,
+    max_label: int | None = None,
 ) -> Part | None:
     """Score one part: ``run`` holds every line of its topics (``topics``: their ids,
     when known); ``qrels`` is the whole qrels. ``opts`` comes from :func:`part_options`.
-    None when no topic of the part is judged or evaluated.
+    ``max_label``: the whole qrels' highest label, when ``qrels`` holds only the part's
+    judgements (a labelled table's rows on a Dask worker). None when no topic of the part is
+    judged or evaluated.
     """
     import pyarrow.compute as pc
 
@@ -62,6 +65,8 @@ def score_part(
         run_order=run_blocks is not None,  # concat_topics puts the topics in order
     )
     table = whole_file_facts(table, qrels, subtopics)
+    if max_label is not None:
+        table.max_label = max_label
     if not table.nq:
         return None
     return table.qids, compute_topics(table, requests)

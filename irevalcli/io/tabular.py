@@ -905,7 +905,7 @@ def expand_runs(args: Sequence[str]) -> list[str]:
 
     out: list[str] = []
     for arg in args:
-        if arg == "-" or os.path.exists(arg) or not glob.has_magic(arg):
+        if arg == "-" or "://" in arg or os.path.exists(arg) or not glob.has_magic(arg):  # a URL: one dataset
             out.append(arg)
             continue
         matches = sorted(glob.glob(arg))

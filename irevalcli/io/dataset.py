@@ -1,0 +1,494 @@
+"""Datasets: one run (or qrels, or labelled table) spread over many files, on any fsspec URL.
+
+A dataset is a directory (its files, recursively), or a URL with a scheme (``file://``,
+``memory://``, ``s3://``, ``gs://``, ...: whatever fsspec knows), which may hold a glob
+(``s3://bucket/run/part-*.parquet``). A plain local glob (``'runs/*.txt'``) stays what it
+always was: several runs. Files whose path has a part starting with ``_`` or ``.``
+(``_SUCCESS``, ``_metadata``, ``.crc``) are not data. Files are read in sorted path order.
+
+Hive partitioning is understood: a directory ``key=value`` gives each row of the files
+under it the column ``key`` with that value (URL-escaped values are unescaped), unless the
+file has the column itself; ``qid=301/part.parquet`` holds topic 301's rows.
+
+Each file is read by the same readers as a single input (:mod:`irevalcli.io.tabular`): the
+same header recognition, ``--column`` mapping and checks, errors naming the file and row.
+Every file must have the schema of the first one (format, column names and types).
+
+Rows keep their place as an order key, ``file index << 32 | line``: the local engine (all
+files in one table) and the Dask engine (rows shuffled by topic) order a topic's rows alike.
+
+The local engine reads a dataset whole (:func:`read_run_dataset`); the Dask engine reads it
+file by file on its workers (:func:`read_part`). Both read the same bytes the same way.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..errors import DuplicateDocError, InputError, UsageError
+from .trec import Qrels, Run, Source
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pyarrow as pa
+
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_HIVE = re.compile(r"^([^=]+)=(.*)$")
+LINE_BITS = 32  # order key: file index << LINE_BITS | line
+INSTALL_HINT = "pip install 'irevalcli[dask]'"
+
+
+def is_url(spec: Any) -> bool:
+    return isinstance(spec, str) and bool(_URL.match(spec))
+
+
+def is_dataset(spec: Any) -> bool:
+    """A directory or a URL: read as one input made of many files."""
+    if not isinstance(spec, (str, os.PathLike)) or isinstance(spec, bytes):
+        return False
+    s = os.fspath(spec)
+    return s != "-" and (is_url(s) or os.path.isdir(s))
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """The files of one dataset, in order, with their hive partition values."""
+
+    spec: str  # as given: the name in messages and outputs
+    fs: Any  # an fsspec filesystem, or None for local paths read with open()
+    files: tuple[str, ...]  # paths as ``fs`` (or open()) takes them
+    names: tuple[str, ...]  # as shown in messages
+    hive: tuple[tuple[tuple[str, str], ...], ...]  # per file: (key, value) from its directories
+    keys: tuple[str, ...] = field(default=())  # the hive keys every file has
+    index: tuple[int, ...] = field(default=())  # a subset's files' places in the whole dataset
+    first: str = ""  # a subset's: the whole dataset's first file (schema messages)
+
+    def __len__(self) -> int:
+        return len(self.files)
+
+    def only(self, files: Sequence[int]) -> Dataset:
+        """The dataset restricted to some files (what one Dask task needs to carry)."""
+        return Dataset(
+            spec=self.spec,
+            fs=self.fs,
+            files=tuple(self.files[i] for i in files),
+            names=tuple(self.names[i] for i in files),
+            hive=tuple(self.hive[i] for i in files),
+            keys=self.keys,
+            index=tuple(self.place(i) for i in files),
+            first=self.first_name,
+        )
+
+    def place(self, i: int) -> int:
+        """File ``i``'s place in the whole dataset (its order keys' high bits)."""
+        return self.index[i] if self.index else i
+
+    @property
+    def first_name(self) -> str:
+        return self.first or self.names[0]
+
+    def read_bytes(self, i: int, what: str) -> bytes:
+        name = self.names[i]
+        try:
+            if self.fs is None:
+                with open(self.files[i], "rb") as fh:
+                    return fh.read()
+            with self.fs.open(self.files[i], "rb") as fh:
+                return bytes(fh.read())
+        except FileNotFoundError:
+            raise InputError(name, f"cannot read {what} file: no such file") from None
+        except PermissionError:
+            raise InputError(name, f"cannot read {what} file: permission denied") from None
+        except OSError as exc:
+            raise InputError(name, f"cannot read {what} file: {exc.strerror or exc}") from None
+
+
+def _not_data(rel: str) -> bool:
+    return any(part.startswith(("_", ".")) for part in rel.split("/") if part)
+
+
+def open_dataset(spec: str, what: str) -> Dataset:
+    """List a dataset's files (a directory, a URL, a URL glob; a single file is a dataset of one)."""
+    import glob as globmod
+
+    spec = os.fspath(spec)
+    if is_url(spec):
+        try:
+            import fsspec
+        except ImportError:
+            raise UsageError(f"{spec}: reading a URL needs fsspec: {INSTALL_HINT}") from None
+        try:
+            fs, path = fsspec.core.url_to_fs(spec)
+        except (ImportError, ValueError) as exc:
+            raise InputError(spec, f"cannot read {what} dataset: {' '.join(str(exc).split())}") from None
+        protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
+        try:
+            if globmod.has_magic(path):
+                root = path.split("*")[0].split("?")[0].split("[")[0].rsplit("/", 1)[0]
+                files = sorted(p for p in fs.glob(path) if fs.isfile(p))
+            elif fs.isdir(path):
+                root = path.rstrip("/")
+                files = sorted(fs.find(path))
+            elif fs.isfile(path):
+                root, files = path.rsplit("/", 1)[0] if "/" in path else "", [path]
+            else:
+                raise InputError(spec, f"cannot read {what} dataset: no such file or directory")
+        except OSError as exc:
+            raise InputError(spec, f"cannot read {what} dataset: {exc.strerror or exc}") from None
+
+        def shown(p: str) -> str:
+            return fs.unstrip_protocol(p) if protocol != "file" else f"file://{p}"
+
+    else:
+        fs = None
+        if os.path.isdir(spec):
+            root = spec.rstrip("/") or "/"
+            files = sorted(
+                os.path.join(d, f).replace(os.sep, "/")
+                for d, _, names in os.walk(spec, followlinks=True)
+                for f in names
+            )
+        elif os.path.exists(spec):
+            root, files = os.path.dirname(spec), [spec]
+        else:
+            raise InputError(spec, f"cannot read {what} file: no such file")
+
+        def shown(p: str) -> str:
+            return p
+
+    rels = [p[len(root) :].lstrip("/") if root and p.startswith(root) else p for p in files]
+    keep = [i for i, rel in enumerate(rels) if not _not_data(rel)]
+    if not keep:
+        raise InputError(spec, f"cannot read {what} dataset: it holds no files")
+    files = [files[i] for i in keep]
+    rels = [rels[i] for i in keep]
+    hive = []
+    from urllib.parse import unquote
+
+    for rel in rels:
+        pairs = []
+        for part in rel.split("/")[:-1]:
+            m = _HIVE.match(part)
+            if m:
+                pairs.append((unquote(m.group(1)), unquote(m.group(2))))
+        hive.append(tuple(pairs))
+    keys = set(k for k, _ in hive[0])
+    for h in hive[1:]:
+        keys &= {k for k, _ in h}
+    if len(files) >= 1 << (63 - LINE_BITS):
+        raise InputError(spec, f"cannot read {what} dataset: more than {1 << (63 - LINE_BITS)} files")
+    return Dataset(
+        spec=spec,
+        fs=fs,
+        # absolute: a worker of the Dask engine may run in another directory
+        files=tuple(files) if fs is not None else tuple(os.path.abspath(p) for p in files),
+        names=tuple(shown(p) for p in files),
+        hive=tuple(hive),
+        keys=tuple(k for k, _ in hive[0] if k in keys),
+    )
+
+
+# ---------------------------------------------------------------- schemas
+
+
+def _kind(data: bytes, fmt: str, columns: Mapping[str, str]) -> str:
+    from .tabular import detect
+
+    if fmt != "auto":
+        return fmt
+    return detect(data, columns)
+
+
+def schema_of(data: bytes, kind: str, name: str) -> tuple[str, ...]:
+    """What every file of a dataset must share: its format, and its columns (name and type)."""
+    if kind == "parquet":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        try:
+            schema = pq.ParquetFile(pa.BufferReader(data)).schema_arrow
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
+            raise InputError(name, f"cannot read the Parquet file ({' '.join(str(exc).split())})") from None
+        return (kind, *(f"{f.name} {f.type}" for f in schema))
+    if kind in ("tsv", "csv"):
+        line = data.split(b"\n", 1)[0].rstrip(b"\r")
+        fields = line.split(b"\t" if kind == "tsv" else b",")
+        return (kind, *(f.decode("utf-8", "replace").strip() for f in fields))
+    return (kind,)
+
+
+def check_schema(name: str, got: tuple[str, ...], want: tuple[str, ...] | None, first: str) -> None:
+    if want is None or got == want:
+        return
+    if got[0] != want[0]:
+        detail = f"it is {got[0]}, {first} is {want[0]}"
+    else:
+        a, b = set(got[1:]), set(want[1:])
+        only_here = [c for c in got[1:] if c not in b]
+        only_there = [c for c in want[1:] if c not in a]
+        if only_here or only_there:
+            detail = (
+                "columns "
+                + ", ".join([*(f"+{c}" for c in only_here), *(f"-{c}" for c in only_there)])
+                + f" against {first}"
+            )
+        else:
+            detail = f"its columns are in another order than {first}'s"
+    raise InputError(name, f"schema differs from the dataset's first file ({detail})")
+
+
+# ---------------------------------------------------------------- reading one file
+
+
+@dataclass
+class Part:
+    """One file read: its run (and, for a labelled table, which rows carry a label)."""
+
+    run: Run
+    labels: np.ndarray | None = None  # int64 labels (0 where unlabelled)
+    labelled: np.ndarray | None = None  # bool: the row carries a label
+
+
+def _with_hive(data: bytes, name: str, hive: Sequence[tuple[str, str]], fill_label: str | None) -> bytes:
+    """Parquet bytes with the hive columns the file lacks added (as strings), and for a
+    labelled table the missing labels filled with 0 (their rows are told apart by the caller)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.ParquetFile(pa.BufferReader(data)).read()
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
+        raise InputError(name, f"cannot read the Parquet file ({' '.join(str(exc).split())})") from None
+    changed = False
+    for key, value in hive:
+        if key not in table.column_names:
+            table = table.append_column(key, pa.array([value] * table.num_rows, pa.string()))
+            changed = True
+    if fill_label is not None and fill_label in table.column_names:
+        col = table.column(fill_label)
+        if col.null_count:
+            zero = pa.scalar("0" if pa.types.is_string(col.type) or pa.types.is_large_string(col.type) else 0)
+            filled = col.fill_null(zero.cast(col.type) if not pa.types.is_dictionary(col.type) else zero)
+            table = table.set_column(table.column_names.index(fill_label), fill_label, filled)
+            changed = True
+    if not changed:
+        return data
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="none")
+    return bytes(sink.getvalue().to_pybytes())
+
+
+def read_part(
+    ds: Dataset,
+    i: int,
+    *,
+    what: str = "run",
+    fmt: str = "auto",
+    columns: Mapping[str, str] | None = None,
+    schema: tuple[str, ...] | None = None,
+    ranks: bool = False,
+    labelled: bool = False,
+) -> Part:
+    """File ``i`` of a dataset as a run (``what="run"``), qrels (``"qrels"``: Part.run is
+    None; see :func:`read_qrels_part`) or labelled table; ``lineno`` is the order key."""
+    import numpy as np
+
+    from .tabular import find_column, parse_run_source
+    from .trec import decompress, reading_ranks
+
+    columns = dict(columns or {})
+    name = ds.names[i]
+    data = decompress(ds.read_bytes(i, what), name, what)
+    kind = _kind(data, fmt, columns)
+    check_schema(name, schema_of(data, kind, name), schema, ds.first_name)
+    label_col = None
+    nulls = None
+    if labelled:
+        if kind != "parquet":
+            raise InputError(name, f"a labelled table must be Parquet (qid, docno, score, rel), not {kind}")
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        names = [*pq.ParquetFile(pa.BufferReader(data)).schema_arrow.names, *(k for k, _ in ds.hive[i])]
+        label_col = find_column("rel", names, columns)
+        if label_col is None:
+            listing = ", ".join(names)
+            raise InputError(
+                name, f"no 'rel' column for the labelled table (columns: {listing}); name one with --column rel=NAME"
+            )
+        nulls = _null_rows(data, label_col)
+    if kind == "parquet" and (ds.hive[i] or (label_col is not None and nulls is not None)):
+        data = _with_hive(data, name, ds.hive[i], label_col)  # rewritten only when it must be
+    src = Source(name=name, data=data, sha256="")
+    with reading_ranks(ranks):
+        run = parse_run_source(src, fmt=fmt if fmt != "auto" else kind, columns=columns)
+    run.lineno = (np.int64(ds.place(i)) << LINE_BITS) | run.lineno
+    if not labelled:
+        return Part(run)
+    from .tabular import parse_qrels_source
+
+    q = parse_qrels_source(Source(name=name, data=data, sha256=""), fmt="parquet", columns=columns)
+    has = np.ones(len(q.rel), dtype=bool) if nulls is None else ~nulls
+    return Part(run, labels=np.where(has, q.rel, 0), labelled=has)
+
+
+def _null_rows(data: bytes, col: str) -> np.ndarray | None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pf = pq.ParquetFile(pa.BufferReader(data))
+    if col not in pf.schema_arrow.names:
+        return None  # a hive column: never null
+    arr = pf.read(columns=[col]).column(col)
+    if not arr.null_count:
+        return None
+    return arr.is_null().to_numpy(zero_copy_only=False)
+
+
+def read_qrels_part(
+    ds: Dataset, i: int, *, fmt: str = "auto", columns: Mapping[str, str] | None = None, schema: Any = None
+) -> Qrels:
+    import numpy as np
+
+    from .tabular import parse_qrels_source
+    from .trec import decompress
+
+    columns = dict(columns or {})
+    name = ds.names[i]
+    data = decompress(ds.read_bytes(i, "qrels"), name, "qrels")
+    kind = _kind(data, fmt, columns)
+    check_schema(name, schema_of(data, kind, name), schema, ds.first_name)
+    if kind == "parquet" and ds.hive[i]:
+        data = _with_hive(data, name, ds.hive[i], None)
+    q = parse_qrels_source(Source(name=name, data=data, sha256=""), fmt=fmt if fmt != "auto" else kind, columns=columns)
+    q.lineno = (np.int64(ds.place(i)) << LINE_BITS) | q.lineno
+    return q
+
+
+def first_schema(
+    ds: Dataset, what: str, fmt: str = "auto", columns: Mapping[str, str] | None = None
+) -> tuple[str, ...]:
+    from .trec import decompress
+
+    data = decompress(ds.read_bytes(0, what), ds.names[0], what)
+    return schema_of(data, _kind(data, fmt, dict(columns or {})), ds.names[0])
+
+
+# ---------------------------------------------------------------- whole datasets (local engine)
+
+
+def concat_runs(runs: Sequence[Run], name: str, runid: str) -> Run:
+    import numpy as np
+    import pyarrow as pa
+
+    def cat(arrs: list[pa.Array]) -> pa.Array:
+        return pa.concat_arrays(arrs) if len(arrs) != 1 else arrs[0]
+
+    rank = None
+    if runs and all(r.rank is not None for r in runs):
+        rank = np.concatenate([r.rank for r in runs])
+    return Run(
+        name=name,
+        sha256="",
+        qid=cat([r.qid for r in runs]),
+        docno=cat([r.docno for r in runs]),
+        score=np.concatenate([r.score for r in runs]),
+        lineno=np.concatenate([r.lineno for r in runs]),
+        runid=runid,
+        rank=rank,
+    )
+
+
+def dataset_runid(ds: Dataset, last: Run) -> str:
+    """The runid of the last row of the last file, when its file names one (a runid column,
+    TREC text); else one made from the dataset's name, as a single file's is from its name."""
+    from .tabular import default_runid
+
+    if last.runid == default_runid(ds.names[-1]):
+        return default_runid(ds.spec.rstrip("/"))
+    return last.runid
+
+
+def read_run_dataset(
+    spec: str, *, fmt: str = "auto", columns: Mapping[str, str] | None = None, ranks: bool | None = None
+) -> Run:
+    from .trec import READ_RANKS
+
+    ds = open_dataset(spec, "run")
+    schema = first_schema(ds, "run", fmt, columns)
+    want_ranks = READ_RANKS.get() if ranks is None else ranks
+    runs = [read_part(ds, i, fmt=fmt, columns=columns, schema=schema, ranks=want_ranks).run for i in range(len(ds))]
+    return concat_runs(runs, ds.spec, dataset_runid(ds, runs[-1]))
+
+
+def read_qrels_dataset(spec: str, *, fmt: str = "auto", columns: Mapping[str, str] | None = None) -> Qrels:
+    import numpy as np
+    import pyarrow as pa
+
+    ds = open_dataset(spec, "qrels")
+    schema = first_schema(ds, "qrels", fmt, columns)
+    parts = [read_qrels_part(ds, i, fmt=fmt, columns=columns, schema=schema) for i in range(len(ds))]
+    return Qrels(
+        name=ds.spec,
+        sha256="",
+        qid=pa.concat_arrays([q.qid for q in parts]),
+        docno=pa.concat_arrays([q.docno for q in parts]),
+        rel=np.concatenate([q.rel for q in parts]),
+        lineno=np.concatenate([q.lineno for q in parts]),
+    )
+
+
+def labelled_qrels(run: Run, labels: np.ndarray, labelled: np.ndarray, name: str) -> Qrels:
+    """The judgements a labelled table carries: its rows that have a label."""
+    from .arrow import from_numpy
+
+    keep = from_numpy(labelled)
+    return Qrels(
+        name=name,
+        sha256="",
+        qid=run.qid.filter(keep),
+        docno=run.docno.filter(keep),
+        rel=labels[labelled],
+        lineno=run.lineno[labelled],
+    )
+
+
+def read_labelled_dataset(
+    spec: str, *, columns: Mapping[str, str] | None = None, ranks: bool | None = None
+) -> tuple[Qrels, Run]:
+    """A labelled table (qid, docno, score, rel per row) as its judgements and its run."""
+    import numpy as np
+
+    from .trec import READ_RANKS
+
+    ds = open_dataset(spec, "labelled table")
+    schema = first_schema(ds, "labelled table", "auto", columns)
+    want_ranks = READ_RANKS.get() if ranks is None else ranks
+    parts = [
+        read_part(ds, i, what="labelled table", columns=columns, schema=schema, ranks=want_ranks, labelled=True)
+        for i in range(len(ds))
+    ]
+    run = concat_runs([p.run for p in parts], ds.spec, dataset_runid(ds, parts[-1].run))
+    labels = np.concatenate([p.labels for p in parts])
+    has = np.concatenate([p.labelled for p in parts])
+    return labelled_qrels(run, labels, has, ds.spec), run
+
+
+# ---------------------------------------------------------------- messages
+
+
+def locate(key: int, names: Sequence[str]) -> str:
+    """``file:line`` of an order key."""
+    return f"{names[key >> LINE_BITS]}:{key & ((1 << LINE_BITS) - 1)}"
+
+
+def relocate(exc: DuplicateDocError, names: Sequence[str]) -> DuplicateDocError:
+    """A duplicate found across a dataset's rows, said with each row's file and line."""
+    detail = re.sub(r"\(first at line ([0-9]+)\)", lambda m: f"(first at {locate(int(m.group(1)), names)})", exc.detail)
+    where = locate(exc.line, names) if exc.line is not None else exc.path
+    file, _, line = where.rpartition(":")
+    return type(exc)(file, detail, int(line)) if exc.line is not None else type(exc)(where, detail)
