@@ -478,3 +478,24 @@ def test_table_on_a_terminal_fits_its_width_without_cutting_words(width):
     assert "1: examples/run.txt (runid bm25)" in lines and "2: examples/run2.txt (runid dense)" in lines
     wide = format_runs("table", runs, terminal=True, width=200).decode()
     assert "examples/run2.txt" in wide and "(runid" not in wide  # what fits is shown as it is
+
+
+@pytest.mark.parametrize("stream", ["--stream", "--no-stream", None])
+def test_a_parquet_run_is_never_streamed_as_text(cli, tmp_path, stream):
+    """The streaming reader takes TREC text only: a Parquet run (its head starts PAR1, but
+    only the whole file shows the footer detect() needs) is read whole, whatever its size
+    or --stream says. It used to be streamed as text and refused for its NUL bytes."""
+    import pyarrow as pa
+
+    n = 30000  # more than the 64 KiB head the format is sniffed from
+    run = tmp_path / "run.parquet"
+    pq.write_table(
+        pa.table({"qid": ["101"] * n, "docno": [f"d{i}" for i in range(n)], "score": [float(-i) for i in range(n)]}),
+        run,
+        compression="none",
+    )
+    assert run.stat().st_size > 1 << 16
+    qrels = write(tmp_path / "q.txt", "101 0 d0 1\n101 0 d1 0\n")
+    res = cli(["-m", "map", "-m", "num_ret", qrels, run, *([stream] if stream else [])])
+    assert (res.code, res.err) == (0, "")
+    assert res.out == b"num_ret               \tall\t30000\nmap                   \tall\t1.0000\n"

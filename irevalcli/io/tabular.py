@@ -244,7 +244,13 @@ def streamable(path: Any, fmt: str = "auto") -> bool:
     if fmt not in ("auto", "trec") or not isinstance(path, (str, os.PathLike)) or os.fspath(path) == "-":
         return False
     head = _sniff_head(os.fspath(path))
-    return head is not None and (fmt == "trec" or detect(head) == "trec")
+    if head is None:
+        return False
+    if fmt == "trec":
+        return True
+    # detect() knows Parquet by its head and its footer; a head alone never has the footer, so
+    # a head starting PAR1 is not streamed: the whole-file reader sees both ends and decides
+    return not head.startswith(PARQUET_MAGIC) and detect(head) == "trec"
 
 
 # --------------------------------------------------------------------------
