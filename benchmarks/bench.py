@@ -399,7 +399,7 @@ def main(argv: list[str] | None = None) -> int:
     sys.stdout.write(report)
     if args.write:
         Path(args.results).write_text(report)
-        print(f"bench: wrote {Path(args.results).relative_to(ROOT)}", file=sys.stderr)
+        print(f"bench: wrote {args.results}", file=sys.stderr)
     shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
