@@ -127,6 +127,11 @@ COMMANDS: dict[str, dict[str, Any]] = {
         "argv": [TREC_EVAL_10, "-m", "all_trec", "-q", "{big_qrels}", "{big_shuffled}"],
         "same": "big_all_trec_q",
     },
+    "trec_eval_10_grouped": {  # the same run grouped by topic: is 10.0-rc3 slow on unsorted input only?
+        "group": "big",
+        "argv": [TREC_EVAL_10, "-m", "all_trec", "-q", "{big_qrels}", "{big_run}"],
+        "same": "big_all_trec_q",
+    },
     "trec_eval_904_shuffled": {
         "group": "big",
         "argv": [TREC_EVAL_904, "-m", "all_trec", "-q", "{big_qrels}", "{big_shuffled}"],
@@ -158,6 +163,7 @@ SETS = {
     "log": [k for k, v in COMMANDS.items() if v["group"] == "log"],
     "shuffled": [
         "trec_eval_10_shuffled",
+        "trec_eval_10_grouped",
         "trec_eval_904_shuffled",
         "ireval_shuffled",
         "ireval_908_shuffled",
