@@ -284,6 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--no-check", action="store_true", help="skip the agreement check")
     ap.add_argument("--write", action="store_true", help="also write benchmarks/RESULTS.md")
+    ap.add_argument("--note", action="append", default=[], help="a line for the report's notes (repeatable)")
     ap.add_argument(
         "--results", default=str(HERE / "RESULTS.md"), help="where --write writes (default benchmarks/RESULTS.md)"
     )
@@ -398,7 +399,7 @@ def main(argv: list[str] | None = None) -> int:
     sys.stdout.write(report)
     if args.write:
         Path(args.results).write_text(report)
-        print(f"bench: wrote {Path(args.results).relative_to(ROOT)}", file=sys.stderr)
+        print(f"bench: wrote {args.results}", file=sys.stderr)
     shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
@@ -633,6 +634,9 @@ def render(
     ]
     for mm in missing:
         lines.append(f"- not run: {mm}")
+    unselected = [t for t in TOOLS if t not in args.tools]
+    if unselected:
+        lines.append(f"- not run (left out with --tools): {', '.join(unselected)}")
     lines += ["", "## Collections (benchmarks/generate.py, seed %d)" % args.seed, ""]
     if infos:
         lines += [
@@ -656,7 +660,8 @@ def render(
         "",
         f"Median of {args.reps} runs; wall and CPU (user+sys) in seconds; peak RSS in MiB; "
         f"ratio = median wall / median wall of **{base_txt.get(baseline or '', 'nothing')}** on the same "
-        'cell (below 1 is faster). "first run" is the first warm-up run (ranx: numba JIT or its cache). '
+        "cell (below 1 is faster); CPU ratio the same for CPU time, which other work on the machine "
+        'inflates much less. "first run" is the first warm-up run (ranx: numba JIT or its cache). '
         '"agrees" compares summary map and ndcg_cut_10 with ireval\'s to 1e-9; for C trec_eval, its whole '
         "output with ireval's (byte for byte, else every value both print; see the notes).",
         "",
@@ -665,25 +670,28 @@ def render(
     for cell in cells.values():
         by_wc.setdefault((cell.workload, cell.collection), []).append(cell)
     lines += [
-        "| workload | collection | tool | wall (s) | min-max | CPU (s) | peak RSS (MiB) | ratio | first run | agrees |",
-        "|---|---|---|---:|---:|---:|---:|---:|---:|---|",
+        "| workload | collection | tool | wall (s) | min-max | CPU (s) | peak RSS (MiB) | ratio | CPU ratio "
+        "| first run | agrees |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for (w, c), group in by_wc.items():
         base = next((g for g in group if g.tool == baseline and g.samples), None)
         base_wall = statistics.median(s.wall for s in base.samples) if base else None
+        base_cpu = statistics.median(s.cpu for s in base.samples) if base else None
         for cell in group:
             if not cell.samples:
-                lines.append(f"| `{WORKLOAD_TITLE[w]}` | {c} | {cell.tool} | {cell.error or 'no run'} | | | | | | |")
+                lines.append(f"| `{WORKLOAD_TITLE[w]}` | {c} | {cell.tool} | {cell.error or 'no run'} | | | | | | | |")
                 continue
             walls = [s.wall for s in cell.samples]
             wall = statistics.median(walls)
             cpu = statistics.median(s.cpu for s in cell.samples)
             rss = max(s.rss_mib for s in cell.samples)
             ratio = f"{wall / base_wall:.2f}" if base_wall else "-"
+            cpu_ratio = f"{cpu / base_cpu:.2f}" if base_cpu else "-"
             first = _fmt_t(cell.first.wall) if cell.first else "-"
             lines.append(
                 f"| `{WORKLOAD_TITLE[w]}` | {c} | {cell.tool} | {_fmt_t(wall)} | {_fmt_t(min(walls))}-"
-                f"{_fmt_t(max(walls))} | {_fmt_t(cpu)} | {rss:.0f} | {ratio} | {first} | {cell.agree} |"
+                f"{_fmt_t(max(walls))} | {_fmt_t(cpu)} | {rss:.0f} | {ratio} | {cpu_ratio} | {first} | {cell.agree} |"
             )
     lines += [
         "",
@@ -700,6 +708,7 @@ def render(
         "- ranx breaks score ties in its own order, so its values can differ from trec_eval's on tied runs.",
         "- Python tools run with bytecode caching allowed (PYTHONDONTWRITEBYTECODE unset), so the warm-up run "
         "leaves ireval's modules compiled as a pip install would; the reference libraries are installed by pip.",
+        *(f"- {n}" for n in args.note),
     ]
     if te:
         lines.append(f"- C trec_eval is `{te.version}`.")
