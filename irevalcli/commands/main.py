@@ -215,7 +215,7 @@ file and line); 1 is reserved for a failed quality gate; 3 internal error.
     metavar="SIZE",
     default=None,
     help="Memory for a run that is not grouped by topic (512M, 2G, or bytes; default: a quarter of the "
-    "machine's memory, between 256M and 1G): a larger one is partitioned by topic into temporary files "
+    "machine's memory, between 64M and 256M): a larger one is partitioned by topic into temporary files "
     "under TMPDIR and evaluated part by part, with the same output.",
 )
 @click.option(
