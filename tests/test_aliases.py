@@ -242,3 +242,15 @@ def test_rel_overrides_l_for_that_measure_only(cli):
     a = cli(["-m", "P.5", "-l", "3", "qrels.rel_level", "results.test"], cwd=TREC_EVAL).out.decode().split("\t")[2]
     b = cli(["-m", "P(rel=3)@5", "qrels.rel_level", "results.test"], cwd=TREC_EVAL).out.decode().split("\t")[2]
     assert a == b
+
+
+def test_measures_command_describes_several_names(cli):
+    """``ireval measures auc gauc`` describes each, in order, a blank line between; one
+    unknown name is refused before anything is printed."""
+    one = [cli(["measures", n]).out.decode() for n in ("auc", "nDCG@10", "official")]
+    res = cli(["measures", "auc", "nDCG@10", "official"])
+    assert (res.code, res.err) == (0, "")
+    assert res.out.decode() == "\n".join(one)
+    res = cli(["measures", "auc", "nDGC@10"])
+    assert (res.code, res.out) == (2, b"")
+    assert res.err.startswith("ireval: unknown measure 'nDGC@10'")

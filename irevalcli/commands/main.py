@@ -692,29 +692,28 @@ def measures_reference(fmt: str) -> str:
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("name", required=False)
+@click.argument("names", metavar="[NAME]...", nargs=-1)
 @click.option(
     "--format",
     "fmt",
     type=Choice(["text", "markdown", "json"]),
     default="text",
     show_default=True,
-    help="text: a listing (or NAME described); markdown, json: the full reference (docs/measures.md).",
+    help="text: a listing (or each NAME described); markdown, json: the full reference (docs/measures.md).",
 )
-def measures_command(name: str | None, fmt: str = "text") -> None:
-    """List every measure (or describe NAME): parameters, defaults, definition, reference."""
-    from ..measures.aliases import FAMILIES, describe
+def measures_command(names: tuple[str, ...], fmt: str = "text") -> None:
+    """List every measure (or describe each NAME): parameters, defaults, definition, reference."""
+    from ..measures.aliases import FAMILIES
     from ..measures.catalog import load
-    from ..measures.names import RANX_RBP, label_form, suggest
     from ..measures.registry import NICKNAMES
 
     if fmt != "text":
-        if name is not None:
+        if names:
             raise UsageError(f"--format {fmt} writes the whole reference; give no NAME (or drop --format)")
         click.echo(measures_reference(fmt), nl=False)
         return
     registry = load()
-    if name is None:
+    if not names:
         for meas in registry.values():
             click.echo(f"{meas.name:<24}{meas.doc.split('. ')[0].rstrip('.')}")
         click.echo("")
@@ -724,23 +723,30 @@ def measures_command(name: str | None, fmt: str = "text") -> None:
         for fam in FAMILIES.values():
             click.echo(f"{fam.name:<24}{fam.style} syntax: {', '.join(fam.roots)}")
         return
+    texts = [_describe_name(name, registry) for name in names]  # every name known before any is printed
+    click.echo("\n\n".join(texts))
+
+
+def _describe_name(name: str, registry: Any) -> str:
+    """What ``ireval measures NAME`` prints for one name (a measure, nickname or spelling)."""
+    from ..measures.aliases import describe
+    from ..measures.names import RANX_RBP, label_form, suggest
+    from ..measures.registry import NICKNAMES
+
     root = name.split(".", 1)[0]
     if root in NICKNAMES:
-        click.echo(f"{root}: nickname for {' '.join(NICKNAMES[root])}")
-        return
+        return f"{root}: nickname for {' '.join(NICKNAMES[root])}"
     if root in registry and not RANX_RBP.match(name):
-        click.echo(_describe(registry[root]))
-        return
+        return _describe(registry[root])
     label = label_form(name, registry)
     if label is not None:
-        click.echo(_describe(label[0]))
-        return
+        return _describe(label[0])
     text = describe(name)
     if text is None:
         from ..errors import UnknownMeasureError
 
         raise UnknownMeasureError(f"unknown measure '{name}'{suggest(root, registry)}")
-    click.echo(text)
+    return text
 
 
 class _Terminated(BaseException):
