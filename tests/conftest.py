@@ -21,6 +21,10 @@ settings.load_profile("ireval")
 # Restore Python's own handler so that children start with the default disposition.
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+# Likewise SIGHUP under nohup: ireval keeps an ignored SIGHUP (as it should), so the tests
+# that hang up on it need their children to start with the default disposition.
+if hasattr(signal, "SIGHUP") and signal.getsignal(signal.SIGHUP) is signal.SIG_IGN:
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 DATA = Path(__file__).parent / "data"
 TREC_EVAL = DATA / "trec_eval"
