@@ -75,19 +75,13 @@ COMMANDS: dict[str, dict[str, Any]] = {
         "argv": [IREVAL, "--no-stream", *LOG_MEASURES, "--format", "json", "{log_single}", "{log_single}"],
         "same": "log_json",
     },
-    "ireval_local": {  # issue 17: the labelled table, local engine
+    "ireval_local": {  # issue 17: the labelled table, local engine (in memory)
         "group": "log",
         "argv": [IREVAL, *LOG_MEASURES, "--format", "json", "--labelled", "{log_hive}"],
-        "same": "log_json",
+        "same": "log_hive_json",
         "needs": "--labelled",
     },
-    "ireval_local_memlimit": {  # out of core: unpartitioned files, bounded memory
-        "group": "log",
-        "argv": [IREVAL, *LOG_MEASURES, "--format", "json", "--memory-limit", "2GB", "--labelled", "{log_flat}"],
-        "same": "log_json",
-        "needs": "--memory-limit",
-    },
-    "ireval_dask_hive": {  # partitioned by user bucket: no shuffle
+    "ireval_dask_hive": {  # partitioned by user bucket, one file each: declared, so no shuffle
         "group": "log",
         "argv": [
             IREVAL,
@@ -95,13 +89,14 @@ COMMANDS: dict[str, dict[str, Any]] = {
             "dask",
             "--workers",
             "2",
+            "--partitioned-by-topic",
             *LOG_MEASURES,
             "--format",
             "json",
             "--labelled",
             "{log_hive}",
         ],
-        "same": "log_json",
+        "same": "log_hive_json",
         "needs": "--engine",
     },
     "ireval_dask_flat": {  # rows in logging order: shuffled by user
@@ -118,7 +113,6 @@ COMMANDS: dict[str, dict[str, Any]] = {
             "--labelled",
             "{log_flat}",
         ],
-        "same": "log_json",
         "needs": "--engine",
     },
     # --- the big run, out of topic order --------------------------------------
