@@ -213,3 +213,24 @@ def test_nul_after_the_first_chunk_is_found_before_reading_on(tmp_path):
         for _ in reader.chunks():
             pass
     assert str(err.value) == f"{p}:51: contains a NUL byte"
+
+
+@pytest.mark.parametrize("memory_limit", [None, "1K"])  # streamed, and partitioned on disk
+def test_errors_found_while_reading_name_their_line_in_a_later_chunk(tmp_path, monkeypatch, memory_limit):
+    """The reader learns each chunk's line count from the parser (it no longer scans every
+    chunk for line ends): a NUL byte or an overlong line in a later chunk still names its line."""
+    import irevalcli.io.trec as readers
+    from irevalcli.api import evaluate
+    from irevalcli.errors import InputError
+
+    monkeypatch.setattr(readers, "MAX_LINE", 600)
+    q = tmp_path / "q"
+    q.write_bytes(b"1 0 a 1\n")
+    ok = b"".join(b"%d Q0 d%d 1 2 r\n" % (t, i) for t in (1, 2, 1) for i in range(20))  # 60 lines, unsorted
+    cases = {b"1 Q0 z 1 2 r\x00\n": "61: contains a NUL byte", b"x " * 400 + b"\n": "61: line longer than 600 bytes"}
+    for tail, msg in cases.items():
+        r = tmp_path / "r"
+        r.write_bytes(ok + tail)
+        with pytest.raises(InputError) as err:
+            evaluate(q, r, "map", stream=True, chunk_bytes=128, memory_limit=memory_limit)
+        assert str(err.value).startswith(f"{r}:{msg}")

@@ -331,10 +331,12 @@ def _parsed_chunks(reader: Any, name: str) -> Iterator[tuple[Run, int, bool]]:
     chunks = reader.chunks()
     try:
         base = 0  # physical lines before the chunk
+        counted = None  # lines in the chunk before, told to the reader
         while True:
-            data, last = chunks.send(None)
+            data, last = chunks.send(counted)
             run = parse_chunk(data, name, base)
-            base += run.lines or data.count(b"\n")
+            counted = run.lines or data.count(b"\n")
+            base += counted
             size = len(data)
             del data
             yield run, size, last

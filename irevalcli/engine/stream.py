@@ -129,9 +129,10 @@ class _HashingReader(io.RawIOBase):
 class ChunkReader:
     """Reads the file's bytes (decompressed) in chunks that end at a line end.
 
-    :meth:`chunks` is a generator that takes, through ``send``, the bytes to put in
-    front of the next chunk (the caller's unfinished tail), so each byte of the file
-    is copied once, into the chunk's buffer, however the chunks are cut.
+    :meth:`chunks` is a generator of (chunk, last); it takes, through ``send``, the
+    number of physical lines in the chunk it just gave (the caller's parser counts them
+    anyway; None: the reader counts them itself), so that an error found while reading
+    (a NUL byte, a line too long) names its line without a second scan of every chunk.
 
     ``progress`` is called with the number of bytes read (as stored) as they are read.
     ``path`` ``-`` reads standard input (``stdin``, else ``sys.stdin.buffer``), as it
@@ -204,7 +205,7 @@ class ChunkReader:
             self._spool.close()
             self._spool = None
 
-    def chunks(self) -> Generator[tuple[bytearray, bool], bytes | None, None]:
+    def chunks(self) -> Generator[tuple[bytearray, bool], int | None, None]:
         """Yields ``(data, last)``: ``data`` ends at a line end unless ``last``. Send the
         bytes to prepend to the next chunk (``None`` or ``b""``: nothing)."""
         fh, spool = self._open()
@@ -214,7 +215,7 @@ class ChunkReader:
             if not self.is_stdin:
                 fh.close()
 
-    def _chunks(self, fh: IO[bytes], spool: IO[bytes] | None) -> Generator[tuple[bytearray, bool], bytes | None, None]:
+    def _chunks(self, fh: IO[bytes], spool: IO[bytes] | None) -> Generator[tuple[bytearray, bool], int | None, None]:
         from ..io.trec import ZSTD_MAGIC
 
         raw = self._raw = _HashingReader(fh, spool, self.progress)
@@ -236,12 +237,11 @@ class ChunkReader:
             stream = lzma.LZMAFile(buffered)  # noqa: SIM115 (closed with the reader, in finally)
         else:
             stream = buffered
-        prefix = b""  # sent by the caller
         carry = b""  # a line begun at the end of the last block
         last = False
-        lines = 0  # line ends read so far
+        lines = 0  # physical lines in the chunks given so far
         while not last:
-            lead = prefix + carry
+            lead = carry
             # a line longer than a chunk is read on in blocks at least as long as what is
             # carried: its bytes are copied O(1) times each, not once a chunk
             want = max(self.chunk_bytes, len(carry))
@@ -264,14 +264,13 @@ class ChunkReader:
                     raise NotGrouped
             nul = buf.find(b"\0", len(lead))
             if nul >= 0:  # TREC text: a NUL is an error wherever it is, found before reading on
-                raise InputError(self.name, "contains a NUL byte", lines + buf.count(b"\n", len(lead), nul) + 1)
-            lines += buf.count(b"\n", len(lead))
+                raise InputError(self.name, "contains a NUL byte", lines + buf.count(b"\n", 0, nul) + 1)
             if not last:
-                cut = buf.rfind(b"\n", len(prefix))
+                cut = buf.rfind(b"\n")
                 if cut < 0:  # no line end in this block: read on, up to the limit for one line
-                    if len(buf) - len(prefix) > readers.MAX_LINE:
+                    if len(buf) > readers.MAX_LINE:
                         raise line_too_long(self.name, lines + 1)
-                    carry = bytes(buf[len(prefix) :])
+                    carry = bytes(buf)
                     continue
                 carry = bytes(buf[cut + 1 :])
                 del buf[cut + 1 :]
@@ -279,7 +278,8 @@ class ChunkReader:
                 while buffered.read(1 << 20):  # hash whatever the decompressor left unread
                     pass
                 self.sha256 = raw.sha.hexdigest() if raw.enabled else ""
-            prefix = (yield buf, last) or b""
+            counted = yield buf, last
+            lines += counted if counted is not None else buf.count(b"\n")
 
 
 def _fill(stream: IO[bytes], view: memoryview) -> int:
@@ -343,18 +343,20 @@ def _first_topic_end(qid: pa.Array) -> int:
 
 
 def _topic_batches(
-    chunks: Generator[tuple[bytearray, bool], bytes | None, None], name: str
+    chunks: Generator[tuple[bytearray, bool], int | None, None], name: str
 ) -> Iterator[tuple[Run, np.ndarray, pa.Array]]:
     seen: set[bytes] = set()
     base = 0  # physical lines of the file before the current chunk
+    counted = None  # physical lines of the chunk before, told to the reader
     # The rows of the last, possibly unfinished, topic, as parsed pieces: each byte of
     # the file is parsed once, however many chunks a topic spans (sending its bytes
     # back to lead the next chunk re-parsed them on every chunk: quadratic).
     pending: list[Run] = []
     while True:
-        data, last = chunks.send(None)  # nothing to put in front: the pieces are kept parsed
+        data, last = chunks.send(counted)
         run = _parse_chunk(data, name, base)  # type: ignore[arg-type]  # a bytearray reads as bytes
-        base += run.lines or data.count(b"\n")  # non-last chunks end in a line end
+        counted = run.lines or data.count(b"\n")  # non-last chunks end in a line end
+        base += counted
         del data
         if len(run):
             start = len(run) if last else _last_topic_start(run.qid)
