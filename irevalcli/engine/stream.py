@@ -367,13 +367,16 @@ def _topic_batches(
                 pending.append(run)
             else:
                 done = 0  # rows of the chunk that finish the pending topic: joined to it
-                if pending:
-                    if pending[0].qid[0].as_py() == run.qid[0].as_py():
-                        done = _first_topic_end(run.qid)
-                        pending.append(run.slice(0, done))
-                    yield _checked(_concat(pending), seen)
-                if done < start:  # the chunk's own complete topics: a zero-copy slice
-                    yield _checked(run.slice(done, start), seen)
+                if pending and pending[0].qid[0].as_py() == run.qid[0].as_py():
+                    done = _first_topic_end(run.qid)
+                    pending.append(run.slice(0, done))
+                # one batch a chunk: the finished pending topic and the chunk's own complete
+                # topics together (a zero-copy slice when nothing is pending). Two batches, one
+                # of them a single topic, cost a second table and every measure's fixed cost:
+                # 0.3 s on a 7M-line run with -m all_trec.
+                pieces = [*pending, run.slice(done, start)] if done < start else pending
+                if pieces:
+                    yield _checked(_concat(pieces), seen)
                 pending = [_own(run.slice(start, len(run)))] if start < len(run) else []
         if last:
             if pending:
