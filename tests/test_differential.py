@@ -74,7 +74,6 @@ without -J) in both modes; ``test_many_seeds`` (markers ``differential`` and ``s
 
 from __future__ import annotations
 
-import inspect
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -89,11 +88,6 @@ pytrec_eval_ext = pytest.importorskip("pytrec_eval_ext")
 
 from irevalcli import evaluate  # noqa: E402 (after the skips: the references are optional)
 from irevalcli.errors import IrevalError, MissingTopicError  # noqa: E402
-
-HAS_COMPAT = "compat" in inspect.signature(evaluate).parameters
-needs_compat = pytest.mark.skipif(
-    not HAS_COMPAT, reason="evaluate(compat='9.0.8') is not implemented yet (being added by the lead)"
-)
 
 # Every measure pytrec_eval supports, requested with its default parameters (4h).
 SUPPORTED = sorted(pytrec_eval.supported_measures)
@@ -532,7 +526,6 @@ def test_float32_ties_are_a_real_difference_in_10_mode() -> None:
     assert float(column_lookup(res)["recip_rank"].per_query[0]) == 1.0  # 10.0: doubles, "a" first
 
 
-@needs_compat
 @pytest.mark.parametrize(("level", "judged_only"), [(1, False), (2, True)], ids=["l1", "l2-J"])
 def test_float32_ties_compat_908(level: int, judged_only: bool) -> None:
     """compat='9.0.8' ranks on float32 scores: full per-topic agreement, no K filter either."""
@@ -545,7 +538,6 @@ def test_float32_ties_compat_908(level: int, judged_only: bool) -> None:
 # compat="9.0.8": everything, with no per-topic filtering at all
 
 
-@needs_compat
 @pytest.mark.parametrize(("level", "judged_only"), CONFIGS, ids=CONFIG_IDS)
 def test_compat_908_per_topic(level: int, judged_only: bool) -> None:
     """Under compat='9.0.8' missing topics are skipped (2) and K = trunc(x*R + 0.9) (3)."""
@@ -553,7 +545,6 @@ def test_compat_908_per_topic(level: int, judged_only: bool) -> None:
     assert not mismatches, report(mismatches)
 
 
-@needs_compat
 def test_compat_908_summary() -> None:
     """Every summary, iprec_at_recall and 11pt_avg included, over all shared topics."""
     pt = run_pytrec(CASE, SUPPORTED, 1, False)
@@ -563,7 +554,6 @@ def test_compat_908_summary() -> None:
     assert not failures, "\n".join(failures)
 
 
-@needs_compat
 @pytest.mark.parametrize("name", ["rbp", "rbp_resid", "unj"])
 def test_compat_908_has_no_rbp_or_unj(name: str) -> None:
     """(4h): these measures do not exist in 9.0.8."""
@@ -589,9 +579,7 @@ def test_many_seeds(seeds: list[int]) -> None:
     mismatches: list[Mismatch] = []
     for level, judged_only in CONFIGS:
         mismatches += check_10(case, level, judged_only)[0]
-        if HAS_COMPAT:
-            mismatches += check_908(case, level, judged_only)
+        mismatches += check_908(case, level, judged_only)
     f32 = make_case(seeds[:50], score_values=F32_VALUES)
-    if HAS_COMPAT:
-        mismatches += check_908(f32, 1, False) + check_908(f32, 2, True)
+    mismatches += check_908(f32, 1, False) + check_908(f32, 2, True)
     assert not mismatches, report(mismatches)
