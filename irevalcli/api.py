@@ -345,10 +345,12 @@ def _evaluate(
     if s.engine == "dask":  # the dask engine: one call
         return _evaluate_on_dask(qrels, run, requests, s)
     qpath = _path(qrels)
+    labelled = None
     if s.labelled:  # one table carrying its own judgements
-        from .io.dataset import read_labelled_dataset
+        from .io.dataset import read_labelled
 
-        q, run = read_labelled_dataset(os.fspath(run), columns=s.columns)
+        labelled = read_labelled(os.fspath(run), columns=s.columns)
+        q, run = labelled.qrels, labelled.run
     elif qpath is None:  # read already, or a DataFrame
         q = fmt.load(qrels, s, None)
     elif fmt.is_qrels:
@@ -361,8 +363,18 @@ def _evaluate(
     z = read_zscores(s.zscores) if s.zscores is not None and fmt.is_qrels else None
     import numpy as np
 
-    nqrels_topics = len(np.unique(_codes(q.qid)))
     num_rel_complete = int(np.count_nonzero(q.rel > 0)) if fmt.is_qrels else 0
+    if labelled is not None and sub is None:
+        from .core.labelled import build_labelled_table
+
+        table = build_labelled_table(labelled.run, labelled.labels, labelled.has, s.table)
+        if table is not None:  # the judged topics are the table's (no -D here)
+            with progress.step("evaluating", _path(run)):
+                results = evaluate_table(
+                    table, requests, num_qrels_topics=table.nq, num_rel_complete=num_rel_complete, zscores=z
+                )
+            return Evaluation(results=results, qrels=q, run=labelled.run)
+    nqrels_topics = len(np.unique(_codes(q.qid)))
     path = _path(run)
     spooled = None
     if _streams(run, s, fmt):

@@ -320,6 +320,12 @@ def read_part(
             raise InputError(
                 name, f"no 'rel' column for the labelled table (columns: {listing}); name one with --column rel=NAME"
             )
+        fast = _plain_labelled(data, name, ds.hive[i], columns, ranks)
+        if fast is not None:
+            run, labels, missing = fast
+            run.lineno = (np.int64(ds.place(i)) << LINE_BITS) | run.lineno
+            has = np.ones(len(labels), dtype=bool) if missing is None else ~missing
+            return Part(run, labels=labels, labelled=has)
         nulls = _null_rows(data, label_col)
     if kind == "parquet" and (ds.hive[i] or (label_col is not None and nulls is not None)):
         data = _with_hive(data, name, ds.hive[i], label_col)  # rewritten only when it must be
@@ -334,6 +340,25 @@ def read_part(
     q = parse_qrels_source(Source(name=name, data=data, sha256=""), fmt="parquet", columns=columns)
     has = np.ones(len(q.rel), dtype=bool) if nulls is None else ~nulls
     return Part(run, labels=np.where(has, q.rel, 0), labelled=has)
+
+
+def _plain_labelled(
+    data: bytes, name: str, hive: Sequence[tuple[str, str]], columns: Mapping[str, str], ranks: bool
+) -> tuple[Run, np.ndarray, np.ndarray | None] | None:
+    """A labelled Parquet file read once (run, labels with 0 where missing, rows missing
+    one), or None when the general two-pass reading must say what is wrong with it."""
+    from .tabular import NotPlain, parse_labelled_parquet
+    from .trec import reading_ranks
+
+    if ranks:
+        return None
+    if hive:
+        data = _with_hive(data, name, hive, None)
+    try:
+        with reading_ranks(False):
+            return parse_labelled_parquet(Source(name=name, data=data, sha256=""), columns)
+    except NotPlain:
+        return None
 
 
 def _null_rows(data: bytes, col: str) -> np.ndarray | None:
@@ -446,6 +471,8 @@ def labelled_qrels(run: Run, labels: np.ndarray, labelled: np.ndarray, name: str
     """The judgements a labelled table carries: its rows that have a label."""
     from .arrow import from_numpy
 
+    if labelled.all():  # every row judged: the run's columns are the judgements' (no copy)
+        return Qrels(name=name, sha256="", qid=run.qid, docno=run.docno, rel=labels, lineno=run.lineno)
     keep = from_numpy(labelled)
     return Qrels(
         name=name,
@@ -457,10 +484,27 @@ def labelled_qrels(run: Run, labels: np.ndarray, labelled: np.ndarray, name: str
     )
 
 
+@dataclass
+class Labelled:
+    """A labelled table read: its judgements and its run, and per run row its label (0
+    where missing) and whether it has one."""
+
+    qrels: Qrels
+    run: Run
+    labels: np.ndarray
+    has: np.ndarray
+
+
 def read_labelled_dataset(
     spec: str, *, columns: Mapping[str, str] | None = None, ranks: bool | None = None
 ) -> tuple[Qrels, Run]:
     """A labelled table (qid, docno, score, rel per row) as its judgements and its run."""
+    got = read_labelled(spec, columns=columns, ranks=ranks)
+    return got.qrels, got.run
+
+
+def read_labelled(spec: str, *, columns: Mapping[str, str] | None = None, ranks: bool | None = None) -> Labelled:
+    """:func:`read_labelled_dataset`, with each run row's label kept."""
     import numpy as np
 
     from .trec import READ_RANKS
@@ -475,7 +519,7 @@ def read_labelled_dataset(
     run = concat_runs([p.run for p in parts], ds.spec, dataset_runid(ds, parts[-1].run))
     labels = np.concatenate([p.labels for p in parts])
     has = np.concatenate([p.labelled for p in parts])
-    return labelled_qrels(run, labels, has, ds.spec), run
+    return Labelled(labelled_qrels(run, labels, has, ds.spec), run, labels, has)
 
 
 # ---------------------------------------------------------------- messages

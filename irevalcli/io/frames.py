@@ -49,5 +49,61 @@ def frame_to_binary(df: Any, col: str, name: str) -> Any:
     elif values.isna().any():
         i = int(np.flatnonzero(values.isna().to_numpy())[0])
         raise InputError(name, f"column '{col}' is empty (missing value)", i + 1)
-    strs = values.astype(str).tolist()
+    fast = _arrow_ids(values)
+    if fast is not None:
+        return fast
+    try:
+        strs = values.astype(str).tolist()
+    except UnicodeError:  # pandas' Arrow-backed str refuses lone surrogates: a file's bytes
+        strs = [str(v) for v in values.tolist()]
     return pa.array([v.encode("utf-8", "surrogateescape") for v in strs], pa.large_binary())
+
+
+def _arrow_ids(values: Any) -> Any:
+    """The ids of a column without nulls as large_binary, the text ``values.astype(str)``
+    gives, converted by Arrow in one pass: Arrow-backed columns are handed over, object
+    columns of strings, integer columns and categoricals of those converted once (a
+    categorical's categories only, then taken by code). None when the column holds
+    anything else (mixed objects, strings with lone surrogates, bools, ...): the caller's
+    general conversion then decides, so the text is the same either way."""
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+
+    dtype = values.dtype
+    try:
+        if isinstance(dtype, pd.CategoricalDtype):
+            cats = _arrow_ids(pd.Series(dtype.categories))
+            if cats is None:
+                return None
+            codes = values.cat.codes.to_numpy()
+            return cats.take(pa.array(codes.astype(np.int64, copy=False)))
+        if pd.api.types.is_object_dtype(dtype) and pd.api.types.infer_dtype(values, skipna=False) not in (
+            "string",
+            "integer",
+        ):
+            return None  # mixed objects, bytes, floats: as astype(str) writes them
+        if pd.api.types.is_bool_dtype(dtype):
+            return None
+        if not (
+            pd.api.types.is_integer_dtype(dtype)
+            or isinstance(dtype, pd.ArrowDtype)
+            or pd.api.types.is_string_dtype(dtype)
+        ):
+            return None
+        arr = pa.array(values, from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, ValueError):
+        return None
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    t = arr.type
+    if pa.types.is_dictionary(t):
+        arr = arr.dictionary_decode()
+        t = arr.type
+    if arr.null_count:
+        return None
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return arr.cast(pa.large_binary())
+    if pa.types.is_integer(t):
+        return arr.cast(pa.large_string()).cast(pa.large_binary())
+    return None

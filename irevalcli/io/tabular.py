@@ -399,6 +399,54 @@ def parse_run_source(src: Source, *, fmt: str = "auto", columns: Mapping[str, st
     )
 
 
+def parse_labelled_parquet(src: Source, columns: Mapping[str, str] | None = None) -> tuple[Run, np.ndarray, Any]:
+    """A labelled Parquet table (qid, docno, score, rel per row) read once: its run, each
+    row's label (0 where the label is missing) and the rows whose label is missing (a bool
+    array, or None when every row has one). Only for what :func:`parse_run_source` and
+    :func:`parse_qrels_source` would both accept without error: anything else (a missing
+    column, a bad value, ``--ties rank``, ``--column rank=``) raises :class:`NotPlain`, and the
+    caller reads the table the general way, whose messages then say what is wrong."""
+    import numpy as np
+    import pyarrow as pa
+
+    columns = columns or {}
+    if READ_RANKS.get() or "rank" in columns:
+        raise NotPlain
+    try:
+        tab = _read_tabular(src, "parquet", ("qid", "docno", "score", "rel"), ("runid",), columns, "run")
+        if tab.nrows == 0:
+            raise NotPlain
+        label = tab.cols["rel"]
+        nulls = None
+        if label.null_count:
+            if not (pa.types.is_integer(label.type) or pa.types.is_floating(label.type)):
+                raise NotPlain
+            nulls = label.is_null().to_numpy(zero_copy_only=False)
+            tab.cols["rel"] = label.fill_null(pa.scalar(0, label.type))
+        score = _floats(tab, "score", "score")
+        runid = default_runid(src.name)
+        if "runid" in tab.cols:
+            runid = _ids(tab, "runid")[tab.nrows - 1].as_py().decode("utf-8", "surrogateescape")
+        run = Run(
+            name=src.name,
+            sha256=src.sha256,
+            qid=_ids(tab, "qid"),
+            docno=_ids(tab, "docno"),
+            score=score,
+            lineno=tab.lineno,
+            runid=runid,
+            rank=None,
+        )
+        labels = _ints(tab, "rel", "relevance label")
+    except InputError:
+        raise NotPlain from None
+    return run, np.asarray(labels, dtype=np.int64), nulls
+
+
+class NotPlain(Exception):
+    """:func:`parse_labelled_parquet` leaves this table to the general readers."""
+
+
 def _ranks(tab: _Table) -> np.ndarray:
     """The rank column: whole numbers, as labels are (``3.0`` is 3, ``2.5`` is refused)."""
     from .trec import check_rank_range

@@ -149,7 +149,7 @@ def bare_cr_to_lf(data: bytes) -> bytes:
     """A lone CR ends a line, as LF and CRLF do. trec_eval reads it as a space, so a file
     with CR line ends is one line to it and would score as one result; ireval reads lines.
     Binary Parquet is left alone."""
-    if not has_bare_cr(data) or (len(data) >= 12 and data[:4] == b"PAR1" and data[-4:] == b"PAR1"):
+    if (len(data) >= 12 and data[:4] == b"PAR1" and data[-4:] == b"PAR1") or not has_bare_cr(data):
         return data
     import re
 

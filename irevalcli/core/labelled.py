@@ -1,0 +1,111 @@
+"""The table of a labelled run (an impression log: each row carries its own label), built
+without joining the run to its judgements.
+
+:func:`irevalcli.core.table.build_table` matches every run row with the qrels by (topic,
+docno): for a labelled table the qrels are the run's own rows, so the label of each row is
+known already and the join (hashing both sides, sorting the keys, looking every row up) is
+wasted work. :func:`build_labelled_table` gives the same :class:`EvalTable`, field for
+field, from the rows and their labels, and leaves to ``build_table`` what it does not cover
+(``-M``, ``-D``, ``--ties rank``, documents judged or retrieved twice: their errors and
+their tables stay exactly ``build_table``'s).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..io.arrow import decode_id, to_numpy
+from .table import EvalOptions, EvalTable, factorize_sorted, rank_permutation
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from ..io.trec import Run
+
+
+def build_labelled_table(run: Run, labels: np.ndarray, has: np.ndarray, opts: EvalOptions) -> EvalTable | None:
+    """The table ``build_table(qrels, run, opts, doc_dict=False)`` builds when ``qrels`` are
+    the rows of ``run`` that have a label (``has``; ``labels``: each row's label), or None
+    when that case is left to ``build_table``."""
+    if opts.max_docs is not None or opts.only_query is not None or opts.ties == "rank" or not has.any():
+        return None
+    # topics: the judged ones, numbered in bytewise order (the qrels' qids are the run's)
+    (code,), qid_dict = factorize_sorted(run.qid)
+    nqid = len(qid_dict)
+    judged = np.bincount(code if has.all() else code[has], minlength=nqid) > 0
+    topics = np.flatnonzero(judged)
+    topic_of_code = np.full(nqid, -1, dtype=np.int64)
+    topic_of_code[topics] = np.arange(len(topics), dtype=np.int64)
+    r_topic = topic_of_code[code]
+    keep = r_topic >= 0
+    all_kept = bool(keep.all())
+    g = r_topic if all_kept else r_topic[keep]
+    docno = run.docno if all_kept else run.docno.filter(_mask(keep))
+    if _has_duplicates(g, docno, len(topics)):
+        return None  # build_table names the document judged or retrieved twice
+    score = run.score if all_kept else run.score[keep]
+    if opts.compat == "9.0.8":
+        score = score.astype(np.float32).astype(np.float64)  # 9.0.8 stores scores as float
+    line = run.lineno if all_kept else run.lineno[keep]
+    # each row's label as the join would find it: -1 not judged, -2 judged negative
+    label = np.where(has, np.where(labels < 0, -2, labels), -1)
+    if not all_kept:
+        label = label[keep]
+    base, pos, src = rank_permutation(g, score, docno, opts.ties, line, None)
+    if base is not None or len(pos):
+        order = base if base is not None else np.arange(len(g), dtype=np.int64)
+        if base is not None:
+            g = g[base]  # (ties stay within their topic)
+        order[pos] = src
+        label = label[order]
+    nq = len(topics)
+    starts = np.zeros(nq + 1, dtype=np.int64)
+    np.cumsum(np.bincount(g, minlength=nq), out=starts[1:])
+    if opts.judged_only:
+        kept = label >= 0
+        g, label = g[kept], label[kept]
+        starts[1:] = np.cumsum(np.bincount(g, minlength=nq))
+    judged_rows = has if all_kept else has & keep
+    return EvalTable(
+        qids=[decode_id(qid_dict[int(c)].as_py()) for c in topics],
+        g=g,
+        label=label,
+        starts=starts,
+        qg=r_topic[judged_rows],
+        qrel=labels[judged_rows],
+        missing=np.zeros(nq, dtype=bool),
+        opts=opts,
+        runid=run.runid,
+        max_label=int(labels[has].max()),
+    )
+
+
+def _mask(keep: np.ndarray) -> pa.Array:
+    from ..io.arrow import from_numpy
+
+    return from_numpy(keep)
+
+
+def _has_duplicates(g: np.ndarray, docno: pa.Array, nq: int) -> bool:
+    """Whether some topic lists a document twice (or may: equal integer values of
+    different texts, such as '7' and '07', count as equal here)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if len(g) < 2:
+        return False
+    code = None
+    try:
+        ids = to_numpy(pc.cast(docno.cast(pa.large_string()), pa.int64()))
+        lo, hi = int(ids.min()), int(ids.max())
+        if (hi - lo + 1) * max(nq, 1) < 2**62:
+            code, bound = ids - lo, hi - lo + 1
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OverflowError):
+        code = None
+    if code is None:
+        code = to_numpy(docno.dictionary_encode().indices).astype(np.int64, copy=False)
+        bound = int(code.max()) + 1
+    key = np.sort(g * bound + code)
+    return bool((key[1:] == key[:-1]).any())
