@@ -352,13 +352,28 @@ def _plain_labelled(
 
     if ranks:
         return None
-    if hive:
+    if hive and _needs_hive(data, hive, columns):
         data = _with_hive(data, name, hive, None)
     try:
         with reading_ranks(False):
             return parse_labelled_parquet(Source(name=name, data=data, sha256=""), columns)
     except NotPlain:
         return None
+
+
+def _needs_hive(data: bytes, hive: Sequence[tuple[str, str]], columns: Mapping[str, str]) -> bool:
+    """Whether a column a labelled table's reading takes (qid, docno, score, rel, runid)
+    is one of the hive partition's keys rather than the file's own: only then is the file
+    rewritten with them (:func:`_with_hive`), as the columns resolve the same either way."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from .tabular import find_column
+
+    own = pq.ParquetFile(pa.BufferReader(data)).schema_arrow.names
+    names = [*own, *(k for k, _ in hive if k not in own)]
+    found = (find_column(role, names, columns) for role in ("qid", "docno", "score", "rel", "runid"))
+    return any(col is not None and col not in own for col in found)
 
 
 def _null_rows(data: bytes, col: str) -> np.ndarray | None:
