@@ -212,3 +212,15 @@ def test_dataframe_null_ids_are_refused_with_the_same_message(column):
     with pytest.raises(InputError) as e:
         run_from_frame(df)
     assert str(e.value) == "<run DataFrame>:2: column 'qid' is empty (missing value)"
+
+
+def test_labelled_table_with_undecodable_topic_ids(tmp_path):
+    path = tmp_path / "t.parquet"
+    qid = pa.array([b"u\xff", b"u\xff", b"v", b"v"], pa.binary())
+    pq.write_table(
+        pa.table({"qid": qid, "docno": ["1", "2", "1", "2"], "score": [1.0, 2.0, 2.0, 2.0], "rel": [1, 0, 0, 1]}), path
+    )
+    got = read_labelled(str(path))
+    fast = build_labelled_table(got.run, got.labels, got.has, EvalOptions())
+    assert fast is not None and fast.qids == ["u\udcff", "v"]
+    _same_table(fast, build_table(got.qrels, got.run, EvalOptions(), doc_dict=False))

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..io.arrow import decode_id, to_numpy
+from ..io.arrow import decode_id, from_numpy, to_numpy
 from .table import EvalOptions, EvalTable, factorize_sorted, rank_permutation
 
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ def build_labelled_table(run: Run, labels: np.ndarray, has: np.ndarray, opts: Ev
         starts[1:] = np.cumsum(np.bincount(g, minlength=nq))
     judged_rows = has if all_kept else has & keep
     return EvalTable(
-        qids=[decode_id(qid_dict[int(c)].as_py()) for c in topics],
+        qids=_texts(qid_dict.take(from_numpy(topics))),
         g=g,
         label=label,
         starts=starts,
@@ -83,9 +83,17 @@ def build_labelled_table(run: Run, labels: np.ndarray, has: np.ndarray, opts: Ev
 
 
 def _mask(keep: np.ndarray) -> pa.Array:
-    from ..io.arrow import from_numpy
-
     return from_numpy(keep)
+
+
+def _texts(ids: pa.Array) -> list[str]:
+    """``[decode_id(b) for b in ids]``, in one conversion when every id is valid UTF-8."""
+    import pyarrow as pa
+
+    try:
+        return ids.cast(pa.large_string()).to_pylist()  # (the cast checks the UTF-8)
+    except (pa.ArrowInvalid, UnicodeDecodeError):
+        return [decode_id(b) for b in ids.to_pylist()]
 
 
 def _has_duplicates(g: np.ndarray, docno: pa.Array, nq: int) -> bool:

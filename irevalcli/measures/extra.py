@@ -141,15 +141,31 @@ def _auc_parts(t: EvalTable, p: Params) -> tuple[np.ndarray, np.ndarray]:
         n_non = t.seg_count(non).astype(np.float64)
         won = t.seg_sum((n_non[t.g] - nr_above).astype(np.float64), where=rel)
         return won, t.seg_count(rel) * n_non
-    rel = t.is_rel & (t.label >= 0)
-    non = (t.label >= 0) & ~t.is_rel
-    nr_above = t.seg_cumsum(non.astype(np.int64))
+    key = ("auc_parts",)
+    if key not in t._cache:
+        t._cache[key] = _ranked_auc_parts(t)
+    return t._cache[key]
+
+
+def _ranked_auc_parts(t: EvalTable) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_auc_parts` over the judged documents (shared by auc and gauc): a running
+    count of the judged non-relevant rows, read at the relevant rows only."""
+    label = t.label
+    judged = label >= 0
+    rows = t.rel_rows if t.level >= 0 else np.flatnonzero(t.is_rel & judged)  # relevant, judged
+    non = judged
+    non &= label < t.level  # (judged is a fresh array)
+    cnon = np.zeros(len(label) + 1, dtype=np.int64)
+    np.cumsum(non, out=cnon[1:])
+    before = cnon[t.starts[:-1]]  # judged non-relevant rows above each topic's first
+    g = t.g[rows]
+    nr_above = cnon[rows + 1] - before[g]
     R = t.R.astype(np.float64)
     NR = t.NR.astype(np.float64)
     # a retrieved relevant document beats every judged non-relevant one not ranked above it
-    won = t.seg_sum((NR[t.g] - nr_above).astype(np.float64), where=rel)
-    r_unret = R - t.seg_count(rel)
-    n_unret = NR - t.seg_count(non)
+    won = np.bincount(g, weights=(NR[g] - nr_above).astype(np.float64), minlength=t.nq)
+    r_unret = R - np.bincount(g, minlength=t.nq).astype(np.int64)
+    n_unret = NR - (cnon[t.starts[1:]] - before)
     return won + 0.5 * r_unret * n_unret, R * NR
 
 

@@ -67,8 +67,7 @@ def gains(t: EvalTable, pairs: tuple[tuple[str, float], ...], rescale: bool = Fa
     jg, jl = t.qg[judged], t.qrel[judged]
     levels = np.unique(jl)  # judged levels present anywhere (>= 0)
     col = np.searchsorted(levels, jl)
-    counts = np.zeros((nq, len(levels)), dtype=np.int64)
-    np.add.at(counts, (jg, col), 1)
+    counts = np.bincount(jg * len(levels) + col, minlength=nq * len(levels)).astype(np.int64).reshape(nq, len(levels))
     NL = np.zeros(nq, dtype=np.int64)
     if len(levels):
         top = np.where(counts > 0, levels[None, :], -1).max(axis=1)
