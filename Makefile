@@ -64,7 +64,7 @@ TREC_EVAL ?= benchmarks/bin/trec_eval
 endif
 
 bench: $(STAMP) benchmarks/.venv-ref/.installed $(TREC_EVAL)
-	$(BIN)/python benchmarks/bench.py $(if $(TREC_EVAL),--trec-eval $(TREC_EVAL)) $(BENCH_ARGS) --write
+	$(BIN)/python benchmarks/bench.py $(if $(TREC_EVAL),--trec-eval $(TREC_EVAL)) --shapes $(BENCH_ARGS) --write
 
 clean:
 	rm -rf $(VENV) build *.egg-info

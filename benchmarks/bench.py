@@ -283,6 +283,12 @@ def main(argv: list[str] | None = None) -> int:
         help="python with pytrec_eval / ir_measures / ranx (default benchmarks/.venv-ref)",
     )
     ap.add_argument("--no-check", action="store_true", help="skip the agreement check")
+    ap.add_argument(
+        "--shapes",
+        action="store_true",
+        help="also run benchmarks/shapes.py (issue 22's five shapes and their ratios) and add its table",
+    )
+    ap.add_argument("--shapes-args", default="", help="arguments for shapes.py, e.g. '--log-users 500000 --reps 1'")
     ap.add_argument("--write", action="store_true", help="also write benchmarks/RESULTS.md")
     ap.add_argument("--note", action="append", default=[], help="a line for the report's notes (repeatable)")
     ap.add_argument(
@@ -396,6 +402,12 @@ def main(argv: list[str] | None = None) -> int:
         check(cells, out_path, by_name, data, args, tmp)
 
     report = render(cells, tools, missing, baseline, infos, args, time.time() - t_start)
+    if args.shapes:
+        extra = ["--reps", str(args.reps), "--ref-python", args.ref_python]
+        if args.trec_eval:
+            extra += ["--trec-eval", args.trec_eval]
+        cmd = [sys.executable, str(HERE / "shapes.py"), *extra, *shlex.split(args.shapes_args)]
+        report += "\n" + subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout
     sys.stdout.write(report)
     if args.write:
         Path(args.results).write_text(report)

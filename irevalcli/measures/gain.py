@@ -77,7 +77,12 @@ def gains(t: EvalTable, pairs: tuple[tuple[str, float], ...], rescale: bool = Fa
     # only rows whose label can be a level of the gain table can have a gain: judged
     # rows, unless a pair names a negative level
     low = min([0] + [lv for lv, _ in pair_entries])
-    cand = t.judged_rows if low >= 0 else np.flatnonzero(t.label >= low)
+    if not pair_entries:
+        # no gain table: a level's gain is its value (rescaled, if at all, from a minimum of
+        # level 0's gain 0), so label 0 rows have gain 0 and are dropped below anyway
+        cand = np.flatnonzero(t.label > 0)
+    else:
+        cand = t.judged_rows if low >= 0 else np.flatnonzero(t.label >= low)
     row_group = NL[t.g[cand]]
     cand_gain = np.zeros(len(cand), dtype=np.float64)
     il_parts: list[tuple[np.ndarray, np.ndarray]] = []  # (topic per element, gain)
