@@ -218,6 +218,8 @@ def _summary(cmd: Cmd) -> dict[str, float]:
             got = json.loads(cmd.out.strip().splitlines()[-1])
         except (ValueError, IndexError):
             return {}
+    if not isinstance(got, dict):
+        return {}
     return {k: float(v) for k, v in got.get("summary", {}).items() if v is not None}
 
 
