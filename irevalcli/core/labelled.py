@@ -36,11 +36,15 @@ def build_labelled_table(run: Run, labels: np.ndarray, has: np.ndarray, opts: Ev
     nqid = len(qid_dict)
     judged = np.bincount(code if has.all() else code[has], minlength=nqid) > 0
     topics = np.flatnonzero(judged)
-    topic_of_code = np.full(nqid, -1, dtype=np.int64)
-    topic_of_code[topics] = np.arange(len(topics), dtype=np.int64)
-    r_topic = topic_of_code[code]
-    keep = r_topic >= 0
-    all_kept = bool(keep.all())
+    keep: np.ndarray = np.ones(0, dtype=bool)  # (read only when not all_kept)
+    if len(topics) == nqid:  # every topic judged (a log whose rows all have a label): codes are topics
+        r_topic, all_kept = code, True
+    else:
+        topic_of_code = np.full(nqid, -1, dtype=np.int64)
+        topic_of_code[topics] = np.arange(len(topics), dtype=np.int64)
+        r_topic = topic_of_code[code]
+        keep = r_topic >= 0
+        all_kept = bool(keep.all())
     g = r_topic if all_kept else r_topic[keep]
     docno = run.docno if all_kept else run.docno.filter(_mask(keep))
     if _has_duplicates(g, docno, len(topics)):
@@ -50,7 +54,10 @@ def build_labelled_table(run: Run, labels: np.ndarray, has: np.ndarray, opts: Ev
         score = score.astype(np.float32).astype(np.float64)  # 9.0.8 stores scores as float
     line = run.lineno if all_kept else run.lineno[keep]
     # each row's label as the join would find it: -1 not judged, -2 judged negative
-    label = np.where(has, np.where(labels < 0, -2, labels), -1)
+    if has.all() and labels.min() >= 0:
+        label = labels  # (not written to: reordered into a new array, or kept as it is)
+    else:
+        label = np.where(has, np.where(labels < 0, -2, labels), -1)
     if not all_kept:
         label = label[keep]
     base, pos, src = rank_permutation(g, score, docno, opts.ties, line, None)
