@@ -133,11 +133,13 @@ def _has_duplicates(g: np.ndarray, docno: pa.Array, nq: int) -> bool:
         ids = to_numpy(pc.cast(docno.cast(pa.large_string()), pa.int64()))
         lo, hi = int(ids.min()), int(ids.max())
         if (hi - lo + 1) * max(nq, 1) < 2**62:
-            code, bound = ids - lo, hi - lo + 1
+            code, bound = ids - lo if lo else ids, hi - lo + 1
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OverflowError):
         code = None
     if code is None:
         code = to_numpy(docno.dictionary_encode().indices).astype(np.int64, copy=False)
         bound = int(code.max()) + 1
-    key = np.sort(g * bound + code)
+    key = g * bound  # in place from here: a few full-length arrays fewer on a 50M-row log
+    key += code
+    key.sort()
     return bool((key[1:] == key[:-1]).any())
