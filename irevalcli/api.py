@@ -17,7 +17,7 @@ from .io.judgements import load_judgements
 from .io.subtopics import load_subtopics
 from .io.tabular import streamable
 from .io.trec import Qrels, Run, read_zscores
-from .measures.names import Request, resolve
+from .measures.names import Request, asked_order, resolve
 from .settings import COMPAT_MODES as COMPAT_MODES  # re-exported: the API's names
 from .settings import NO_PROGRESS, REL_FORMATS, Advance, EvalSettings, ProgressReport, api_wording
 
@@ -69,19 +69,42 @@ assert tuple(TABLE_BUILDERS) == REL_FORMATS, "settings.REL_FORMATS names the tab
 class Evaluation:
     """What :func:`evaluate` returns: the results plus the inputs' identities."""
 
-    results: Results
+    results: Results  # its columns in trec_eval's measure order, as trec text prints them
     qrels: Qrels
     run: Run
+    asked: dict[str, int] | None = None  # label -> place asked (measures.names.asked_order)
 
     @property
     def per_query(self) -> pd.DataFrame:
-        """Tidy per-topic values: columns qid, measure, value, text."""
-        return self.results.per_query_frame()
+        """Tidy per-topic values: columns qid, measure, value, text; measures in the order asked."""
+        return self.in_asked_order().per_query_frame()
 
     @property
     def summary(self) -> pd.DataFrame:
-        """Summary values: columns measure, value, text."""
-        return self.results.summary_frame()
+        """Summary values: columns measure, value, text; measures in the order asked."""
+        return self.in_asked_order().summary_frame()
+
+    def in_asked_order(self) -> Results:
+        """The results with their measures in the order they were asked (trec text keeps
+        trec_eval's order: :attr:`results`)."""
+        return in_asked_order(self.results, self.asked or {})
+
+
+def in_asked_order(results: Results, order: dict[str, int]) -> Results:
+    """``results`` with its columns in the order the measures were asked (``order``: label ->
+    place, :func:`irevalcli.measures.names.asked_order`); labels of one place keep their order,
+    and a label ``order`` does not know keeps its place after the known ones."""
+    import dataclasses
+
+    if not order:
+        return results
+    last = max(order.values()) + 1
+
+    def key(item: tuple[int, Any]) -> tuple[int, int]:
+        i, c = item
+        return (order.get(c.label, order.get(f"root:{c.root}", last)), i)
+
+    return dataclasses.replace(results, columns=[c for _, c in sorted(enumerate(results.columns), key=key)])
 
 
 def qrels_from_frame(df: Any, name: str = "<qrels DataFrame>") -> Qrels:
@@ -220,7 +243,8 @@ def _api_names(func: Any) -> Any:
 
 
 def _measure_list(measures: Any) -> list[str]:
-    """``"map"`` or ``["map", "P.5"]``: a single string is one measure (not its letters)."""
+    """``"map"`` or ``["map", "P.5"]``: a single string is one measure (not its letters), or
+    several separated by blanks (``"ndcg_cut.10 map"``, split by ``resolve``)."""
     if isinstance(measures, str):
         return [measures]
     try:
@@ -231,6 +255,13 @@ def _measure_list(measures: Any) -> list[str]:
         if not isinstance(m, str):
             raise UsageError(f"measures must be a name or a list of names; got {m!r} ({type(m).__name__}) in the list")
     return items
+
+
+def _flat_specs(measures: Any) -> list[str]:
+    """Every spec of ``measures`` (a name, a list, or a list of lists), in the order given."""
+    if isinstance(measures, str):
+        return [measures]
+    return [m for g in measures for m in ([g] if isinstance(g, str) else _measure_list(g))]
 
 
 def _requests(measures: Any, *, rel_format: str, compat: str) -> list[Request]:
@@ -266,7 +297,8 @@ def evaluate(
 
     ``qrels`` and ``run`` are paths (``-`` reads the run from stdin; gzip is detected)
     or DataFrames (qrels: qid, docno, rel; run: qid, docno, score[, runid]).
-    ``measures``: one trec_eval name or a list of them (``"map"``, ``["P.5,10", "ndcg_cut_10"]``,
+    ``measures``: one name, several in one string separated by blanks (``"ndcg_cut.10 map"``),
+    or a list of names (``"map"``, ``["P.5,10", "ndcg_cut_10"]``,
     ``"all_trec"``). DataFrame columns are recognised by the same names as file headers
     (``query_id``, ``doc_id``, ``relevance``, ...); float ids that are whole numbers (a qid
     column read as 301.0) become integers ("301"), other floats are refused.
@@ -310,7 +342,9 @@ def evaluate(
     """
     s = EvalSettings.given(options, settings, "evaluate()")
     with s.reading():  # inputs hashed (or not), run ranks read (or not), as the settings say
-        return _evaluate(qrels, run, measures, s, progress or NO_PROGRESS, stdin)
+        ev = _evaluate(qrels, run, measures, s, progress or NO_PROGRESS, stdin)
+    ev.asked = asked_order(_flat_specs(measures), rel_format=s.rel_format, compat=s.compat)
+    return ev
 
 
 def _path(x: Any) -> str | None:

@@ -1052,8 +1052,9 @@ def compare_command(
     )
     evaluation = scoring_settings(rel_level, ties, engine, scheduler, workers)  # checked before any file is read
     from ..engine.dask_engine import session
+    from ..measures.names import split_specs  # -m 'map P.10': two measures
 
     with session(engine, scheduler, workers):  # --engine dask: one cluster for every run
-        report = run_compare(qrels, baseline, runs, list(measures) or ["map"], settings, evaluation)
+        report = run_compare(qrels, baseline, runs, split_specs(measures) or ["map"], settings, evaluation)
     terminal = output in (None, "-") and stdout_is_terminal()
     write_output(format_compare(report, fmt, terminal=terminal), output, fmt)

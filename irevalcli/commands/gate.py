@@ -268,9 +268,12 @@ def apply_config(spec: GateSpec, path: str) -> None:
             m = [m]
         if not isinstance(m, list) or not all(isinstance(x, str) and x for x in m):
             raise InputError(path, f"'measures' must be a list of measure names, got {doc['measures']!r}")
+        from ..measures.names import split_specs
+
+        m = split_specs(m)  # "map P.10": two measures, as on the command line
         for name in m:
             _labels_in(name, f"'measures' {name}", path)
-        spec.measures = list(m)
+        spec.measures = m
     for kind in KINDS:
         if kind not in doc:
             continue
@@ -329,7 +332,9 @@ def build_spec(
         if v is not None:
             setattr(spec, attr, v)
     if measures:
-        spec.measures = list(measures)
+        from ..measures.names import split_specs
+
+        spec.measures = split_specs(measures)  # -m 'map P.10': two measures
     cli_checks: dict[tuple[str, str], Check] = {}
     for kind, texts in (("min", floors), ("max_drop", max_drop), ("max_drop_rel", max_drop_rel)):
         for text in texts:

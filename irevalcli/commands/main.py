@@ -111,7 +111,7 @@ file and line); 1 is reserved for a failed quality gate; 3 internal error.
     multiple=True,
     metavar="NAME[.PARAMS]",
     shell_complete=_complete_measure,
-    help="Measure or nickname to compute (repeatable; default: official).",
+    help="Measure or nickname to compute (repeatable, or several separated by blanks; default: official).",
 )
 @click.option(
     "-c",
@@ -430,8 +430,9 @@ def run_eval(
         check_output_path(out.path)  # type: ignore[arg-type]
         check_not_input(out.path, inputs)
     if measures:
-        from ..measures.names import merge_repeated_cutoffs
+        from ..measures.names import merge_repeated_cutoffs, split_specs
 
+        measures = tuple(split_specs(measures))  # -m 'ndcg_cut.10 map': two measures
         merged, repeated = merge_repeated_cutoffs(measures)
         if fmt == "trec":  # trec_eval's bytes: the first parameters only, and a note
             for kept, ignored, spec in repeated:
@@ -458,7 +459,9 @@ def run_eval(
             judgements = ev.qrels
             if first is None:
                 first = (ev.qrels.name, ev.qrels.sha256, ev.run.name, ev.run.sha256, ev.results)
-            results.append(RunResults(ev.run.name, ev.results.runid, ev.run.sha256, ev.results))
+            # trec text keeps trec_eval's measure order; the other formats follow the order asked
+            shown = ev.results if fmt == "trec" else ev.in_asked_order()
+            results.append(RunResults(ev.run.name, ev.results.runid, ev.run.sha256, shown))
             del ev  # the run's rows are not needed any more
     qrels_name, qrels_sha, run_name, run_sha, first_results = first
 
