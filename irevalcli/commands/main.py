@@ -74,7 +74,8 @@ Examples:
 \b
 Measures: trec_eval's names and parameters (P.5,10  iprec_at_recall..10,.5
 ndcg.1=3,2=9  utility.2,-1,0,0  rbp.p=0.8) and nicknames (official, all_trec,
-set). Output labels are accepted too (P_5, ndcg_cut_10).
+set). Output labels are accepted too (P_5, ndcg_cut_10), and so are lists in one -m
+(-m 'ndcg_cut.10 map', -m 'AP nDCG@10').
 
 \b
 Other commands:
@@ -84,6 +85,7 @@ Other commands:
   ireval pool RUN... --depth N      build a judgment pool from runs
   ireval plot pr|diff QRELS RUN...  precision-recall curves, per-topic differences
   ireval curve QRELS RUN...         precision-recall curve points as CSV or JSON
+  ireval similarity RUN_A RUN_B     rank-biased overlap, Kendall's tau (no qrels)
 
 \b
 Shell completion (measure names too): eval "$(_IREVAL_COMPLETE=bash_source ireval)"
