@@ -147,5 +147,9 @@ def similarity_command(
         "left_out": {"run_a_only": only_a, "run_b_only": only_b},
     }
     pair = RunResults(f"{a.name} vs {b.name}", results.runid, "", results)
-    data = format_runs(out_fmt, [pair], per_query=per_query, summary=True, meta=meta, places=places)
+    try:  # the table format fits a terminal's width, and is plain text in a pipe
+        terminal = out_fmt == "table" and is_stdout(output) and bool(sys.stdout.isatty())
+    except (AttributeError, ValueError):
+        terminal = False
+    data = format_runs(out_fmt, [pair], per_query=per_query, summary=True, meta=meta, places=places, terminal=terminal)
     write_output(data, output, out_fmt, inputs=inputs)
