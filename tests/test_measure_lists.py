@@ -221,3 +221,21 @@ def test_every_parameterless_measure_refuses_parameters(name, text):
 def test_the_registry_has_parameterless_measures():
     names = _parameterless()
     assert {"map", "recip_rank", "num_q", "bpref", "auc"} <= set(names)
+
+
+_ONE = ["map", "P.5,10", "P_5", "ndcg_cut.10", "nDCG@10", "AP", "P(rel=2)@5", "rbp.95", "map@100-l2", "official"]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_joined_list_splits_back_into_its_measures(seed):
+    """Any measures joined by any runs of blanks split back into the same measures, and
+    resolve to the same labels as given one -m each."""
+    import random
+
+    from irevalcli.measures.names import resolve, split_specs
+
+    rng = random.Random(seed)
+    specs = rng.sample(_ONE, rng.randint(1, len(_ONE)))
+    joined = "".join(s + "".join(rng.choice(" \t") for _ in range(rng.randint(1, 3))) for s in specs)
+    assert split_specs([joined]) == specs
+    assert [lb for r in resolve([joined]) for lb in r.labels] == [lb for r in resolve(specs) for lb in r.labels]
