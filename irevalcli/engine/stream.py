@@ -334,7 +334,7 @@ def _last_topic_start(qid: pa.Array) -> int:
         width *= 4
 
 
-def topic_batches(reader: ChunkReader, name: str) -> Iterator[tuple[Run, np.ndarray, pa.Array]]:
+def topic_batches(reader: ChunkReader, name: str) -> Generator[tuple[Run, np.ndarray, pa.Array], None, None]:
     """(run rows of complete topics, rows per topic, topic ids) from a grouped run file.
 
     The last topic of a chunk may go on in the next one, so its parsed rows are
