@@ -106,3 +106,80 @@ def test_one_ctrl_c_stops(qrels, typed):
     assert code == 130
     echo = b"".join(line.replace(b"\n", b"\r\n") for line in typed)
     assert shown == PROMPT + echo + b"^C\r\nireval: interrupted\r\n"
+
+
+# ---- an 80-column terminal: the results table and the measures listing fit it ----------------
+
+
+def on_terminal(args: list[str], columns: int = 80, cwd: str | None = None) -> str:
+    """``ireval ARGS`` with its standard output on a terminal ``columns`` wide (the window
+    size of a pseudo-terminal, as a terminal emulator sets it; COLUMNS unset); what it
+    showed, colours dropped."""
+    import fcntl
+    import re
+    import struct
+    import subprocess
+    import termios
+
+    main, child = os.openpty()
+    fcntl.ioctl(child, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "irevalcli", *args], stdout=child, stderr=subprocess.PIPE, env=env, cwd=cwd
+    )
+    os.close(child)
+    out = bytearray()
+    _read_until(main, out, None, time.monotonic() + 120)
+    os.close(main)
+    assert proc.wait(timeout=120) == 0, proc.stderr.read() if proc.stderr else b""
+    if proc.stderr:
+        proc.stderr.close()
+    return re.sub(r"\x1b\[[0-9;]*m", "", out.decode("utf-8").replace("\r\n", "\n"))
+
+
+def piped(args: list[str], cwd: str | None = None) -> str:
+    import subprocess
+
+    return subprocess.run(
+        [sys.executable, "-m", "irevalcli", *args], capture_output=True, check=True, text=True, cwd=cwd
+    ).stdout
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_the_measures_listing_fits_80_columns():
+    shown = on_terminal(["measures"])
+    assert max(len(line) for line in shown.splitlines()) <= 80
+    # the same words as the listing piped, where each entry is one line (for grep)
+    whole = piped(["measures"])
+    assert shown.split() == whole.split()
+    assert max(len(line) for line in whole.splitlines()) > 80
+    entry = next(i for i, line in enumerate(shown.splitlines()) if line.startswith("num_rel "))
+    lines = shown.splitlines()
+    assert lines[entry].startswith("num_rel                 Number of relevant documents (judged rel >= -l);")
+    assert lines[entry + 1].startswith(" " * 24) and lines[entry + 1][24] != " "  # continued under the text
+
+
+def test_a_measure_description_fits_80_columns():
+    shown = on_terminal(["measures", "err"])
+    assert shown.splitlines()[:3] == [
+        "err: Expected reciprocal rank: the sum over ranks i of R_i / i * prod_{j<i} (1 -",
+        "  R_j), with R = (2^rel - 1) / 2^g_max; g_max is the highest label unless given",
+        "  (err.gmax=4), and k=K stops at rank K.",
+    ]
+    assert max(len(line) for line in shown.splitlines()) <= 80
+    assert shown.split() == piped(["measures", "err"]).split()
+
+
+def test_the_results_table_fits_80_columns():
+    args = ["examples/qrels.txt", "examples/run.txt", "examples/run2.txt", "--format", "table"]
+    shown = on_terminal(args, cwd=ROOT)
+    assert max(len(line) for line in shown.splitlines()) <= 80
+    lines = shown.splitlines()
+    # runs numbered, a legend naming them; every measure of the piped table is shown
+    assert lines[-2:] == ["1: examples/run.txt (runid bm25)", "2: examples/run2.txt (runid dense)"]
+    header = piped(args, cwd=ROOT).splitlines()[0]
+    measures = [h.strip() for h in header.split("|")[2:]]
+    assert len(measures) == 29
+    assert all(m in shown.split() for m in measures)
