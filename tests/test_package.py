@@ -55,3 +55,47 @@ def test_the_readmes_gate_config_is_a_real_config(tmp_path):
     assert res.returncode in (0, 1), res.stderr  # a verdict, not a usage or input error
     doc = json.loads(res.stdout)
     assert doc["options"]["ties"] == "docno" and doc["options"]["seed"] == 0
+
+
+def _extra(name: str) -> list[str]:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"][name]
+
+
+def test_each_missing_extra_names_its_packages_as_pyproject_lists_them():
+    """The hints name a command that works without irevalcli on an index: the extra's packages."""
+    import shlex
+
+    from irevalcli.io.dataset import INSTALL_HINT
+
+    assert shlex.split(INSTALL_HINT) == ["pip", "install", *_extra("dask")]
+    plot = (ROOT / "irevalcli" / "commands" / "plot.py").read_text()
+    assert "ireval plot needs matplotlib: pip install 'matplotlib>=3.5'" in plot
+    assert _extra("plot") == ["matplotlib>=3.5"]
+
+
+def test_readme_says_what_make_test_installs():
+    import re
+
+    make = (ROOT / "Makefile").read_text()
+    extras = re.search(r"pip install --quiet -e '\.\[([a-z,]+)\]'", make).group(1).split(",")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    line = next(x for x in readme.splitlines() if x.startswith("make test "))
+    said = re.search(r"adds the (.*) extras", line).group(1).replace(" and ", ", ").split(", ")
+    assert said == extras
+
+
+def test_ci_tests_the_wheel_a_user_installs():
+    """.ci/run builds the wheel and runs `make run`'s examples from a fresh environment."""
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "make check-dist" in ci
+    make = (ROOT / "Makefile").read_text()
+    check = make[make.index("check-dist: dist") :]
+    check = check[: check.index("\n\n")]
+    assert "$(PYTHON) -m venv $(WHEEL_VENV)" in check and "rm -rf $(WHEEL_VENV)" in check
+    assert "$(WHEEL_VENV)/bin/pip install --quiet dist/irevalcli-*-py3-none-any.whl" in check
+    assert "$(call EXAMPLES,$(WHEEL_VENV)/bin/ireval)" in check
+    assert "run: $(STAMP)\n\t$(call EXAMPLES,$(BIN)/ireval)\n" in make
