@@ -271,7 +271,8 @@ def eval_command(**kw: Any) -> None:
     trec_eval's; several runs (or a quoted glob such as 'runs/*.txt') are
     evaluated against one reading of QRELS, one block per run. A directory or a
     URL (file://, s3://, ...; a glob allowed) is one run (or qrels) in many
-    Parquet or TREC files, hive partitioning understood (qid=301/...).
+    Parquet or TREC files, hive partitioning understood (qid=301/...). QRELS may
+    be an ir_datasets id (msmarco-passage/trec-dl-2019/judged; needs ir_datasets).
     """
     settings, out = eval_settings(**kw)
     qrels, runs = kw["qrels"], [kw["run"], *kw["more_runs"]]
