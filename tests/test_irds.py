@@ -144,8 +144,8 @@ def test_unknown_id_suggests_the_nearest(cli, files):
     res = cli(["-m", "map", "ireval-test/adhok", "run.txt"], cwd=files)
     assert (res.code, res.out) == (2, b"")
     assert res.err == (
-        "ireval: ireval-test/adhok: no such file, nor an ir_datasets id (did you mean 'ireval-test/adhoc'?) "
-        "('ir_datasets list' lists the ids)\n"
+        "ireval: ireval-test/adhok: cannot read qrels file: no such file, nor an ir_datasets id "
+        "(did you mean 'ireval-test/adhoc'?)\n"
     )
     res = cli(["-m", "map", "irds:ireval-test/adhok", "run.txt"], cwd=files)
     assert res.err == (
@@ -157,6 +157,11 @@ def test_unknown_id_suggests_the_nearest(cli, files):
 def test_a_missing_file_is_still_a_missing_file(cli, files):
     res = cli(["-m", "map", "qrels-2019.txt", "run.txt"], cwd=files)
     assert (res.code, res.err) == (2, "ireval: qrels-2019.txt: cannot read qrels file: no such file\n")
+    # a bare word near no id: a missing file, said as before ir_datasets was asked
+    res = cli(["-m", "map", "nope", "run.txt"], cwd=files)
+    assert (res.code, res.err) == (2, "ireval: nope: cannot read qrels file: no such file\n")
+    res = cli(["-m", "map", "--subtopics", "nope", "-m", "alpha_ndcg_cut.10", "qrels.txt", "run.txt"], cwd=files)
+    assert (res.code, res.err) == (2, "ireval: nope: cannot read subtopic qrels file: no such file\n")
 
 
 def test_a_dataset_without_qrels(cli, files):
@@ -199,8 +204,8 @@ def test_without_the_extra(cli, files, monkeypatch):
     assert (res.code, res.out, res.err) == (
         2,
         b"",
-        f"ireval: {ADHOC}: no such file; as an ir_datasets id it needs the ir_datasets package: "
-        "pip install 'ir_datasets>=0.5'\n",
+        f"ireval: {ADHOC}: cannot read qrels file: no such file; as an ir_datasets id it needs the "
+        "ir_datasets package: pip install 'ir_datasets>=0.5'\n",
     )
     res = cli(["-m", "map", "irds:" + ADHOC, "run.txt"], cwd=files)
     assert res.err == (

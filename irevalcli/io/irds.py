@@ -78,8 +78,9 @@ def _id(spec: str) -> str:
     return spec[len(PREFIX) :] if spec.startswith(PREFIX) else spec
 
 
-def _dataset(spec: str) -> tuple[str, Any]:
-    """(the id, its ir_datasets Dataset with qrels)."""
+def _dataset(spec: str, what: str) -> tuple[str, Any]:
+    """(the id, its ir_datasets Dataset with qrels). A bare ``spec`` that is no id it knows is
+    a missing ``what`` file, said as for any file (with the nearest id, if one is near)."""
     ds_id = _id(spec)
     try:
         import ir_datasets
@@ -88,7 +89,8 @@ def _dataset(spec: str) -> tuple[str, Any]:
             raise InputError(spec, f"reading an ir_datasets id needs the ir_datasets package: {INSTALL_HINT}") from None
         raise InputError(
             spec,
-            f"no such file; as an ir_datasets id it needs the ir_datasets package: {INSTALL_HINT}",
+            f"cannot read {what} file: no such file; as an ir_datasets id it needs the ir_datasets package: "
+            f"{INSTALL_HINT}",
         ) from None
     known = list(ir_datasets.registry)
     if ds_id not in known:
@@ -99,9 +101,11 @@ def _dataset(spec: str) -> tuple[str, Any]:
             import difflib
 
             close = difflib.get_close_matches(ds_id, known, n=1, cutoff=0.6)
-            hint = f" (did you mean '{close[0]}'?)" if close else ""
-            what = "unknown ir_datasets id" if spec.startswith(PREFIX) else "no such file, nor an ir_datasets id"
-            raise InputError(spec, f"{what}{hint} ('ir_datasets list' lists the ids)") from None
+            if spec.startswith(PREFIX):
+                hint = f" (did you mean '{close[0]}'?)" if close else ""
+                raise InputError(spec, f"unknown ir_datasets id{hint} ('ir_datasets list' lists the ids)") from None
+            hint = f", nor an ir_datasets id (did you mean '{close[0]}'?)" if close else ""
+            raise InputError(spec, f"cannot read {what} file: no such file{hint}") from None
     else:
         with _quiet():
             ds = ir_datasets.load(ds_id)
@@ -164,7 +168,7 @@ def _fields(ds: Any) -> tuple[str, ...]:
 def qrels_source(spec: str) -> Source:
     """The qrels of the ir_datasets dataset ``spec`` (``ID`` or ``irds:ID``) as TREC qrels
     text named ``irds:ID``, for the qrels parser."""
-    ds_id, ds = _dataset(spec)
+    ds_id, ds = _dataset(spec, "qrels")
     fields = _fields(ds)
     name = PREFIX + ds_id
     if "subtopic_id" in fields:
@@ -181,7 +185,7 @@ def qrels_source(spec: str) -> Source:
 def subtopics_source(spec: str) -> Source:
     """The subtopic judgements of the ir_datasets dataset ``spec`` as ``qid subtopic docno rel``
     text named ``irds:ID``, for the subtopic qrels parser."""
-    ds_id, ds = _dataset(spec)
+    ds_id, ds = _dataset(spec, "subtopic qrels")
     fields = _fields(ds)
     name = PREFIX + ds_id
     if "subtopic_id" not in fields:
