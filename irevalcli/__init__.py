@@ -16,3 +16,8 @@ def __getattr__(name: str) -> Any:
 
         return evaluate
     raise AttributeError(name)
+
+
+def __dir__() -> list[str]:
+    # the lazily imported public names are listed too (dir(), tab completion in a REPL)
+    return sorted(set(globals()) | set(__all__))

@@ -107,14 +107,14 @@ def in_asked_order(results: Results, order: dict[str, int]) -> Results:
     return dataclasses.replace(results, columns=[c for _, c in sorted(enumerate(results.columns), key=key)])
 
 
-def qrels_from_frame(df: Any, name: str = "<qrels DataFrame>") -> Qrels:
+def qrels_from_frame(df: Any, name: str = "<qrels DataFrame>", columns: Any = None) -> Qrels:
     """A qrels DataFrame with columns qid, docno, rel (or any header spelling a qrels file may
-    use: query_id, doc_id, relevance, ...)."""
+    use: query_id, doc_id, relevance, ...; ``columns``: role -> column name, as for a file)."""
     import numpy as np
 
-    qid_col = frame_column(df, "qid", name, "qrels")
-    doc_col = frame_column(df, "docno", name, "qrels")
-    rel_col = frame_column(df, "rel", name, "qrels")
+    qid_col = frame_column(df, "qid", name, "qrels", columns)
+    doc_col = frame_column(df, "docno", name, "qrels", columns)
+    rel_col = frame_column(df, "rel", name, "qrels", columns)
     if len(df) == 0:
         raise InputError(name, "the qrels DataFrame has no judgements")
     from .io.trec import whole_column
@@ -130,49 +130,64 @@ def qrels_from_frame(df: Any, name: str = "<qrels DataFrame>") -> Qrels:
     )
 
 
-def run_from_frame(df: Any, name: str = "<run DataFrame>", runid: str = "run") -> Run:
+def run_from_frame(df: Any, name: str = "<run DataFrame>", runid: str = "run", columns: Any = None) -> Run:
     """A run DataFrame with columns qid, docno, score (and optionally runid), or any header
-    spelling a run file may use (query_id, doc_id, ...)."""
+    spelling a run file may use (query_id, doc_id, ...); ``columns``: role -> column name, as
+    for a file. As a file's, a run with a rank column named in ``columns`` and no score is
+    ranked by it (score = -rank), and ``ties="rank"`` needs a rank column and no score."""
     import numpy as np
     import pandas as pd
 
-    qid_col = frame_column(df, "qid", name, "run")
-    doc_col = frame_column(df, "docno", name, "run")
-    score_col = frame_column(df, "score", name, "run")
-    if len(df) == 0:
-        raise InputError(name, "the run DataFrame has no results")
-    score = pd.to_numeric(df[score_col], errors="coerce")
-    bad = score.isna()
-    if bad.any():
-        i = int(np.flatnonzero(bad.to_numpy())[0])
-        raise InputError(name, f"score '{df[score_col].iloc[i]}' is not a number", i + 1)
     from .io.tabular import find_column
-
-    runid_col = find_column("runid", [str(c) for c in df.columns], {})
-    if runid_col is not None:
-        runid = str(df[runid_col].iloc[-1])
     from .io.trec import READ_RANKS, check_rank_range, whole_column
 
-    rank = None
-    if READ_RANKS.get():  # --ties rank
-        rank_col = find_column("rank", [str(c) for c in df.columns], {})
+    columns = dict(columns or {})
+    names = [str(c) for c in df.columns]
+    by_rank = "rank" in columns and "score" not in columns  # columns={"rank": NAME}: score = -rank
+    ranks = READ_RANKS.get()  # ties="rank" orders by the rank column; a score only breaks equal ranks
+    qid_col = frame_column(df, "qid", name, "run", columns)
+    doc_col = frame_column(df, "docno", name, "run", columns)
+    if ranks and not by_rank:
+        score_col = find_column("score", names, columns)
+    else:
+        score_col = None if by_rank else frame_column(df, "score", name, "run", columns)
+    rank_col = None
+    if ranks or by_rank:
+        rank_col = find_column("rank", names, columns)
+        if rank_col is None and by_rank:
+            frame_column(df, "rank", name, "run", columns)  # raises: names the missing column
         if rank_col is None:
             raise InputError(
-                name,
-                f"the run DataFrame has no rank column, which ties='rank' orders by "
-                f"(columns: {', '.join(str(c) for c in df.columns)})",
+                name, f"the run DataFrame has no rank column, which ties='rank' orders by (columns: {', '.join(names)})"
             )
+    if len(df) == 0:
+        raise InputError(name, "the run DataFrame has no results")
+    rank = None
+    if rank_col is not None:
         rank = whole_column(df[rank_col], name, "rank")
         check_rank_range(rank, np.arange(1, len(df) + 1), name)
+    if score_col is not None:
+        score = pd.to_numeric(df[score_col], errors="coerce")
+        bad = score.isna()
+        if bad.any():
+            i = int(np.flatnonzero(bad.to_numpy())[0])
+            raise InputError(name, f"score '{df[score_col].iloc[i]}' is not a number", i + 1)
+        scores = score.to_numpy(dtype=np.float64)
+    else:
+        assert rank is not None
+        scores = -rank.astype(np.float64)
+    runid_col = find_column("runid", names, columns)
+    if runid_col is not None:
+        runid = str(df[runid_col].iloc[-1])
     return Run(
         name=name,
         sha256="",
         qid=frame_to_binary(df, qid_col, name),
         docno=frame_to_binary(df, doc_col, name),
-        score=score.to_numpy(dtype=np.float64),
+        score=scores,
         lineno=np.arange(1, len(df) + 1, dtype=np.int64),
         runid=runid,
-        rank=rank,
+        rank=rank if ranks else None,
     )
 
 
@@ -197,7 +212,7 @@ def load_qrels(
             return read_qrels_dataset(os.fspath(qrels), fmt=fmt, columns=columns)
         return read_qrels_file(qrels, fmt=fmt, columns=columns, stdin=stdin, progress=progress)
     if hasattr(qrels, "columns"):
-        return qrels_from_frame(qrels)
+        return qrels_from_frame(qrels, columns=columns)
     raise UsageError(f"qrels must be a path or a DataFrame, not {type(qrels).__name__}")
 
 
@@ -222,7 +237,7 @@ def load_run(
             return read_run_dataset(os.fspath(run), fmt=fmt, columns=columns)
         return read_run_file(run, fmt=fmt, columns=columns, stdin=stdin, progress=progress)
     if hasattr(run, "columns"):
-        return run_from_frame(run)
+        return run_from_frame(run, columns=columns)
     raise UsageError(f"run must be a path or a DataFrame, not {type(run).__name__}")
 
 

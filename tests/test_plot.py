@@ -83,7 +83,7 @@ def test_format_from_option_and_errors(cli, tmp_path):
 def test_missing_matplotlib_is_a_clear_error(cli, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import fails
     res = cli(["plot", "pr", "qrels.txt", "bm25.txt", "--output", tmp_path / "p.png"], cwd=GOLDEN)
-    assert (res.code, res.err) == (2, "ireval: ireval plot needs matplotlib: pip install 'irevalcli[plot]'\n")
+    assert (res.code, res.err) == (2, "ireval: ireval plot needs matplotlib: pip install 'matplotlib>=3.5'\n")
 
 
 def _plot_subprocess(args, cwd, home):

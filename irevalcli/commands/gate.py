@@ -237,7 +237,13 @@ def apply_config(spec: GateSpec, path: str) -> None:
     for key in ("qrels", "run", "baseline"):
         if key in doc:
             p = string(key)
-            setattr(spec, key, p if os.path.isabs(p) or p == "-" else os.path.join(base, p))
+            near = p if os.path.isabs(p) or p == "-" else os.path.join(base, p)
+            if key == "qrels" and not os.path.exists(near):
+                from ..io.irds import is_dataset_id
+
+                if is_dataset_id(p):  # an ir_datasets id, not a file beside the config
+                    near = p
+            setattr(spec, key, near)
     if "test" in doc:
         t = string("test")
         if t not in TESTS:

@@ -1,6 +1,6 @@
 """``ireval plot``: precision-recall curves and per-topic differences, to PNG or SVG.
 
-An optional extra: it needs matplotlib (``pip install 'irevalcli[plot]'``). Figures
+An optional extra: it needs matplotlib (``pip install 'matplotlib>=3.5'``, the ``plot`` extra). Figures
 are drawn on a bare :class:`matplotlib.figure.Figure` (no pyplot, no global
 state, no display) and written atomically. The same inputs give the same bytes:
 SVG ids are salted with a constant and no date is written.
@@ -58,7 +58,7 @@ def _matplotlib() -> Any:
         import matplotlib
         import matplotlib.font_manager
     except ImportError:
-        raise UsageError("ireval plot needs matplotlib: pip install 'irevalcli[plot]'") from None
+        raise UsageError("ireval plot needs matplotlib: pip install 'matplotlib>=3.5'") from None
     finally:
         if here is not None:
             os.fchdir(here)
@@ -318,7 +318,7 @@ Examples:
   ireval plot pr qrels.txt run.txt --format svg --output - > pr.svg
 
 \b
-Needs matplotlib: pip install 'irevalcli[plot]'.
+Needs matplotlib: pip install 'matplotlib>=3.5'.
 """
 
 

@@ -14,6 +14,7 @@ the caller falls back to reading it whole (more memory, same result).
 from __future__ import annotations
 
 import bz2
+import contextlib
 import gzip
 import hashlib
 import io
@@ -80,12 +81,20 @@ class _HashingReader(io.RawIOBase):
         self.spool = spool
         self.ahead = b""
         self.count = 0  # bytes read from ``fh`` (as stored: compressed, if it is)
+        self.eof = False  # a read gave nothing: the input ended (a terminal's one Ctrl-D)
 
     def readable(self) -> bool:
         return True
 
     def _read(self, b: Any) -> int:
-        n = self.fh.readinto(b)  # type: ignore[attr-defined]
+        if self.eof:  # a terminal would wait for another Ctrl-D: the input ended at the first
+            return 0
+        # one read of the file at a time (readinto1): a buffered standard input's readinto
+        # would read on after a terminal's Ctrl-D to fill ``b``, swallowing the end of input
+        read = getattr(self.fh, "readinto1", None) or self.fh.readinto  # type: ignore[attr-defined]
+        n = read(b)
+        if not n:
+            self.eof = True
         if n:
             self.count += n
             if self.progress is not None:
@@ -179,6 +188,20 @@ class ChunkReader:
         return source, self._spool
 
     @property
+    def interactive(self) -> bool:
+        """Standard input is a terminal: typed by hand, read in the caller's thread (a Ctrl-C
+        then stops a read that would otherwise block a worker thread, and so the process)."""
+        if not self.is_stdin:
+            return False
+        import sys
+
+        source = self._stdin if self._stdin is not None else sys.stdin.buffer
+        try:
+            return bool(source.isatty())
+        except (AttributeError, ValueError, OSError):
+            return False
+
+    @property
     def raw_read(self) -> int:
         """Bytes read so far from the file as stored (compressed, if it is), read-ahead included."""
         return self._raw.count if self._raw is not None else 0
@@ -194,7 +217,8 @@ class ChunkReader:
         assert self._spool is not None
         source = self._stdin if self._stdin is not None else __import__("sys").stdin.buffer
         spool, self._spool = self._spool, None
-        while block := source.read(1 << 20):
+        read = getattr(source, "read1", None) or source.read  # one read at a time, as _HashingReader
+        while not (self._raw is not None and self._raw.eof) and (block := read(1 << 20)):
             spool.write(block)
         spool.seek(0)
         return spool
@@ -310,7 +334,7 @@ def _last_topic_start(qid: pa.Array) -> int:
         width *= 4
 
 
-def topic_batches(reader: ChunkReader, name: str) -> Iterator[tuple[Run, np.ndarray, pa.Array]]:
+def topic_batches(reader: ChunkReader, name: str) -> Generator[tuple[Run, np.ndarray, pa.Array], None, None]:
     """(run rows of complete topics, rows per topic, topic ids) from a grouped run file.
 
     The last topic of a chunk may go on in the next one, so its parsed rows are
@@ -615,7 +639,8 @@ def _evaluate_stream(
     runid = ""
     rows = 0
     duplicate: DuplicateDocError | None = None  # the first is the earliest line: topics come in file order
-    with prefetch(topic_batches(reader, path)) as batches:
+    batched = topic_batches(reader, path)
+    with contextlib.closing(batched) if reader.interactive else prefetch(batched) as batches:
         for batch, lengths, topics in batches:
             rows += len(batch)
             runid = batch.runid
