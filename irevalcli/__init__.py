@@ -6,7 +6,7 @@ from typing import Any
 
 from .version import VERSION as __version__
 
-__all__ = ["__version__", "evaluate"]
+__all__ = ["__version__", "compare", "evaluate", "gate"]
 
 
 def __getattr__(name: str) -> Any:
@@ -15,4 +15,12 @@ def __getattr__(name: str) -> Any:
         from .api import evaluate
 
         return evaluate
+    if name == "compare":
+        from .analysis.compare import compare
+
+        return compare
+    if name == "gate":
+        from .analysis.gate import gate
+
+        return gate
     raise AttributeError(name)

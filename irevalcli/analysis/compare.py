@@ -1,0 +1,523 @@
+"""What ``ireval compare`` decides, as a library: runs scored on the judged topics,
+aligned per topic, and compared with a baseline by paired statistics.
+
+Every run is evaluated by :func:`irevalcli.api.evaluate` on the judged topics
+of the qrels with ``complete=True`` (trec_eval's ``-c``): a topic a run has no
+results for scores 0 and counts, and is reported. The statistics over the
+per-topic scores come from :mod:`irevalcli.analysis.stats` (scipy).
+
+:func:`compare` is the public entry point (``irevalcli.compare``); it returns a
+:class:`CompareReport`, whose :meth:`~CompareReport.to_dict` is the command's JSON.
+Scoring (:func:`score_run` and its helpers) is shared with :mod:`irevalcli.analysis.gate`.
+Nothing here imports click.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..errors import InputError, UsageError
+from ..io.arrow import decode_id
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ..io.trec import Qrels, Run
+    from ..measures.names import Request
+    from ..settings import EvalSettings
+
+# Aggregates whose summary is a sum over topics (num_ret, num_rel_ret, TP ...), not a mean.
+SUMMED = ("sum", "judged_sum")
+
+
+# ---------------------------------------------------------------- scoring
+
+
+@dataclass
+class Scored:
+    """One run's per-topic scores on the judged topics, and what it lacked."""
+
+    name: str  # path as given on the command line ("-" for standard input)
+    sha256: str
+    runid: str
+    qids: list[str]
+    values: dict[str, np.ndarray]  # label -> per-topic scores aligned with qids
+    missing: list[str]  # judged topics the run has no results for (scored 0)
+    unjudged: int  # topics of the run that are not in the qrels (ignored)
+    summaries: dict[str, float] = field(default_factory=dict)  # label -> the measure's own summary
+    aggs: dict[str, str] = field(default_factory=dict)  # label -> how the measure summarises
+
+    def mean(self, label: str) -> float:
+        """The measure's own summary, as the main command prints it under ``-c``.
+
+        Not a plain re-average: ``auc`` averages over the topics that have a value,
+        ``gauc`` weighs them, ``num_ret`` sums. NaN when the measure has no value.
+        """
+        if label in self.summaries:
+            return float(self.summaries[label])
+        return mean(self.values[label])
+
+    def source(self) -> dict[str, Any]:
+        return {
+            "path": self.name,
+            "sha256": self.sha256,
+            "runid": self.runid,
+            "missing_topics": list(self.missing),
+            "unjudged_topics": self.unjudged,
+        }
+
+
+def mean(values: np.ndarray) -> float:
+    """Mean over topics with trec_eval's left-to-right sum: equals its ``-c`` summary."""
+    import numpy as np
+
+    if len(values) == 0:
+        return math.nan
+    return float(np.cumsum(values, dtype=np.float64)[-1]) / len(values)
+
+
+def comparable_labels(spec: str, *, where: str | None = None) -> tuple[list[Request], list[str]]:
+    """Resolve one measure spec to the requests and labels that have numeric per-topic values.
+
+    ``where`` names the spec in the error message (default ``-m SPEC``).
+    """
+    from ..measures.names import resolve
+
+    requests = [r for r in resolve([spec]) if r.measure.per_query and r.measure.kind != "str"]
+    if not requests:
+        raise UsageError(
+            f"{where or '-m ' + spec}: no per-topic values to compare (measures such as runid, num_q "
+            "and gm_map have only a summary)"
+        )
+    labels = [label for r in requests for label in r.labels]
+    return requests, labels
+
+
+def measure_batches(specs: Sequence[str]) -> tuple[list[list[str]], list[str]]:
+    """Group specs so that no measure root is asked twice in one ``evaluate`` call.
+
+    trec_eval keeps only the first parameters given for a measure; ``-m P.5 -m P.10``
+    here means both, so the two go to separate evaluations. Returns the batches and
+    every label once, in the order asked.
+    """
+    batches: list[tuple[set[str], list[str]]] = []
+    labels: list[str] = []
+    for spec in specs:
+        requests, spec_labels = comparable_labels(spec)
+        roots = {r.measure.name for r in requests}
+        for roots_in, members in batches:
+            if not roots & roots_in:
+                roots_in.update(roots)
+                members.append(spec)
+                break
+        else:
+            batches.append((set(roots), [spec]))
+        labels.extend(label for label in spec_labels if label not in labels)
+    return [members for _, members in batches], labels
+
+
+def score_run(
+    qrels: Qrels,
+    run: Run | str,
+    batches: list[list[str]],
+    labels: list[str],
+    *,
+    options: EvalSettings | None = None,
+) -> Scored:
+    """Evaluate ``run`` on every judged topic and keep the per-topic scores of ``labels``
+    (``options``: :func:`scoring_settings`' by default)."""
+    import pyarrow.compute as pc
+
+    from ..api import evaluate
+    from ..measures.catalog import load
+
+    registry = load()
+    values: dict[str, Any] = {}
+    summaries: dict[str, float] = {}
+    aggs: dict[str, str] = {}
+    # one table for every batch: evaluate() resolves each batch as its own -m list
+    ev = evaluate(qrels, run, batches, options=options or scoring_settings())
+    evaluated = ev.run  # the run (with --engine dask: its topics, one row each)
+    qids = ev.results.qids
+    for col in ev.results.columns:
+        if col.label in labels and col.label not in values and col.per_query is not None and col.kind != "str":
+            values[col.label] = col.per_query
+            summaries[col.label] = math.nan if col.summary is None else float(col.summary)
+            aggs[col.label] = registry[col.root].agg
+    run_topics = {decode_id(q) for q in pc.unique(evaluated.qid).to_pylist()}
+    judged = set(qids)
+    if not run_topics & judged:
+        raise InputError(
+            evaluated.name,
+            f"none of its {len(run_topics)} topics is judged in {qrels.name}: "
+            "the topics do not line up (wrong qrels file?)",
+        )
+    missing = [q for q in qids if q not in run_topics]
+    return Scored(
+        name="-" if evaluated.name == "<stdin>" else evaluated.name,
+        sha256=evaluated.sha256,
+        runid=evaluated.runid,
+        qids=qids,
+        values={label: values[label] for label in labels},
+        missing=missing,
+        unjudged=len(run_topics - judged),
+        summaries={label: summaries[label] for label in labels},
+        aggs={label: aggs[label] for label in labels},
+    )
+
+
+def scoring_settings(
+    rel_level: int = 1,
+    ties: str = "docno",
+    engine: str = "local",
+    scheduler: str | None = None,
+    workers: int | None = None,
+) -> EvalSettings:
+    """What compare and gate evaluate with: every judged topic (a topic a run has no results
+    for scores 0, as with ``-c``), relevance level and tie rule as given, on ``engine``."""
+    from ..settings import EvalSettings
+
+    return EvalSettings.of(
+        complete=True, rel_level=rel_level, ties=ties, engine=engine, scheduler=scheduler, workers=workers
+    )
+
+
+def load_inputs(
+    qrels_path: Any, run_paths: Sequence[Any], options: EvalSettings | None = None
+) -> tuple[Qrels, list[Run]]:
+    """Read the qrels once and every run, as ``options`` say (the rank column for
+    ``ties="rank"``); at most one of them may be ``-`` (stdin)."""
+    from ..api import load_qrels, load_run
+
+    if isinstance(qrels_path, str) and qrels_path == "-":
+        raise UsageError("QRELS cannot be read from standard input; only one run can be '-'")
+    if sum(1 for p in run_paths if isinstance(p, str) and p == "-") > 1:
+        raise UsageError("only one run can be read from standard input ('-')")
+    options = options or scoring_settings()
+    with options.reading():
+        qrels = load_qrels(qrels_path)
+        if options.engine == "dask":  # the runs are read on the cluster
+            return qrels, list(run_paths)
+        return qrels, [load_run(p) for p in run_paths]
+
+
+# ---------------------------------------------------------------- risk measures
+
+_RISK = re.compile(r"^(?P<kind>urisk|trisk)(?:\.(?P<alpha>[^:]+))?:(?P<measure>.+)$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class RiskSpec:
+    kind: str  # URisk | TRisk
+    alpha: float
+    measure: str  # the measure spec it is computed on
+    text: str  # as given
+
+    def label(self, of: str) -> str:
+        return f"{self.kind}_{self.alpha:g}:{of}"
+
+
+def parse_risk(spec: str) -> RiskSpec | None:
+    """``urisk[.ALPHA]:MEASURE`` / ``trisk[.ALPHA]:MEASURE`` (ALPHA >= 0, default 1), else None."""
+    m = _RISK.match(spec)
+    if m is None:
+        return None
+    kind = "URisk" if m["kind"].lower() == "urisk" else "TRisk"
+    alpha = 1.0
+    if m["alpha"] is not None:
+        if not re.fullmatch(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", m["alpha"]):
+            raise UsageError(f"-m {spec}: risk parameter alpha '{m['alpha']}' is not a number")
+        alpha = float(m["alpha"])
+        if not math.isfinite(alpha) or alpha < 0:
+            raise UsageError(f"-m {spec}: risk parameter alpha must be >= 0, got {m['alpha']}")
+    return RiskSpec(kind, alpha, m["measure"], spec)
+
+
+# ---------------------------------------------------------------- comparing
+
+
+@dataclass
+class Settings:
+    test: str = "t"
+    correction: str | None = None  # None: holm when there is more than one comparison
+    permutations: int = 10000
+    bootstrap: int = 10000
+    seed: int = 0
+    confidence: float = 0.95
+    alpha: float = 0.05
+    worst: int = 0
+
+
+@dataclass(frozen=True)
+class TopicLoss:
+    """A topic a run lost on: its value, the baseline's, and the difference."""
+
+    qid: str
+    value: float
+    baseline: float
+    diff: float
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One run against the baseline on one measure."""
+
+    run: str
+    baseline: str
+    measure: str
+    mean: float | None  # None: the measure has no value
+    baseline_mean: float | None
+    mean_diff: float | None
+    rel_diff: float | None
+    wins: int
+    ties: int
+    losses: int
+    gsb: float | None
+    ci_low: float | None
+    ci_high: float | None
+    test: str
+    statistic: float | None
+    p_value_raw: float | None
+    p_value: float | None  # corrected over every comparison of the report
+    effect_size: float | None
+    topics: int
+    topics_with_value: int
+    missing_topics: int
+    worst: tuple[TopicLoss, ...] = ()
+
+    def significant(self, alpha: float) -> bool:
+        return self.p_value is not None and self.p_value < alpha
+
+
+@dataclass(frozen=True)
+class RiskValue:
+    """A risk-sensitive measure (URisk, TRisk) of one run against the baseline."""
+
+    run: str
+    baseline: str
+    measure: str
+    risk: str
+    alpha: float
+    of: str
+    value: float | None
+    p_value: float | None
+    topics: int
+
+
+@dataclass(frozen=True)
+class BaselineMean:
+    baseline: str
+    measure: str
+    mean: float | None
+
+
+@dataclass(frozen=True)
+class CompareReport:
+    """Everything ``ireval compare`` shows; :meth:`to_dict` is its JSON."""
+
+    version: str
+    options: Mapping[str, Any]
+    inputs: Mapping[str, Any]
+    topics: int
+    baselines: tuple[BaselineMean, ...]
+    comparisons: tuple[Comparison, ...]
+    risk: tuple[RiskValue, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ireval": self.version,
+            "command": "compare",
+            "options": dict(self.options),
+            "inputs": dict(self.inputs),
+            "topics": self.topics,
+            "baselines": [asdict(b) for b in self.baselines],
+            "comparisons": [asdict(c) for c in self.comparisons],
+            "risk": [asdict(r) for r in self.risk],
+        }
+
+
+def compare_scores(
+    base: Scored,
+    runs: Sequence[Scored],
+    labels: Sequence[str],
+    settings: Settings,
+    *,
+    risks: Sequence[tuple[RiskSpec, str]] = (),
+) -> tuple[list[Comparison], list[RiskValue], str]:
+    """Comparisons (measure-major, runs in order), risk values and the correction used."""
+    from . import stats
+
+    rows: list[dict[str, Any]] = []
+    n = len(base.qids)
+    for label in labels:
+        y = base.values[label]
+        base_mean = base.mean(label)
+        for run in runs:
+            x = run.values[label]
+            d = x - y
+            run_mean = run.mean(label)
+            diff = run_mean - base_mean
+            wins, ties, losses = stats.wins_ties_losses(x, y)
+            paired = stats.paired_count(x, y)  # topics where both have a value
+            test = stats.paired_test(x, y, settings.test, permutations=settings.permutations, seed=settings.seed)
+            low, high = stats.bootstrap_ci(
+                d, confidence=settings.confidence, resamples=settings.bootstrap, seed=settings.seed
+            )
+            if base.aggs.get(label) in SUMMED and low is not None and high is not None:
+                # the measure's summary is a sum over topics: so is its difference, and its interval
+                low, high = low * paired, high * paired
+            worst = sorted((i for i in range(n) if d[i] < 0), key=lambda i: (float(d[i]), run.qids[i]))
+            rows.append(
+                {
+                    "run": run.name,
+                    "baseline": base.name,
+                    "measure": label,
+                    "mean": _num(run_mean),
+                    "baseline_mean": _num(base_mean),
+                    "mean_diff": _num(diff),
+                    "rel_diff": _num(stats.ratio(diff, base_mean)),
+                    "wins": wins,
+                    "ties": ties,
+                    "losses": losses,
+                    "gsb": stats.gsb(wins, losses, paired),
+                    "ci_low": low,
+                    "ci_high": high,
+                    "test": settings.test,
+                    "statistic": test.statistic,
+                    "p_value_raw": test.p_value,
+                    "p_value": test.p_value,
+                    "effect_size": stats.effect_size(d),
+                    "topics": n,
+                    "topics_with_value": paired,
+                    "missing_topics": len(run.missing),
+                    "worst": tuple(
+                        TopicLoss(run.qids[i], float(x[i]), float(y[i]), float(d[i])) for i in worst[: settings.worst]
+                    ),
+                }
+            )
+    correction = settings.correction or ("holm" if len(rows) > 1 else "none")
+    for row, p in zip(rows, stats.adjust([r["p_value_raw"] for r in rows], correction)):
+        row["p_value"] = p
+    risk_rows: list[RiskValue] = []
+    for spec, label in risks:
+        for run in runs:
+            x, y = run.values[label], base.values[label]
+            if spec.kind == "URisk":
+                value, p = stats.urisk(x, y, spec.alpha), None
+            else:
+                res = stats.trisk(x, y, spec.alpha)
+                value, p = res.statistic, res.p_value
+            risk_rows.append(
+                RiskValue(run.name, base.name, spec.label(label), spec.kind, spec.alpha, label, value, p, n)
+            )
+    return [Comparison(**row) for row in rows], risk_rows, correction
+
+
+def _num(v: float | None) -> float | None:
+    return v if v is not None and math.isfinite(v) else None
+
+
+def run_compare(
+    qrels: Any,
+    baseline: Any,
+    runs: Sequence[Any],
+    specs: Sequence[str],
+    settings: Settings,
+    evaluation: EvalSettings | None = None,
+) -> CompareReport:
+    """Read, evaluate and compare (``evaluation``: how each run is evaluated,
+    :func:`scoring_settings`' by default). Inputs are paths or what
+    :func:`irevalcli.api.load_qrels` and :func:`~irevalcli.api.load_run` take."""
+    from ..version import VERSION
+
+    plain: list[str] = []
+    risk_specs: list[RiskSpec] = []
+    for spec in specs:
+        risk = parse_risk(spec)
+        if risk is None:
+            plain.append(spec)
+        else:
+            risk_specs.append(risk)
+    # names are checked before any file is read
+    risks: list[tuple[RiskSpec, str]] = []
+    for r in risk_specs:
+        for label in comparable_labels(r.measure, where=f"-m {r.text}")[1]:
+            risks.append((r, label))
+    measure_specs = plain + [r.measure for r in risk_specs if r.measure not in plain]
+    batches, all_labels = measure_batches(measure_specs)
+    labels = measure_batches(plain)[1] if plain else []
+
+    evaluation = evaluation or scoring_settings()
+    qrels, loaded = load_inputs(qrels, [baseline, *runs], evaluation)
+    scored = [score_run(qrels, run, batches, all_labels, options=evaluation) for run in loaded]
+    base, others = scored[0], scored[1:]
+    rows, risk_rows, correction = compare_scores(base, others, labels, settings, risks=risks)
+    options = {
+        "measures": list(specs),
+        "test": settings.test,
+        "alternative": "two-sided",
+        "correction": correction,
+        "comparisons": len(rows),
+        "permutations": settings.permutations if settings.test == "randomization" else None,
+        "bootstrap": settings.bootstrap,
+        "confidence": settings.confidence,
+        "seed": settings.seed,
+        "alpha": settings.alpha,
+        "rel_level": evaluation.table.rel_level,
+        "ties": evaluation.ties,
+    }
+    inputs = {
+        "qrels": {"path": qrels.name, "sha256": qrels.sha256},
+        "baseline": base.source(),
+        "runs": [r.source() for r in others],
+    }
+    baselines = tuple(BaselineMean(base.name, label, _num(base.mean(label))) for label in labels)
+    return CompareReport(VERSION, options, inputs, len(base.qids), baselines, tuple(rows), tuple(risk_rows))
+
+
+def compare(
+    qrels: Any,
+    baseline: Any,
+    runs: Any,
+    measures: str | Sequence[str] = ("map",),
+    *,
+    test: str = "t",
+    correction: str | None = None,
+    permutations: int = 10000,
+    bootstrap: int = 10000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    alpha: float = 0.05,
+    worst: int = 0,
+    rel_level: int = 1,
+    ties: str = "docno",
+) -> CompareReport:
+    """Compare ``runs`` (one or a list) with ``baseline`` on the topics judged in ``qrels``,
+    as ``ireval compare`` does; inputs are paths or DataFrames, as :func:`irevalcli.evaluate`
+    takes. Raises :class:`irevalcli.errors.IrevalError` (``UsageError`` for a bad option).
+    """
+    from .stats import CORRECTIONS, TESTS
+
+    if test not in TESTS:
+        raise UsageError(f"test={test!r}: expected one of {', '.join(TESTS)}")
+    if correction is not None and correction not in CORRECTIONS:
+        raise UsageError(f"correction={correction!r}: expected one of {', '.join(CORRECTIONS)} or None")
+    for name, v in (("permutations", permutations), ("bootstrap", bootstrap)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise UsageError(f"{name}={v!r}: expected an integer >= 1")
+    for name, v in (("seed", seed), ("worst", worst)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise UsageError(f"{name}={v!r}: expected an integer >= 0")
+    for name, f in (("confidence", confidence), ("alpha", alpha)):
+        if isinstance(f, bool) or not isinstance(f, (int, float)) or not 0 < f < 1:
+            raise UsageError(f"{name}={f!r}: expected a number between 0 and 1")
+    run_list = list(runs) if isinstance(runs, (list, tuple)) else [runs]
+    if not run_list:
+        raise UsageError("runs: expected at least one run to compare with the baseline")
+    specs = [measures] if isinstance(measures, str) else list(measures)
+    settings = Settings(test, correction, permutations, bootstrap, seed, float(confidence), float(alpha), worst)
+    return run_compare(qrels, baseline, run_list, specs or ["map"], settings, scoring_settings(rel_level, ties))
