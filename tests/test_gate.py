@@ -15,6 +15,8 @@ import numpy as np
 import pytest
 import scipy.stats
 
+from irevalcli.measures.catalog import load
+
 from .conftest import write
 
 N = 8
@@ -385,6 +387,7 @@ def test_json_report(gate, data):
         "verdict": "pass",
         "reason": "at or above the floor: 0.9375 >= 0.5",
         "source": "--min map=0.5",
+        "direction": "higher",
     }
     assert (drop["verdict"], drop["reason"]) == ("fail", "drop 0.0625 > 0.01")
 
@@ -761,7 +764,11 @@ def _strategies():
     )
     check = st.tuples(
         st.sampled_from(["min", "max_drop", "max_drop_rel"]),
-        st.sampled_from(["map", "auc", "gauc", "P.5", "recip_rank", "num_rel_ret", "ndcg"]),
+        # every direction (arp and unj.5: lower is better; num_ret: none) and every rule for a topic
+        # without results (opa and arp: refused; unj.5: scores 1, its worst; the rest: their value)
+        st.sampled_from(
+            ["map", "auc", "gauc", "P.5", "recip_rank", "num_rel_ret", "ndcg", "arp", "opa", "unj.5", "num_ret"]
+        ),
         st.sampled_from([0.0, 0.01, 0.1, 0.25, 0.5, 1.0, 0.333]),
     )
     return (
@@ -773,13 +780,13 @@ def _strategies():
     )
 
 
-def _oracle_worse(kind: str, value: float | None, base: float | None, threshold: float) -> bool:
+def _oracle_worse(kind: str, value: float | None, base: float | None, threshold: float, lower: bool = False) -> bool:
     """Worse than the floor or the tolerance, or no value to judge: from the main command's numbers."""
     if value is None or (kind != "min" and base is None):
         return True
     if kind == "min":
         return value < threshold - 1e-12
-    drop = base - value
+    drop = value - base if lower else base - value
     if kind == "max_drop":
         return drop > threshold + 1e-12
     rel = drop / base if base > 0 else (0.0 if drop <= 0 else float("inf"))
@@ -825,6 +832,23 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
         alpha=None,
         level=1,
     )
+    # issue 21: a reversed run on arp (lower is better); a candidate answering 1 of 2 topics on opa and unj
+    @example(
+        qrels={1: {0: 1, 1: 0}, 2: {0: 1, 1: 0}},
+        cand={1: [(1, 1.0), (0, 0.5)], 2: [(1, 1.0), (0, 0.5)]},
+        base={1: [(0, 1.0), (1, 0.5)], 2: [(0, 1.0), (1, 0.5)]},
+        checks=[("max_drop", "arp", 0.01), ("max_drop_rel", "arp", 0.1)],
+        alpha=None,
+        level=1,
+    )
+    @example(
+        qrels={1: {0: 2, 1: 0}, 2: {0: 2, 1: 0}},
+        cand={1: [(0, 1.0), (1, 0.5)]},
+        base={1: [(0, 1.0), (1, 0.5)], 2: [(0, 1.0), (1, 0.5)]},
+        checks=[("max_drop", "opa", 0.0), ("max_drop", "unj.5", 0.1)],
+        alpha=None,
+        level=1,
+    )
     @given(qrels=qrels_st, cand=run_st, base=run_st, checks=checks_st, alpha=alpha_st, level=level_st)
     def prop(qrels, cand, base, checks, alpha, level):
         q, c, b = root / "q.txt", root / "c.txt", root / "b.txt"
@@ -842,26 +866,53 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
                 f"{measure}={threshold}",
             ]
         code, out, err = _main(args)
+        reg = load()
+        declared = {m: reg[m.split(".")[0]] for _, m, _ in checks}
+        if any(
+            (kind == "min" and declared[m].direction == "lower") or (kind != "min" and declared[m].direction == "none")
+            for kind, m, _ in checks
+        ):
+            assert code == 2 and out == b"", err  # a floor on a lower-is-better measure, a drop without direction
+            return
         judged = set(qrels)
         if not {t for t, d in cand.items() if d} & judged or not {t for t, d in base.items() if d} & judged:
             assert code == 2 and out == b"", err  # no topic in common: an input error, never a pass
             return
         assert code in (0, 1), err
         measures = [a for m in dict.fromkeys(m for _, m, _ in checks) for a in ("-m", m)]
-        summaries = {}
-        for who, path in (("value", c), ("base", b)):
-            rc, js, e = _main(["-c", "-l", str(level), *measures, "--format", "json", str(q), str(path)])
+        summaries, unscorable = {}, {}
+        for who, path, topics in (("value", c, cand), ("base", b, base)):
+            rc, js, e = _main(["-c", "-q", "-l", str(level), *measures, "--format", "json", str(q), str(path)])
             assert rc == 0, e
-            summaries[who] = json.loads(js)["summary"]
+            doc = json.loads(js)
+            summaries[who] = dict(doc["summary"])
+            missing = sorted(judged - {t for t, d in topics.items() if d})
+            for m, decl in declared.items():
+                label = m.replace(".", "_")
+                if missing and decl.unanswered == "refuse":
+                    unscorable[(who, label)] = True
+                elif missing and isinstance(decl.unanswered, float):  # the worst value for a missing topic
+                    per = [decl.unanswered if t in missing else doc["per_query"][str(t)][label] for t in sorted(judged)]
+                    summaries[who][label] = sum(per) / len(per)
         verdicts = {}
         for kind, measure, threshold in checks:
             label = measure.replace(".", "_")
             summary = {who: summaries[who][label] for who in ("value", "base")}
-            verdicts[(kind, label)] = (_oracle_worse(kind, summary["value"], summary["base"], threshold), summary)
+            worse = _oracle_worse(
+                kind, summary["value"], summary["base"], threshold, declared[measure].direction == "lower"
+            )
+            refused = unscorable.get(("value", label)) or (kind != "min" and unscorable.get(("base", label)))
+            verdicts[(kind, label)] = (worse or bool(refused), summary, refused)
         report = json.loads(out)
         for row in report["checks"]:
-            worse, summary = verdicts[(row["kind"], row["measure"])]
-            assert row["value"] == summary["value"]  # the main command's own summary, null when none
+            worse, summary, refused = verdicts[(row["kind"], row["measure"])]
+            if refused:  # a topic without results that the measure cannot score: never a pass
+                assert row["verdict"] == "fail" and "cannot score a topic without results" in row["reason"], row
+                continue
+            if summary["value"] is None:  # the main command's own summary, null when none
+                assert row["value"] is None
+            else:
+                assert row["value"] == pytest.approx(summary["value"], rel=1e-12, abs=1e-15)
             if worse and (
                 alpha is None
                 or row["kind"] == "min"
@@ -874,7 +925,7 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
                 assert row["verdict"] == "pass", row
             if worse and row["verdict"] == "pass":  # only a non-significant drop under --alpha
                 assert alpha is not None and row["p_value"] >= alpha
-        any_worse = any(w for w, _ in verdicts.values())
+        any_worse = any(w for w, _, _ in verdicts.values())
         if alpha is None:
             assert code == (1 if any_worse else 0)
         elif code == 0:

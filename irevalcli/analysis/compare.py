@@ -50,6 +50,9 @@ class Scored:
     unjudged: int  # topics of the run that are not in the qrels (ignored)
     summaries: dict[str, float] = field(default_factory=dict)  # label -> the measure's own summary
     aggs: dict[str, str] = field(default_factory=dict)  # label -> how the measure summarises
+    directions: dict[str, str] = field(default_factory=dict)  # label -> higher | lower | none
+    # label -> why its mean cannot count every judged topic (a missing topic it cannot score)
+    unscorable: dict[str, str] = field(default_factory=dict)
 
     def mean(self, label: str) -> float:
         """The measure's own summary, as the main command prints it under ``-c``.
@@ -139,6 +142,7 @@ def score_run(
     values: dict[str, Any] = {}
     summaries: dict[str, float] = {}
     aggs: dict[str, str] = {}
+    roots: dict[str, str] = {}
     # one table for every batch: evaluate() resolves each batch as its own -m list
     ev = evaluate(qrels, run, batches, options=options or scoring_settings())
     evaluated = ev.run  # the run (with --engine dask: its topics, one row each)
@@ -148,6 +152,7 @@ def score_run(
             values[col.label] = col.per_query
             summaries[col.label] = math.nan if col.summary is None else float(col.summary)
             aggs[col.label] = registry[col.root].agg
+            roots[col.label] = col.root
     run_topics = {decode_id(q) for q in pc.unique(evaluated.qid).to_pylist()}
     judged = set(qids)
     if not run_topics & judged:
@@ -157,6 +162,13 @@ def score_run(
             "the topics do not line up (wrong qrels file?)",
         )
     missing = [q for q in qids if q not in run_topics]
+    unscorable: dict[str, str] = {}
+    if missing:
+        where = [i for i, q in enumerate(qids) if q not in run_topics]
+        for label in labels:
+            why = _score_unanswered(registry[roots[label]], label, values, summaries, where)
+            if why:
+                unscorable[label] = why
     return Scored(
         name="-" if evaluated.name == "<stdin>" else evaluated.name,
         sha256=evaluated.sha256,
@@ -167,7 +179,42 @@ def score_run(
         unjudged=len(run_topics - judged),
         summaries={label: summaries[label] for label in labels},
         aggs={label: aggs[label] for label in labels},
+        directions={label: registry[roots[label]].direction for label in labels},
+        unscorable=unscorable,
     )
+
+
+def _score_unanswered(
+    measure: Any, label: str, values: dict[str, Any], summaries: dict[str, float], where: list[int]
+) -> str | None:
+    """Give the judged topics at ``where`` (which the run has no results for) what the
+    measure's declaration says they score, and its summary with them; or say why it cannot.
+
+    ``unanswered="value"``: what the measure computed on the empty ranking stays (a NaN
+    there comes from the qrels, as for ``auc`` on a topic without a non-relevant document,
+    and any run scores it so: tests/test_directions.py checks that no measure declared so is
+    NaN on an empty ranking of a topic with graded relevant and non-relevant judgements);
+    a number: that value, and the mean or sum again over every judged topic; ``"refuse"``:
+    nothing can stand for the topic.
+    """
+    import numpy as np
+
+    rule = measure.unanswered
+    if rule == "refuse":
+        return f"{label} cannot score a topic without results (it has no value on an empty ranking)"
+    if rule == "value":
+        return None
+    v = np.array(values[label], dtype=np.float64)
+    v[where] = float(rule)
+    values[label] = v
+    summaries[label] = float(v.sum()) if measure.agg in SUMMED else mean(v)
+    return None
+
+
+def unanswered_text(sc: Scored, n: int) -> str:
+    """ "has no results for 38 of 43 judged topics (2 5 ...)"."""
+    shown = " ".join(sc.missing[:5]) + (" ..." if len(sc.missing) > 5 else "")
+    return f"has no results for {len(sc.missing)} of {n} judged topics ({shown})"
 
 
 def scoring_settings(
@@ -273,9 +320,9 @@ class Comparison:
     baseline_mean: float | None
     mean_diff: float | None
     rel_diff: float | None
-    wins: int
-    ties: int
-    losses: int
+    wins: int | None  # None: the measure has no direction (num_ret), so no topic is won or lost
+    ties: int | None
+    losses: int | None
     gsb: float | None
     ci_low: float | None
     ci_high: float | None
@@ -288,6 +335,7 @@ class Comparison:
     topics_with_value: int
     missing_topics: int
     worst: tuple[TopicLoss, ...] = ()
+    direction: str = "higher"  # which way the measure gets better (wins, losses, GSB, worst follow it)
 
     def significant(self, alpha: float) -> bool:
         return self.p_value is not None and self.p_value < alpha
@@ -356,13 +404,18 @@ def compare_scores(
     for label in labels:
         y = base.values[label]
         base_mean = base.mean(label)
+        direction = base.directions.get(label, "higher")
+        sign = -1.0 if direction == "lower" else 1.0  # lower is better: a fall is a win
         for run in runs:
             x = run.values[label]
             d = x - y
             run_mean = run.mean(label)
             diff = run_mean - base_mean
-            wins, ties, losses = stats.wins_ties_losses(x, y)
+            wins, ties, losses = stats.wins_ties_losses(sign * x, sign * y)
             paired = stats.paired_count(x, y)  # topics where both have a value
+            gsb = stats.gsb(wins, losses, paired)
+            if direction == "none":
+                wins = ties = losses = gsb = None  # type: ignore[assignment]
             test = stats.paired_test(x, y, settings.test, permutations=settings.permutations, seed=settings.seed)
             low, high = stats.bootstrap_ci(
                 d, confidence=settings.confidence, resamples=settings.bootstrap, seed=settings.seed
@@ -370,7 +423,11 @@ def compare_scores(
             if base.aggs.get(label) in SUMMED and low is not None and high is not None:
                 # the measure's summary is a sum over topics: so is its difference, and its interval
                 low, high = low * paired, high * paired
-            worst = sorted((i for i in range(n) if d[i] < 0), key=lambda i: (float(d[i]), run.qids[i]))
+            worst = (
+                []
+                if direction == "none"
+                else sorted((i for i in range(n) if sign * d[i] < 0), key=lambda i: (float(sign * d[i]), run.qids[i]))
+            )
             rows.append(
                 {
                     "run": run.name,
@@ -383,7 +440,7 @@ def compare_scores(
                     "wins": wins,
                     "ties": ties,
                     "losses": losses,
-                    "gsb": stats.gsb(wins, losses, paired),
+                    "gsb": gsb,
                     "ci_low": low,
                     "ci_high": high,
                     "test": settings.test,
@@ -397,6 +454,7 @@ def compare_scores(
                     "worst": tuple(
                         TopicLoss(run.qids[i], float(x[i]), float(y[i]), float(d[i])) for i in worst[: settings.worst]
                     ),
+                    "direction": direction,
                 }
             )
     correction = settings.correction or ("holm" if len(rows) > 1 else "none")
@@ -406,6 +464,8 @@ def compare_scores(
     for spec, label in risks:
         for run in runs:
             x, y = run.values[label], base.values[label]
+            if base.directions.get(label) == "lower":  # risk weighs losses: a rise is one
+                x, y = -x, -y
             if spec.kind == "URisk":
                 value, p = stats.urisk(x, y, spec.alpha), None
             else:
@@ -445,7 +505,14 @@ def run_compare(
     # names are checked before any file is read
     risks: list[tuple[RiskSpec, str]] = []
     for r in risk_specs:
-        for label in comparable_labels(r.measure, where=f"-m {r.text}")[1]:
+        requests, risk_labels = comparable_labels(r.measure, where=f"-m {r.text}")
+        undirected = [q.measure.name for q in requests if q.measure.direction == "none"]
+        if undirected:
+            raise UsageError(
+                f"-m {r.text}: {undirected[0]} has no direction (neither a higher nor a lower value is "
+                "better), so it has no risk"
+            )
+        for label in risk_labels:
             risks.append((r, label))
     measure_specs = plain + [r.measure for r in risk_specs if r.measure not in plain]
     batches, all_labels = measure_batches(measure_specs)
@@ -454,6 +521,10 @@ def run_compare(
     evaluation = evaluation or scoring_settings()
     qrels, loaded = load_inputs(qrels, [baseline, *runs], evaluation)
     scored = [score_run(qrels, run, batches, all_labels, options=evaluation) for run in loaded]
+    for sc in scored:
+        for label in labels + [label for _, label in risks]:
+            if label in sc.unscorable:
+                raise InputError(sc.name, f"{unanswered_text(sc, len(sc.qids))}, and {sc.unscorable[label]}")
     base, others = scored[0], scored[1:]
     rows, risk_rows, correction = compare_scores(base, others, labels, settings, risks=risks)
     options = {

@@ -30,7 +30,15 @@ from typing import Any
 
 from ..errors import InputError, UsageError
 from ..output.tables import distinct, fmt_value, short
-from .compare import Scored, comparable_labels, load_inputs, measure_batches, score_run, scoring_settings
+from .compare import (
+    Scored,
+    comparable_labels,
+    load_inputs,
+    measure_batches,
+    score_run,
+    scoring_settings,
+    unanswered_text,
+)
 from .stats import TEST_NAMES, TESTS, ratio
 
 KINDS = ("min", "max_drop", "max_drop_rel")
@@ -47,14 +55,20 @@ class Check:
     label: str  # the one output label it names
     threshold: float
     source: str  # where it came from: "--min map=0.2" or "gate.toml [min] map"
+    direction: str = "higher"  # the measure's: a drop is a fall (higher) or a rise (lower is better)
+
+    @property
+    def worse(self) -> str:
+        """What getting worse is called for this measure: "drop", or "rise" where lower is better."""
+        return "rise" if self.direction == "lower" else "drop"
 
     @property
     def name(self) -> str:
         if self.kind == "min":
             return f"{self.label} >= {short(self.threshold)}"
         if self.kind == "max_drop":
-            return f"{self.label} drop <= {short(self.threshold)}"
-        return f"{self.label} drop <= {short(self.threshold * 100)}%"
+            return f"{self.label} {self.worse} <= {short(self.threshold)}"
+        return f"{self.label} {self.worse} <= {short(self.threshold * 100)}%"
 
 
 @dataclass
@@ -115,11 +129,22 @@ def make_check(kind: str, spec: str, value: Any, source: str, *, file: str | Non
             f"{short(threshold * 100)}%; write {text.strip()}% for {text.strip()} percent "
             "(or a fraction of at most 1)"
         )
-    _, labels = labels_in(spec, source, file)
+    requests, labels = labels_in(spec, source, file)
     if len(labels) != 1:
         shown = ", ".join(labels[:4]) + (", ..." if len(labels) > 4 else "")
         raise UsageError(f"{source}: '{spec}' names {len(labels)} values ({shown}); name one, e.g. {labels[0]}")
-    return Check(kind, spec, labels[0], threshold, source)
+    direction = requests[0].measure.direction
+    if kind == "min" and direction == "lower":
+        raise UsageError(
+            f"{source}: lower {labels[0]} is better, so a floor would pass every worse run; "
+            "ireval refuses it (check its rise against a baseline instead)"
+        )
+    if kind != "min" and direction == "none":
+        raise UsageError(
+            f"{source}: {labels[0]} has no direction (neither a higher nor a lower value is better), "
+            "so it cannot be gated on a drop; a floor (min) can check it"
+        )
+    return Check(kind, spec, labels[0], threshold, source, direction)
 
 
 def labels_in(spec: str, source: str | None, file: str | None) -> tuple[Any, list[str]]:
@@ -160,6 +185,7 @@ def judge(check: Check, cand: Scored, base: Scored | None, spec: GateSpec, p_cac
         "verdict": "pass",
         "reason": "",
         "source": check.source,
+        "direction": check.direction,
     }
     b = math.nan
     if base is not None:
@@ -167,6 +193,11 @@ def judge(check: Check, cand: Scored, base: Scored | None, spec: GateSpec, p_cac
         row["baseline"] = b
         row["diff"] = value - b
         row["rel_diff"] = ratio(value - b, b)
+    for sc in (cand,) if check.kind == "min" else (cand, base):
+        if sc is not None and check.label in sc.unscorable:
+            n = len(sc.qids)
+            row.update(verdict="fail", reason=f"{sc.name} {unanswered_text(sc, n)}: {sc.unscorable[check.label]}")
+            return CheckResult(**row)
     if math.isnan(value):
         row.update(verdict="fail", reason=f"no value: {check.label} is undefined on every topic of the run")
         return CheckResult(**row)
@@ -184,29 +215,32 @@ def judge(check: Check, cand: Scored, base: Scored | None, spec: GateSpec, p_cac
             verdict="fail", reason=f"no baseline value: {check.label} is undefined on every topic of the baseline"
         )
         return CheckResult(**row)
+    lower = check.direction == "lower"
     if check.label not in p_cache:
         x, y = cand.values[check.label], base.values[check.label]
+        worse = "greater" if lower else "less"  # one-sided: the candidate worse than the baseline
         p_cache[check.label] = (
-            paired_test(x, y, spec.test, alternative="less", permutations=spec.permutations, seed=spec.seed),
+            paired_test(x, y, spec.test, alternative=worse, permutations=spec.permutations, seed=spec.seed),
             paired_count(x, y),
         )
     res, paired = p_cache[check.label]
     row.update(test=spec.test, p_value=res.p_value, alpha=spec.alpha)
-    drop = b - value
+    drop = value - b if lower else b - value  # how much worse the candidate is
+    word = check.worse
     if check.kind == "max_drop":
         over = drop > check.threshold + EPS
         d_text, limit = distinct(drop, check.threshold)
-        shown = f"drop {d_text}"
+        shown = f"{word} {d_text}"
     else:
         rel = drop / b if b > 0 else (0.0 if drop <= 0 else math.inf)
         over = rel > check.threshold + EPS
         if math.isinf(rel):
-            shown, limit = "drop from a baseline of 0", short(check.threshold * 100) + "%"
+            shown, limit = f"{word} from a baseline of 0", short(check.threshold * 100) + "%"
         else:
             r_text, limit = distinct(rel * 100, check.threshold * 100, places=2)
-            shown, limit = f"drop {r_text}%", limit + "%"
+            shown, limit = f"{word} {r_text}%", limit + "%"
     if drop <= 0:
-        row["reason"] = "no drop" if drop == 0 else f"improved by {fmt_value(-drop)}"
+        row["reason"] = f"no {word}" if drop == 0 else f"improved by {fmt_value(-drop)}"
     elif not over:
         row["reason"] = f"{shown} within the tolerance {limit}"
     elif spec.alpha is None:
@@ -254,6 +288,7 @@ class CheckResult:
     verdict: str  # pass | fail
     reason: str
     source: str  # where the check came from ("--min map=0.2", "gate.toml [min] map")
+    direction: str = "higher"  # the measure's: higher or lower is better
 
     @property
     def passed(self) -> bool:

@@ -79,6 +79,19 @@ def _sig(row: dict[str, Any], alpha: float) -> bool:
     return row["p_value"] is not None and row["p_value"] < alpha
 
 
+def _wtl(row: dict[str, Any]) -> str:
+    """Wins/ties/losses; "-" for a measure without a direction (num_ret)."""
+    if row["wins"] is None:
+        return "-"
+    return f"{row['wins']}/{row['ties']}/{row['losses']}"
+
+
+def _better(row: dict[str, Any]) -> bool:
+    """Whether the run's mean is better than the baseline's, as the measure's direction says."""
+    diff = row["mean_diff"] or 0
+    return diff < 0 if row.get("direction") == "lower" else diff > 0
+
+
 def _ci(row: dict[str, Any]) -> str:
     if row["ci_low"] is None:
         return "-"
@@ -120,7 +133,7 @@ def _table_rows(report: Report) -> tuple[list[list[str]], list[str | None]]:
                     fmt_value(c["mean"]),
                     fmt_value(c["mean_diff"], "+.4f"),
                     fmt_pct(c["rel_diff"]),
-                    f"{c['wins']}/{c['ties']}/{c['losses']}",
+                    _wtl(c),
                     fmt_value(c["gsb"], "+.3f"),
                     _ci(c),
                     fmt_p(c["p_value"]) + star,
@@ -128,7 +141,7 @@ def _table_rows(report: Report) -> tuple[list[list[str]], list[str | None]]:
                     f"{c['missing_topics']}/{n}" if c["missing_topics"] else "0",
                 ]
             )
-            styles.append(None if not star else ("green" if c["mean_diff"] and c["mean_diff"] > 0 else "red"))
+            styles.append(None if not star else ("green" if _better(c) else "red"))
     return rows, styles
 
 
@@ -270,7 +283,7 @@ def format_latex(report: Report) -> bytes:
             dag = r"$^\dagger$" if _sig(c, alpha) else ""
             lines.append(
                 f" & {latex_escape(c['run'])} & {fmt_value(c['mean'])}{dag} & {fmt_value(c['mean_diff'], '+.4f')} & "
-                f"{latex_escape(fmt_pct(c['rel_diff']))} & {c['wins']}/{c['ties']}/{c['losses']} & "
+                f"{latex_escape(fmt_pct(c['rel_diff']))} & {_wtl(c)} & "
                 f"{_ci(c)} & {latex_escape(fmt_p(c['p_value']))} " + r"\\"
             )
     if doc["risk"]:
