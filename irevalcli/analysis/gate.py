@@ -246,11 +246,10 @@ def judge(check: Check, cand: Scored, base: Scored | None, spec: GateSpec, p_cac
     elif spec.alpha is None:
         row.update(verdict="fail", reason=f"{shown} > {limit}")
     elif res.p_value is None:
-        why = (
-            f"only {paired} topic{'s' if paired != 1 else ''} with a value"
-            if paired < 2
-            else f"the {TEST_NAMES[spec.test]} gives none"
-        )
+        if paired < 2:
+            why = f"only {paired} topic{'s' if paired != 1 else ''} with a value"
+        else:
+            why = f"the {TEST_NAMES[spec.test]} gives none"
         row.update(
             verdict="fail", reason=f"{shown} > {limit}, and its significance cannot be computed (no p-value: {why})"
         )
