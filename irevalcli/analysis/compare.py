@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InputError, UsageError
+from ..errors import InputError, NoQueriesError, UsageError
 from ..io.arrow import decode_id
 
 if TYPE_CHECKING:
@@ -144,7 +144,12 @@ def score_run(
     aggs: dict[str, str] = {}
     roots: dict[str, str] = {}
     # one table for every batch: evaluate() resolves each batch as its own -m list
-    ev = evaluate(qrels, run, batches, options=options or scoring_settings())
+    try:
+        ev = evaluate(qrels, run, batches, options=options or scoring_settings())
+    except NoQueriesError:
+        if isinstance(run, str):  # (--engine dask: read on the cluster)
+            raise
+        raise _no_topic_in_common(qrels, run, {decode_id(q) for q in pc.unique(run.qid).to_pylist()}) from None
     evaluated = ev.run  # the run (with --engine dask: its topics, one row each)
     qids = ev.results.qids
     for col in ev.results.columns:
@@ -156,11 +161,7 @@ def score_run(
     run_topics = {decode_id(q) for q in pc.unique(evaluated.qid).to_pylist()}
     judged = set(qids)
     if not run_topics & judged:
-        raise InputError(
-            evaluated.name,
-            f"none of its {len(run_topics)} topics is judged in {qrels.name}: "
-            "the topics do not line up (wrong qrels file?)",
-        )
+        raise _no_topic_in_common(qrels, evaluated, run_topics)
     missing = [q for q in qids if q not in run_topics]
     unscorable: dict[str, str] = {}
     if missing:
@@ -181,6 +182,14 @@ def score_run(
         aggs={label: aggs[label] for label in labels},
         directions={label: registry[roots[label]].direction for label in labels},
         unscorable=unscorable,
+    )
+
+
+def _no_topic_in_common(qrels: Qrels, run: Run, run_topics: set[str]) -> InputError:
+    return InputError(
+        run.name,
+        f"none of its {len(run_topics)} topics is judged in {qrels.name}: "
+        "the topics do not line up (wrong qrels file?)",
     )
 
 
