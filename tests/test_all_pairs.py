@@ -187,7 +187,7 @@ def test_latex_table_for_a_paper(cli, files):
     assert out == (
         "\\begin{table}\n"
         "\\centering\n"
-        "\\caption{Mean map, P\\_1 over 6 topics. The best value of each measure is in bold. "
+        "\\caption{map, P\\_1 of each run over 6 topics. The best value of each measure is in bold. "
         "A superscript letter marks a value significantly better than the run with that letter "
         "(sign test, two-sided, Holm correction over 6 comparisons (3 pairs x 2 measures), $p < 0.2$).}\n"
         "\\begin{tabular}{llrr}\n"
@@ -285,3 +285,20 @@ def test_letters_go_on_after_z():
         "zz",
         "aaa",
     ]
+
+
+def test_missing_topics_are_scored_and_noted_and_names_escaped(cli, files):
+    """my_run.txt answers topics 1-3 at rank 1 only: AP 1 1 1 0 0 0 under -c, map 0.5."""
+    write(files / "my_run.txt", run_text([1, 1, 1], "partial"))
+    res = cli(
+        ["compare", "--all-pairs", "qrels.txt", "base.txt", "my_run.txt", "-m", "map", "--test", "sign"], cwd=files
+    )
+    out = res.out.decode()
+    assert res.code == 0 and res.err == ""
+    assert "map      1.0000  0.5000\n" in out
+    assert "map      a vs b    1.0000    0.5000  3/3/0  0.2500  0.2500\n" in out
+    assert out.endswith("my_run.txt has no results for 3 of 6 topics (scored 0): 4 5 6\n")
+    tex = cli(
+        ["compare", "--all-pairs", "qrels.txt", "base.txt", "my_run.txt", "--format", "latex"], cwd=files
+    ).out.decode()
+    assert "b & my\\_run.txt & 0.5000 \\\\\n" in tex

@@ -179,7 +179,7 @@ def latex_caption(report: AllPairsReport) -> str:
     o = report.options
     measures = ", ".join(latex_escape(m) for m in report.measures)
     return (
-        f"Mean {measures} over {report.topics} topics. The best value of each measure is in bold. "
+        f"{measures} of each run over {report.topics} topics. The best value of each measure is in bold. "
         "A superscript letter marks a value significantly better than the run with that letter "
         f"({latex_escape(_test_text(report))}, two-sided, {CORRECTION_NAMES[o['correction']]} over "
         f"{_comparisons(report)}, $p < {o['alpha']:g}$)."
