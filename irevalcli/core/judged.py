@@ -86,6 +86,9 @@ def _rank(j: Judgements, run: Run, opts: EvalOptions, *, docno_ascending: bool) 
     r_topic = topic_of_code[r_qcode]
     keep_run = r_topic >= 0
     missing = np.bincount(r_topic[keep_run], minlength=nq) == 0
+    # with or without -c, never a clean 0 (an empty run is -c's placeholders for the parts' engines)
+    if nq and missing.all() and opts.only_query is None and len(run.qid):
+        raise NoQueriesError(f"{run.name}: the run shares no topic with {j.name}: nothing to evaluate")
     if missing.any() and not opts.complete:
         t = int(np.argmax(missing))
         raise MissingTopicError(

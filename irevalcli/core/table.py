@@ -649,6 +649,9 @@ def _topics_with_results(topics: _Topics, qrels: Qrels, run: Run, opts: EvalOpti
         missing = np.zeros(topics.nq, dtype=bool)
         if topics.nq == 0:
             raise NoQueriesError(f"{run.name}: the run shares no topic with {qrels.name}: nothing to evaluate")
+    # with or without -c, never a clean 0 (an empty run is -c's placeholders for the parts' engines)
+    if nq and missing.all() and opts.only_query is None and len(run.qid):
+        raise NoQueriesError(f"{run.name}: the run shares no topic with {qrels.name}: nothing to evaluate")
     if missing.any() and not opts.complete:
         t = int(np.argmax(missing))
         raise MissingTopicError(

@@ -127,6 +127,8 @@ def absent_topics(qrels: Qrels, seen: pa.Array, opts: EvalOptions, *, path: str)
 
     qtopics = pc.unique(qrels.qid.cast(pa.large_binary()))
     absent = qtopics.filter(pc.invert(pc.is_in(qtopics, value_set=seen.cast(pa.large_binary()))))
+    if len(absent) and len(absent) == len(qtopics) and opts.only_query is None:  # with or without -c
+        raise NoQueriesError(f"{path}: the run shares no topic with {qrels.name}: nothing to evaluate")
     if not len(absent) or opts.compat != "10.0":
         return absent.slice(0, 0)
     absent = absent.take(pc.sort_indices(absent))

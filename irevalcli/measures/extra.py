@@ -260,14 +260,26 @@ def TP(t: EvalTable, p: Params) -> np.ndarray:
     return t.rel_ret.astype(np.float64)
 
 
-@measure("FP", kind="int", agg="sum", citation="van Rijsbergen, Information Retrieval 1979 (the contingency table)")
+@measure(
+    "FP",
+    kind="int",
+    direction="lower",
+    agg="sum",
+    citation="van Rijsbergen, Information Retrieval 1979 (the contingency table)",
+)
 def FP(t: EvalTable, p: Params) -> np.ndarray:
     """False positives: retrieved documents that are not relevant (unjudged included); the
     summary is the sum."""
     return (t.n - t.rel_ret).astype(np.float64)
 
 
-@measure("FN", kind="int", agg="sum", citation="van Rijsbergen, Information Retrieval 1979 (the contingency table)")
+@measure(
+    "FN",
+    kind="int",
+    direction="lower",
+    agg="sum",
+    citation="van Rijsbergen, Information Retrieval 1979 (the contingency table)",
+)
 def FN(t: EvalTable, p: Params) -> np.ndarray:
     """False negatives: relevant documents not retrieved (R - num_rel_ret); the summary is the sum."""
     return (t.R - t.rel_ret).astype(np.float64)

@@ -242,7 +242,7 @@ spelling(
 )
 
 
-@measure("ideal_dcg", params="pairs")
+@measure("ideal_dcg", params="pairs", direction="none")
 def ideal_dcg(t: EvalTable, p: Params) -> np.ndarray:
     """DCG of the ideal ranking: every judged document with a positive gain, best first."""
     return _idcg(gains(t, _pairs(p)))
@@ -438,7 +438,13 @@ spelling(
 
 
 @measure(
-    "rbp_resid", params="pairs", placeholder="zero_named", versions=("10.0",), citation="Moffat & Zobel, TOIS 2008"
+    "rbp_resid",
+    params="pairs",
+    placeholder="zero_named",
+    versions=("10.0",),
+    citation="Moffat & Zobel, TOIS 2008",
+    direction="lower",
+    unanswered=1.0,
 )
 def rbp_resid(t: EvalTable, p: Params) -> np.ndarray:
     """RBP residual: the most RBP could still grow if every unjudged retrieved document and

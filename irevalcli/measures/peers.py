@@ -113,7 +113,13 @@ def bpref_R(t: EvalTable, p: Params) -> np.ndarray:
     return safe_div(np.bincount(gi, weights=terms, minlength=t.nq), t.R)
 
 
-@measure("arp", agg="wmean", citation="TF-Ranking's ARPMetric (Pasumarthi et al., KDD 2019)")
+@measure(
+    "arp",
+    agg="wmean",
+    direction="lower",
+    unanswered="refuse",
+    citation="TF-Ranking's ARPMetric (Pasumarthi et al., KDD 2019)",
+)
 def arp(t: EvalTable, p: Params) -> np.ndarray:
     """Average relevance position: sum_i label_i * rank_i / sum_i label_i over the retrieved
     documents (graded labels; unjudged and negative count 0; lower is better); 0 when no label is
@@ -133,7 +139,7 @@ spelling(
 )
 
 
-@measure("opa", agg="wmean", citation="TF-Ranking's OPAMetric (Pasumarthi et al., KDD 2019)")
+@measure("opa", agg="wmean", unanswered="refuse", citation="TF-Ranking's OPAMetric (Pasumarthi et al., KDD 2019)")
 def opa(t: EvalTable, p: Params) -> np.ndarray:
     """Ordered pair accuracy: among pairs of retrieved documents with different labels (graded;
     unjudged and negative count 0), the fraction whose higher-labelled document ranks higher; no
