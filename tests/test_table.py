@@ -9,6 +9,7 @@ import pytest
 
 from irevalcli.core.table import EvalOptions, _numeric_ids, _permuted, build_table, rank_order, rank_permutation
 from irevalcli.engine.evaluate import evaluate_table
+from irevalcli.engine.job import Job
 from irevalcli.errors import DuplicateDocError
 from irevalcli.io.arrow import binary_array
 from irevalcli.io.trec import Source, parse_qrels, parse_run
@@ -26,7 +27,7 @@ def both_paths(qrels_text, run_text, **opts):
     out = []
     for want_dict in (False, True):
         t = build_table(q, r, EvalOptions(**opts), doc_dict=want_dict)
-        res = evaluate_table(t, reqs, num_qrels_topics=t.nq, num_rel_complete=int((q.rel > 0).sum()))
+        res = evaluate_table(Job.of(q, reqs, t.opts), t)
         out.append(format_trec(res, per_query=True))
     return out
 
