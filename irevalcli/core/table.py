@@ -21,9 +21,10 @@ Every array is numpy; measures are reductions over the topic index ``g``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from ..io.trec import Qrels, Run
 
 PLACEHOLDER_DOCNO = b"ceci_nest_pas_un_docno"
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,23 @@ class EvalTable:
     max_label: int | None = None  # highest relevance label in the whole qrels file
     subtopics: Any = None  # subtopic judgements (irevalcli.io.subtopics.SubtopicQrels), if given
     _cache: dict = field(default_factory=dict, repr=False)
+
+    # ---- what measures share ----------------------------------------------
+    def memo(self, key: Hashable, compute: Callable[[], _T]) -> _T:
+        """``compute()``, computed once for this table: what several measures (or one
+        measure's cutoffs) read is kept under ``key``, a tuple naming it and what it depends
+        on besides the table (``("err_prefix", g_max)``)."""
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        value = cache[key] = compute()
+        return value
+
+    def derive(self, **changes: Any) -> EvalTable:
+        """The table with some fields changed (``label``, ``opts``, ...): a view such as ``-l``
+        at another level or the top k rows, with its own cached columns and memo. Keep a view
+        several measures use with :meth:`memo` (``t.memo(("view_top", k), lambda: ...)``)."""
+        return replace(self, _cache={}, **changes)
 
     # ---- sizes ----------------------------------------------------------
     @property
