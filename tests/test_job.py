@@ -105,3 +105,26 @@ def test_a_new_engine_is_one_entry_in_the_chain(tmp_path, monkeypatch):
     assert format_trec(evaluate(q, run, ["map", "num_rel"]).results) == format_trec(whole.results)
     monkeypatch.setattr(api, "ENGINES", (api.EngineChoice("probe", lambda g: True, takes), *api.ENGINES))
     assert format_trec(evaluate(q, run, ["map"]).results) == b"num_rel               \tall\t3\n"
+
+
+@pytest.mark.parametrize(("rel_format", "stream"), [("qrels", False), ("qrels", True), ("prefs", False)])
+def test_the_d_and_c_rules_say_the_same_for_every_table_and_engine(cli, tmp_path, stream, rel_format):
+    """-D's topic not judged, and a judged topic without results (no -c): one wording, from
+    core.table, for plain qrels and the -R formats, whole or streamed."""
+    if rel_format == "qrels":
+        q = write(tmp_path / "q", "1 0 a 1\n2 0 b 1\n")
+        m = "map"
+    else:
+        q = write(tmp_path / "q", "1 jg1 s a 2\n1 jg1 s b 1\n2 jg1 s c 1\n")
+        m = "prefs_simp"
+    run = write(tmp_path / "r", "1 Q0 a 1 3 r\n")
+    flags = ["-R", rel_format, "-m", m, "--stream" if stream else "--no-stream"]
+    res = cli([*flags, "-D", "1.9", q, run])
+    where = "the qrels" if rel_format == "qrels" else str(q)
+    assert (res.code, res.out) == (2, b"")
+    assert res.err == f"ireval: -D: topic '9' is not in {where}: nothing to evaluate\n"
+    res = cli([*flags, q, run])
+    assert (res.code, res.out) == (2, b"")
+    assert res.err == (
+        f"ireval: {run}: topic '2' is judged in {q} but has no results in the run (use -c to score missing topics as 0)\n"
+    )

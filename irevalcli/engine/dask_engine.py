@@ -19,7 +19,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ClusterError, DuplicateDocError, InputError, NoQueriesError, UsageError
+from ..errors import ClusterError, DuplicateDocError, InputError, UsageError
 from ..io.dataset import INSTALL_HINT, Dataset
 from ..settings import EvalSettings
 
@@ -327,6 +327,7 @@ def _evaluate(client: Any, job: Job, run_spec: str, settings: EvalSettings) -> D
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    from ..core.table import only_query_unjudged
     from ..io.arrow import binary_array
     from ..io.dataset import first_schema, open_dataset, relocate
     from ..io.trec import Qrels, Run
@@ -343,7 +344,7 @@ def _evaluate(client: Any, job: Job, run_spec: str, settings: EvalSettings) -> D
     if not labelled and only is not None:
         assert qrels is not None
         if not pc.any(pc.equal(qrels.qid, pa.scalar(only, qrels.qid.type))).as_py():
-            raise NoQueriesError(f"-D: topic '{opts.only_query}' is not in the qrels: nothing to evaluate")
+            raise only_query_unjudged(opts, "the qrels")
     reading = Reading(run_format, columns, schema, ranks, labelled, only)
     groups = _topic_groups(ds, columns, schema, settings.partitioned)
 
@@ -384,7 +385,7 @@ def _evaluate(client: Any, job: Job, run_spec: str, settings: EvalSettings) -> D
         if only is not None:
             judged = judged.filter(pc.equal(judged, pa.scalar(only, judged.type)))
             if not len(judged):
-                raise NoQueriesError(f"-D: topic '{opts.only_query}' is not in the qrels: nothing to evaluate")
+                raise only_query_unjudged(opts, "the qrels")
         qrels_seen = Qrels(
             name, "", judged, judged, np.zeros(len(judged), dtype=np.int64), np.zeros(len(judged), dtype=np.int64)
         )

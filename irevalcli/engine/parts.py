@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ..core.table import EvalOptions, EvalTable, build_table
-from ..errors import MissingTopicError, NoQueriesError
+from ..core.table import EvalOptions, EvalTable, build_table, missing_topic_error
+from ..errors import NoQueriesError
 from ..io.arrow import to_numpy
 from ..io.trec import Qrels, Run
 from .evaluate import Results, TopicColumn, compute_topics, concat_topics, summarize
@@ -107,12 +107,7 @@ def absent_topics(job: Job, seen: pa.Array, *, path: str) -> pa.Array:
         return absent.slice(0, 0)
     absent = absent.take(pc.sort_indices(absent))
     if not opts.complete:
-        qid = absent[0].as_py().decode("utf-8", "surrogateescape")
-        raise MissingTopicError(
-            path,
-            f"topic '{qid}' is judged in {qrels.name} but has no results in the run "
-            "(use -c to score missing topics as 0)",
-        )
+        raise missing_topic_error(path, absent[0].as_py().decode("utf-8", "surrogateescape"), qrels.name)
     return absent
 
 
