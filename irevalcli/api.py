@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from .core.judged import build_jg_table, build_prefs_table
 from .core.table import EvalOptions, build_table
 from .engine.evaluate import Results, evaluate_table
+from .engine.job import Job
 from .engine.stream import should_stream
 from .errors import DuplicateDocError, InputError, IrevalError, UsageError
 from .io.frames import frame_column, frame_to_binary
@@ -367,20 +368,6 @@ def _path(x: Any) -> str | None:
     return os.fspath(x) if isinstance(x, (str, os.PathLike)) else None
 
 
-def _streams(run: Any, s: EvalSettings, fmt: TableBuilder) -> bool:
-    """Whether the run is evaluated topic block by topic block (see ``stream`` in :func:`evaluate`)."""
-    path = _path(run)
-    return (
-        path is not None
-        and fmt.is_qrels
-        and s.only_query is None
-        and s.run_format == "auto"
-        and not _dataset(path)
-        and should_stream(path, s.stream)
-        and (path == "-" or streamable(path))
-    )
-
-
 def _evaluate(
     qrels: Any, run: Any, measures: Any, s: EvalSettings, progress: ProgressReport, stdin: BinaryIO | None
 ) -> Evaluation:
@@ -391,97 +378,173 @@ def _evaluate(
     fmt = TABLE_BUILDERS[s.rel_format]
     if (s.engine != "local" or s.labelled) and not fmt.is_qrels:
         raise UsageError(f"-R {s.rel_format}: --engine dask and --labelled read -R qrels judgements")
-    if s.engine == "dask":  # the dask engine: one call
-        return _evaluate_on_dask(qrels, run, requests, s)
-    qpath = _path(qrels)
+    if s.engine == "dask" and (_path(run) is None or _path(run) == "-"):
+        raise UsageError("--engine dask reads the run from a file, a directory or a URL, not standard input")
+    q, run = _judgements(qrels, run, s, fmt, progress)
+    job = Job.of(
+        q,
+        requests,
+        s.table,
+        subtopics=load_subtopics(s.subtopics) if s.subtopics is not None and fmt.is_qrels else None,
+        zscores=read_zscores(s.zscores) if s.zscores is not None and fmt.is_qrels else None,
+    )
+    given = RunInput(run, _path(run), stdin, s, fmt, progress)
+    for engine in ENGINES:
+        if engine.applies(given):
+            done = engine.run(job, given)
+            if done is not None:
+                return done
+    raise AssertionError("the whole engine takes every run")  # pragma: no cover
+
+
+def _judgements(qrels: Any, run: Any, s: EvalSettings, fmt: TableBuilder, progress: ProgressReport) -> tuple[Any, Any]:
+    """The judgements, read (None: a labelled table's, which the Dask engine reads on the
+    cluster), and the run (a labelled table's rows, read with its judgements)."""
+    if s.labelled and s.engine == "dask":
+        return None, run
     if s.labelled:  # one table carrying its own judgements
         from .io.dataset import read_labelled_dataset
 
-        q, run = read_labelled_dataset(os.fspath(run), columns=s.columns)
-    elif qpath is None:  # read already, or a DataFrame
-        q = fmt.load(qrels, s, None)
-    elif fmt.is_qrels:
+        return read_labelled_dataset(os.fspath(run), columns=s.columns)
+    if s.engine == "dask":
+        return load_qrels(qrels, fmt=s.qrels_format, columns=s.columns), run
+    qpath = _path(qrels)
+    if qpath is None:  # read already, or a DataFrame
+        return fmt.load(qrels, s, None), run
+    if fmt.is_qrels:
         with progress.reading("reading", qpath) as advance:
-            q = fmt.load(qrels, s, advance)
-    else:
-        with progress.step("reading", qpath):
-            q = fmt.load(qrels, s, None)
-    sub = load_subtopics(s.subtopics) if s.subtopics is not None and fmt.is_qrels else None
-    z = read_zscores(s.zscores) if s.zscores is not None and fmt.is_qrels else None
-    import numpy as np
+            return fmt.load(qrels, s, advance), run
+    with progress.step("reading", qpath):
+        return fmt.load(qrels, s, None), run
 
-    nqrels_topics = len(np.unique(_codes(q.qid)))
-    num_rel_complete = int(np.count_nonzero(q.rel > 0)) if fmt.is_qrels else 0
-    path = _path(run)
-    spooled = None
-    if _streams(run, s, fmt):
-        from .engine.stream import CHUNK_BYTES, NotGrouped, evaluate_stream
 
-        assert path is not None
-        try:
-            with progress.reading("evaluating", path) as advance:
-                results, sha = evaluate_stream(
-                    q,
-                    path,
-                    requests,
-                    s.table,
-                    num_qrels_topics=nqrels_topics,
-                    num_rel_complete=num_rel_complete,
-                    zscores=z,
-                    chunk_bytes=s.chunk_bytes or CHUNK_BYTES,
-                    subtopics=sub,
-                    stdin=stdin,
-                    progress=advance,
-                )
-            info = Run.empty("<stdin>" if path == "-" else path, results.runid)
-            info.sha256 = sha
-            return Evaluation(results=results, qrels=q, run=info)
-        except NotGrouped as exc:
-            # not grouped by topic (or, on standard input, not TREC text): partitioned by topic
-            # out of core if too large for memory_limit, else read whole below; standard input
-            # from its first byte again, spooled while it was streamed
-            spooled = getattr(exc, "rest", None)
-            from .engine.spill import evaluate_out_of_core
+@dataclass
+class RunInput:
+    """The run as the engines of :data:`ENGINES` are given it, and what an engine that
+    declined it learnt for the next: the run is not grouped by topic; standard input, spooled
+    from its first byte."""
 
-            with progress.step("evaluating", path):
-                done = evaluate_out_of_core(
-                    q,
-                    path,
-                    requests,
-                    s.table,
-                    num_qrels_topics=nqrels_topics,
-                    num_rel_complete=num_rel_complete,
-                    zscores=z,
-                    subtopics=sub,
-                    spool=spooled,
-                    memory_limit=s.memory_limit,
-                    chunk_bytes=s.chunk_bytes,
-                )
-            if done is not None:
-                info = Run.empty("<stdin>" if path == "-" else path, done[0].runid)
-                info.sha256 = done[1]
-                return Evaluation(results=done[0], qrels=q, run=info)
-    if spooled is not None:
-        with spooled:
-            r = load_run(run, stdin=spooled, fmt=s.run_format, columns=s.columns)
+    run: Any  # a path, a DataFrame or a read Run
+    path: str | None  # the run's path (None: not a path)
+    stdin: BinaryIO | None
+    settings: EvalSettings
+    builder: TableBuilder
+    progress: ProgressReport
+    not_grouped: bool = False
+    spooled: BinaryIO | None = None
+
+
+@dataclass(frozen=True)
+class EngineChoice:
+    """One way to evaluate a run: ``applies`` says whether it is to be tried, ``run`` evaluates
+    the job, or returns None to leave the run to the next choice."""
+
+    name: str
+    applies: Callable[[RunInput], bool]
+    run: Callable[[Job, RunInput], Evaluation | None]
+
+
+def _streams(given: RunInput) -> bool:
+    """Whether the run is evaluated topic block by topic block (see ``stream`` in :func:`evaluate`)."""
+    s, path = given.settings, given.path
+    return (
+        path is not None
+        and s.engine == "local"
+        and given.builder.is_qrels
+        and s.only_query is None
+        and s.run_format == "auto"
+        and not _dataset(path)
+        and should_stream(path, s.stream)
+        and (path == "-" or streamable(path))
+    )
+
+
+def _on_dask(job: Job, given: RunInput) -> Evaluation:
+    """``engine="dask"``: the qrels (and subtopics, z-scores) read here, the run on the cluster."""
+    from .engine.dask_engine import evaluate_dask
+
+    assert given.path is not None
+    ev = evaluate_dask(job, given.path, given.settings)
+    return Evaluation(results=ev.results, qrels=ev.qrels, run=ev.run)
+
+
+def _streamed(job: Job, given: RunInput) -> Evaluation | None:
+    """Topic block by topic block, in bounded memory; None when the run is not grouped by topic."""
+    from .engine import stream
+
+    path = given.path
+    assert path is not None
+    try:
+        with given.progress.reading("evaluating", path) as advance:
+            results, sha = stream.evaluate_stream(
+                job,
+                path,
+                chunk_bytes=given.settings.chunk_bytes or stream.CHUNK_BYTES,
+                stdin=given.stdin,
+                progress=advance,
+            )
+    except stream.NotGrouped as exc:
+        # not grouped by topic (or, on standard input, not TREC text): standard input is
+        # read again from its first byte, spooled while it was streamed
+        given.not_grouped = True
+        given.spooled = getattr(exc, "rest", None)
+        return None
+    return _streamed_evaluation(job, results, path, sha)
+
+
+def _out_of_core(job: Job, given: RunInput) -> Evaluation | None:
+    """A run not grouped by topic, partitioned by topic on disk; None when it fits
+    ``memory_limit`` (then it is read whole)."""
+    from .engine.spill import evaluate_out_of_core
+
+    path = given.path
+    assert path is not None
+    with given.progress.step("evaluating", path):
+        done = evaluate_out_of_core(
+            job,
+            path,
+            spool=given.spooled,
+            memory_limit=given.settings.memory_limit,
+            chunk_bytes=given.settings.chunk_bytes,
+        )
+    return _streamed_evaluation(job, done[0], path, done[1]) if done is not None else None
+
+
+def _streamed_evaluation(job: Job, results: Results, path: str, sha: str) -> Evaluation:
+    info = Run.empty("<stdin>" if path == "-" else path, results.runid)
+    info.sha256 = sha
+    return Evaluation(results=results, qrels=job.qrels, run=info)
+
+
+def _whole(job: Job, given: RunInput) -> Evaluation:
+    """The run read whole, one table in memory."""
+    s, path, run = given.settings, given.path, given.run
+    if given.spooled is not None:
+        with given.spooled:
+            r = load_run(run, stdin=given.spooled, fmt=s.run_format, columns=s.columns)
     elif path is not None:
-        with progress.reading("reading", path) as advance:
-            r = load_run(run, stdin=stdin, fmt=s.run_format, columns=s.columns, progress=advance)
+        with given.progress.reading("reading", path) as advance:
+            r = load_run(run, stdin=given.stdin, fmt=s.run_format, columns=s.columns, progress=advance)
     else:
-        r = load_run(run, stdin=stdin, fmt=s.run_format, columns=s.columns)
-    with progress.step("evaluating", path):
+        r = load_run(run, stdin=given.stdin, fmt=s.run_format, columns=s.columns)
+    q = job.qrels
+    with given.progress.step("evaluating", path):
         try:
-            table = fmt.build(q, r, s.table, sub)
+            table = given.builder.build(q, r, s.table, job.subtopics)
         except DuplicateDocError as exc:
             raise _relocated(exc, r, q) from None
-        results = evaluate_table(
-            table,
-            requests,
-            num_qrels_topics=nqrels_topics,
-            num_rel_complete=num_rel_complete,
-            zscores=z,
-        )
+        results = evaluate_table(job, table)
     return Evaluation(results=results, qrels=q, run=r)  # (q: Judgements for the -R formats)
+
+
+# The engines, tried in this order; the first that applies and does not decline evaluates the
+# run. A new engine is one entry here (and its module under engine/, taking a Job).
+ENGINES: tuple[EngineChoice, ...] = (
+    EngineChoice("dask", lambda given: given.settings.engine == "dask", _on_dask),
+    EngineChoice("streamed", _streams, _streamed),
+    EngineChoice("out of core", lambda given: given.not_grouped, _out_of_core),
+    EngineChoice("whole", lambda given: True, _whole),
+)
 
 
 def _dataset(path: Any) -> bool:
@@ -498,39 +561,3 @@ def _relocated(exc: DuplicateDocError, run: Any, qrels: Any) -> DuplicateDocErro
 
             return relocate(exc, open_dataset(exc.path, "run").names)
     return exc
-
-
-def _evaluate_on_dask(qrels: Any, run: Any, requests: list[Request], s: EvalSettings) -> Evaluation:
-    """``engine="dask"``: the qrels (and subtopics, z-scores) read here, the run on the cluster."""
-    import numpy as np
-
-    from .engine.dask_engine import evaluate_dask
-    from .io.trec import READ_RANKS
-
-    if not isinstance(run, (str, os.PathLike)) or os.fspath(run) == "-":
-        raise UsageError("--engine dask reads the run from a file, a directory or a URL, not standard input")
-    q = None if s.labelled else load_qrels(qrels, fmt=s.qrels_format, columns=s.columns)
-    sub = load_subtopics(s.subtopics) if s.subtopics is not None else None
-    z = read_zscores(s.zscores) if s.zscores is not None else None
-    ev = evaluate_dask(
-        q,
-        os.fspath(run),
-        requests,
-        s.table,
-        num_qrels_topics=len(np.unique(_codes(q.qid))) if q is not None else 0,
-        num_rel_complete=int(np.count_nonzero(q.rel > 0)) if q is not None else 0,
-        zscores=z,
-        subtopics=sub,
-        run_format=s.run_format,
-        columns=dict(s.columns or {}),
-        ranks=READ_RANKS.get() or s.ties == "rank",
-        partitioned=s.partitioned,
-        hashing=s.hash_inputs,
-    )
-    return Evaluation(results=ev.results, qrels=ev.qrels, run=ev.run)
-
-
-def _codes(arr: Any) -> Any:
-    from .io.arrow import to_numpy
-
-    return to_numpy(arr.dictionary_encode().indices)

@@ -26,7 +26,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..core.table import EvalOptions, runs_of
+from ..core.table import runs_of
 from ..errors import DuplicateDocError, InputError
 from ..io import trec as readers
 from ..io.arrow import to_numpy
@@ -34,17 +34,15 @@ from ..io.trec import (
     GZIP_MAGIC,
     XZ_MAGIC,
     ZSTD_MAGIC,
-    Qrels,
     Run,
     Source,
-    ZScores,
     is_bzip2,
     line_too_long,
     parse_run,
 )
-from ..measures.names import Request
 from .evaluate import Results
-from .parts import Part, finish, part_options, score_part, whole_run_checks
+from .job import Job
+from .parts import Part, finish, score_part, whole_run_checks
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -580,16 +578,10 @@ def _parse_chunk(chunk: bytes, name: str, lines_before: int) -> Run:
 
 
 def evaluate_stream(
-    qrels: Qrels,
+    job: Job,
     path: str,
-    requests: list[Request],
-    opts: EvalOptions,
     *,
-    num_qrels_topics: int,
-    num_rel_complete: int,
-    zscores: ZScores | None = None,
     chunk_bytes: int = CHUNK_BYTES,
-    subtopics: Any = None,
     stdin: IO[bytes] | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> tuple[Results, str]:
@@ -602,16 +594,7 @@ def evaluate_stream(
     """
     reader = ChunkReader(path, chunk_bytes, stdin=stdin, progress=progress)
     try:
-        return _evaluate_stream(
-            qrels,
-            reader,
-            requests,
-            opts,
-            num_qrels_topics=num_qrels_topics,
-            num_rel_complete=num_rel_complete,
-            zscores=zscores,
-            subtopics=subtopics,
-        )
+        return _evaluate_stream(job, reader)
     except NotGrouped as exc:
         exc.rest = reader.rest() if reader.is_stdin and reader.spooled else None  # type: ignore[attr-defined]
         raise
@@ -619,20 +602,9 @@ def evaluate_stream(
         reader.close()
 
 
-def _evaluate_stream(
-    qrels: Qrels,
-    reader: ChunkReader,
-    requests: list[Request],
-    opts: EvalOptions,
-    *,
-    num_qrels_topics: int,
-    num_rel_complete: int,
-    zscores: ZScores | None,
-    subtopics: Any,
-) -> tuple[Results, str]:
+def _evaluate_stream(job: Job, reader: ChunkReader) -> tuple[Results, str]:
     import pyarrow as pa
 
-    batch_opts = part_options(opts)
     path = reader.name
     parts: list[Part] = []
     seen: list[pa.Array] = []
@@ -648,9 +620,7 @@ def _evaluate_stream(
             if duplicate is not None:  # only the topics are needed now, for the checks made before it
                 continue
             try:
-                part = score_part(
-                    qrels, batch, requests, batch_opts, subtopics=subtopics, run_blocks=(lengths, topics), topics=topics
-                )
+                part = score_part(job, batch, run_blocks=(lengths, topics), topics=topics)
             except DuplicateDocError as exc:
                 duplicate = exc
                 continue
@@ -661,20 +631,8 @@ def _evaluate_stream(
             raise InputError(path, "the run file is empty")
         raise InputError(path, "the run file has no results (only comments or blank lines)")
     # as the whole run's table: a missing topic, then a judgement given twice, before a duplicate document
-    whole_run_checks(qrels, pa.concat_arrays(seen), opts, path=path, duplicate=duplicate)
-    results = finish(
-        parts,
-        qrels,
-        pa.concat_arrays(seen),
-        requests,
-        opts,
-        path=path,
-        runid=runid,
-        num_qrels_topics=num_qrels_topics,
-        num_rel_complete=num_rel_complete,
-        zscores=zscores,
-        subtopics=subtopics,
-    )
+    whole_run_checks(job, pa.concat_arrays(seen), path=path, duplicate=duplicate)
+    results = finish(job, parts, pa.concat_arrays(seen), path=path, runid=runid)
     return results, reader.sha256
 
 
