@@ -308,8 +308,12 @@ def evaluate(
     ``run_format`` and ``columns`` (role -> column name) say how the dataset's files are read.
     Raises :class:`irevalcli.errors.IrevalError` subclasses with user-facing messages.
     """
+    from .io.source import reading_session
+
     s = EvalSettings.given(options, settings, "evaluate()")
-    with s.reading():  # inputs hashed (or not), run ranks read (or not), as the settings say
+    # inputs hashed (or not), run ranks read (or not), as the settings say; a pipe named as a
+    # path read from its source once, however often it is opened (sniffed, then read)
+    with reading_session(), s.reading():
         return _evaluate(qrels, run, measures, s, progress or NO_PROGRESS, stdin)
 
 

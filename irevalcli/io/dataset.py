@@ -94,9 +94,10 @@ class Dataset:
     def read_bytes(self, i: int, what: str) -> bytes:
         name = self.names[i]
         try:
-            if self.fs is None:
-                with open(self.files[i], "rb") as fh:
-                    return fh.read()
+            if self.fs is None:  # a member is read as the same file alone would be
+                from .source import read_whole
+
+                return read_whole(self.files[i], what=what, hash=False).data
             with self.fs.open(self.files[i], "rb") as fh:
                 return bytes(fh.read())
         except FileNotFoundError:
@@ -145,6 +146,7 @@ def open_dataset(spec: str, what: str) -> Dataset:
 
     else:
         fs = None
+        protocol = ""
         if os.path.isdir(spec):
             root = spec.rstrip("/") or "/"
             files = sorted(
@@ -181,6 +183,14 @@ def open_dataset(spec: str, what: str) -> Dataset:
         keys &= {k for k, _ in h}
     if len(files) >= 1 << (63 - LINE_BITS):
         raise InputError(spec, f"cannot read {what} dataset: more than {1 << (63 - LINE_BITS)} files")
+    if fs is None or protocol == "file":  # local members are inputs no output may replace
+        from .source import record_input
+
+        for p in files:
+            try:
+                record_input(os.stat(p))
+            except OSError:
+                pass
     return Dataset(
         spec=spec,
         fs=fs,

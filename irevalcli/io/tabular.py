@@ -211,39 +211,13 @@ def _json_object_line(line: bytes) -> bool:
         return False
 
 
-def _sniff_head(path: str, size: int = 1 << 16) -> bytes | None:
-    """The first decompressed bytes of a file, or None when it cannot be read."""
-    import bz2
-    import gzip
-    import lzma
-    import zlib
-
-    from .trec import GZIP_MAGIC, XZ_MAGIC, ZSTD_MAGIC, is_bzip2
-
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(10)
-            fh.seek(0)
-            if head.startswith(ZSTD_MAGIC):
-                import pyarrow as pa
-
-                return pa.CompressedInputStream(pa.PythonFile(fh, mode="r"), "zstd").read(size)
-            if head.startswith(GZIP_MAGIC):
-                return gzip.GzipFile(fileobj=fh).read(size)
-            if is_bzip2(head):
-                return bz2.BZ2File(fh).read(size)
-            if head.startswith(XZ_MAGIC):
-                return lzma.LZMAFile(fh).read(size)
-            return fh.read(size)
-    except (OSError, EOFError, lzma.LZMAError, zlib.error):
-        return None
-
-
 def streamable(path: Any, fmt: str = "auto") -> bool:
     """Whether the bounded-memory streaming reader can take this run: TREC text, plain or compressed."""
+    from .source import sniff_head
+
     if fmt not in ("auto", "trec") or not isinstance(path, (str, os.PathLike)) or os.fspath(path) == "-":
         return False
-    head = _sniff_head(os.fspath(path))
+    head = sniff_head(os.fspath(path))  # a pipe named as a path is spooled: the sniff loses nothing
     if head is None:
         return False
     if fmt == "trec":
@@ -258,34 +232,18 @@ def streamable(path: Any, fmt: str = "auto") -> bool:
 
 
 def read_input(
-    path: str | os.PathLike[str], *, what: str, stdin: BinaryIO | None = None, progress: Progress | None = None
+    path: str | os.PathLike[str],
+    *,
+    what: str,
+    stdin: BinaryIO | None = None,
+    progress: Progress | None = None,
+    hash: bool | None = None,
 ) -> Source:
-    """:func:`readers.read_source`, reporting bytes read to ``progress`` as it goes."""
-    spath = os.fspath(path)
-    if progress is None or spath == "-":
-        return read_source(path, what=what, stdin=stdin)
-    import hashlib
-
-    from .trec import HASH_INPUTS, decompress
-
-    hashing = HASH_INPUTS.get()
-    sha = hashlib.sha256()
-    parts = []
-    try:
-        with open(spath, "rb") as fh:
-            while True:
-                block = fh.read(8 << 20)
-                if not block:
-                    break
-                if hashing:
-                    sha.update(block)
-                parts.append(block)
-                progress(len(block))
-    except OSError:
-        return read_source(path, what=what)  # raises the usual message
-    raw = b"".join(parts)
-    del parts
-    return Source(name=spath, data=decompress(raw, spath, what), sha256=sha.hexdigest() if hashing else "")
+    """:func:`readers.read_source`, reporting bytes read to ``progress`` as it goes (not for
+    standard input, whose size is not known)."""
+    if os.fspath(path) == "-":
+        progress = None
+    return read_source(path, what=what, stdin=stdin, hash=hash, progress=progress)
 
 
 def read_qrels_file(
@@ -295,11 +253,13 @@ def read_qrels_file(
     columns: Mapping[str, str] | Sequence[str] | None = None,
     stdin: BinaryIO | None = None,
     progress: Progress | None = None,
+    hash: bool | None = None,
 ) -> Qrels:
-    """A qrels file in any supported format (``fmt="auto"`` detects it)."""
+    """A qrels file in any supported format (``fmt="auto"`` detects it). ``hash``: record
+    its SHA-256 (None: as :data:`irevalcli.io.trec.HASH_INPUTS` says)."""
     check_format(fmt, "qrels")
     cmap = parse_column_map(columns)
-    src = read_input(path, what="qrels", stdin=stdin, progress=progress)
+    src = read_input(path, what="qrels", stdin=stdin, progress=progress, hash=hash)
     return parse_qrels_source(src, fmt=fmt, columns=cmap)
 
 
@@ -310,12 +270,15 @@ def read_run_file(
     columns: Mapping[str, str] | Sequence[str] | None = None,
     stdin: BinaryIO | None = None,
     progress: Progress | None = None,
+    hash: bool | None = None,
+    ranks: bool | None = None,
 ) -> Run:
-    """A run file in any supported format (``fmt="auto"`` detects it; ``msmarco`` must be asked for)."""
+    """A run file in any supported format (``fmt="auto"`` detects it; ``msmarco`` must be asked for).
+    ``hash``: record its SHA-256; ``ranks``: keep its rank column (None: as the context says)."""
     check_format(fmt, "run")
     cmap = parse_column_map(columns)
-    src = read_input(path, what="run", stdin=stdin, progress=progress)
-    return parse_run_source(src, fmt=fmt, columns=cmap)
+    src = read_input(path, what="run", stdin=stdin, progress=progress, hash=hash)
+    return parse_run_source(src, fmt=fmt, columns=cmap, ranks=ranks)
 
 
 def parse_qrels_source(src: Source, *, fmt: str = "auto", columns: Mapping[str, str] | None = None) -> Qrels:
@@ -350,8 +313,15 @@ def parse_qrels_source(src: Source, *, fmt: str = "auto", columns: Mapping[str, 
     )
 
 
-def parse_run_source(src: Source, *, fmt: str = "auto", columns: Mapping[str, str] | None = None) -> Run:
+def parse_run_source(
+    src: Source, *, fmt: str = "auto", columns: Mapping[str, str] | None = None, ranks: bool | None = None
+) -> Run:
+    """A run's rows from its bytes; ``ranks``: keep the rank column, for ``--ties rank``
+    (None: as :data:`irevalcli.io.trec.READ_RANKS` says)."""
     from .trec import parse_run
+
+    if ranks is None:
+        ranks = READ_RANKS.get()
 
     columns = columns or {}
     strip_header_bom(src, fmt, columns)
@@ -359,17 +329,17 @@ def parse_run_source(src: Source, *, fmt: str = "auto", columns: Mapping[str, st
     kind = detect(src.data, columns) if fmt == "auto" else fmt
     if kind == "trec":
         try:
-            return parse_run(src)
+            return parse_run(src, ranks=ranks)
         except InputError as exc:
             raise explain_run_error(exc, src.data) from None
     if not src.data:
         raise InputError(src.name, "the run file is empty")
     if kind == "msmarco":
-        return _parse_msmarco(src)
+        return _parse_msmarco(src, ranks)
     import numpy as np
 
     by_rank = "rank" in columns and "score" not in columns  # --column rank=NAME: score = -rank
-    ranks = READ_RANKS.get()  # --ties rank orders by the rank column; a score only breaks equal ranks
+    # --ties rank orders by the rank column; a score only breaks equal ranks
     if ranks:
         required, optional = ("qid", "docno", "rank"), ("runid",) if by_rank else ("runid", "score")
     else:
@@ -453,7 +423,7 @@ def _bad_line(data: bytes, line: int | None) -> bytes:
     return data[start : end if end >= 0 else len(data)]
 
 
-def _parse_msmarco(src: Source) -> Run:
+def _parse_msmarco(src: Source, ranks: bool) -> Run:
     import numpy as np
     import pyarrow as pa
 
@@ -486,16 +456,14 @@ def _parse_msmarco(src: Source) -> Run:
         score=-rank.astype(np.float64),
         lineno=lineno,
         runid=default_runid(src.name),
-        rank=_msmarco_ranks(rank, lineno, src.name),
+        rank=_msmarco_ranks(rank, lineno, src.name) if ranks else None,
     )
 
 
 def _msmarco_ranks(rank: np.ndarray, lineno: np.ndarray, name: str) -> np.ndarray | None:
-    """An MS MARCO run's ranks kept for --ties rank (None otherwise)."""
+    """An MS MARCO run's ranks kept for --ties rank."""
     from .trec import check_rank_range
 
-    if not READ_RANKS.get():
-        return None
     check_rank_range(rank, lineno, name)
     return rank
 
@@ -544,7 +512,7 @@ def _resolve(
         if col is None:
             if role in columns:
                 raise InputError(src, f"--column {role}={columns[role]}: no such column (columns: {listing})")
-            if role == "rank" and what == "run" and READ_RANKS.get():
+            if role == "rank" and what == "run" and "score" in optional:  # --ties rank: rank required
                 raise InputError(
                     src,
                     f"no 'rank' column for the run (columns: {listing}); --ties rank orders by it: name one "
