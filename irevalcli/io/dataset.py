@@ -188,7 +188,7 @@ def open_dataset(spec: str, what: str) -> Dataset:
 
         for p in files:
             try:
-                record_input(os.stat(p))
+                record_input(os.stat(p), shown(p))
             except OSError:
                 pass
     return Dataset(

@@ -237,7 +237,7 @@ def reread_safe(path: str | os.PathLike[str]) -> bool:
 @dataclass
 class _Session:
     spools: dict[tuple[int, int], IO[bytes]] = field(default_factory=dict)
-    read: set[tuple[int, int]] = field(default_factory=set)
+    read: dict[tuple[int, int], str] = field(default_factory=dict)  # (device, inode) -> name
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def close(self) -> None:
@@ -270,24 +270,27 @@ def reading_session() -> Iterator[None]:
         session.close()
 
 
-def inputs_read() -> frozenset[tuple[int, int]]:
-    """(device, inode) of every regular file read as an input in the current session."""
+def inputs_read() -> dict[tuple[int, int], str]:
+    """(device, inode) -> name of every regular file read as an input in the current session."""
     session = _SESSION.get()
-    return frozenset(session.read) if session is not None else frozenset()
+    if session is None:
+        return {}
+    with session.lock:
+        return dict(session.read)
 
 
-def record_input(st: os.stat_result) -> None:
+def record_input(st: os.stat_result, name: str) -> None:
     """Record a regular file as read (an output must never replace it)."""
     session = _SESSION.get()
     if session is not None and stat.S_ISREG(st.st_mode):
         with session.lock:
-            session.read.add((st.st_dev, st.st_ino))
+            session.read.setdefault((st.st_dev, st.st_ino), name)
 
 
 def record_stdin(stream: Any) -> None:
     """Standard input redirected from a regular file (``< run.txt``) is that file: record it."""
     try:
-        record_input(os.fstat(stream.fileno()))
+        record_input(os.fstat(stream.fileno()), "standard input")
     except (AttributeError, ValueError, OSError, io.UnsupportedOperation):
         pass
 
@@ -333,7 +336,7 @@ def open_input(path: str | os.PathLike[str], *, what: str) -> BinaryIO:
     except OSError:
         return fh
     if stat.S_ISREG(st.st_mode):
-        record_input(st)
+        record_input(st, name)
         return fh
     if stat.S_ISDIR(st.st_mode):
         fh.close()
