@@ -441,17 +441,25 @@ def read_whole(
     stdin: BinaryIO | None = None,
     hash: bool = True,
     progress: Progress | None = None,
+    name: str | None = None,
 ) -> Raw:
     """The stored bytes of a whole input: a path, or ``-`` for standard input (``stdin``,
     else the process's). Text whose first block holds a NUL byte (``/dev/zero``) fails at
-    once instead of being read until memory runs out."""
+    once instead of being read until memory runs out. ``name``: the input as messages name
+    it (default: the path)."""
     spath = os.fspath(path)
     if spath == "-":
         stream = stdin if stdin is not None else sys.stdin.buffer
         record_stdin(stream)
         return _read_all(stream, "<stdin>", what, hash, progress)
-    with opened(spath, what=what) as fh:
-        return _read_all(fh, spath, what, hash, progress)
+    shown = spath if name is None else name
+    try:
+        with opened(spath, what=what) as fh:
+            return _read_all(fh, shown, what, hash, progress)
+    except InputError as exc:
+        if exc.path == spath and shown != spath:
+            raise type(exc)(shown, exc.detail, exc.line) from None
+        raise
 
 
 def read_stream(fh: BinaryIO, name: str, *, what: str, hash: bool = True, progress: Progress | None = None) -> Raw:
