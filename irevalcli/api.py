@@ -464,6 +464,14 @@ def _evaluate_on_dask(qrels: Any, run: Any, requests: list[Request], s: EvalSett
 
     if not isinstance(run, (str, os.PathLike)) or os.fspath(run) == "-":
         raise UsageError("--engine dask reads the run from a file, a directory or a URL, not standard input")
+    from .io.dataset import is_url
+    from .io.source import reread_safe
+
+    if not is_url(os.fspath(run)) and not reread_safe(run):  # each worker opens the file itself
+        raise UsageError(
+            f"--engine dask reads the run from a file, a directory or a URL, not a pipe or FIFO ({os.fspath(run)}); "
+            "save it to a file first"
+        )
     q = None if s.labelled else load_qrels(qrels, fmt=s.qrels_format, columns=s.columns)
     sub = load_subtopics(s.subtopics) if s.subtopics is not None else None
     z = read_zscores(s.zscores) if s.zscores is not None else None

@@ -263,3 +263,15 @@ def test_dev_stdin_as_a_path(files):
         timeout=120,
     )
     assert (got.returncode, got.stderr, got.stdout) == (0, b"", want.stdout)
+
+
+@pytest.mark.slow  # starts a local Dask cluster
+def test_the_dask_engine_refuses_a_fifo_it_cannot_hand_to_its_workers(cli, files):
+    pytest.importorskip("distributed")
+    os.mkfifo(files / "fifo")  # never opened: refused before any reading
+    res = cli(["-m", "map", "--engine", "dask", "q", "fifo"], cwd=files)
+    assert (res.code, res.err) == (
+        2,
+        "ireval: --engine dask reads the run from a file, a directory or a URL, not a pipe or FIFO (fifo); "
+        "save it to a file first\n",
+    )
