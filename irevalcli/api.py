@@ -467,7 +467,8 @@ def _evaluate_on_dask(qrels: Any, run: Any, requests: list[Request], s: EvalSett
     from .io.dataset import is_url
     from .io.source import reread_safe
 
-    if not is_url(os.fspath(run)) and not reread_safe(run):  # each worker opens the file itself
+    local = os.fspath(run)
+    if not is_url(local) and not os.path.isdir(local) and not reread_safe(local):  # each worker opens it itself
         raise UsageError(
             f"--engine dask reads the run from a file, a directory or a URL, not a pipe or FIFO ({os.fspath(run)}); "
             "save it to a file first"
