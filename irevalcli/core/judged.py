@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import DuplicateDocError, InputError
+from ..errors import DuplicateDocError, InputError, NoQueriesError
 from ..io.arrow import decode_id
 from ..io.judgements import Judgements
 from .table import (
