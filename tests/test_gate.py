@@ -15,6 +15,8 @@ import numpy as np
 import pytest
 import scipy.stats
 
+from irevalcli.measures.catalog import load
+
 from .conftest import write
 
 N = 8
@@ -385,6 +387,7 @@ def test_json_report(gate, data):
         "verdict": "pass",
         "reason": "at or above the floor: 0.9375 >= 0.5",
         "source": "--min map=0.5",
+        "direction": "higher",
     }
     assert (drop["verdict"], drop["reason"]) == ("fail", "drop 0.0625 > 0.01")
 
@@ -761,7 +764,11 @@ def _strategies():
     )
     check = st.tuples(
         st.sampled_from(["min", "max_drop", "max_drop_rel"]),
-        st.sampled_from(["map", "auc", "gauc", "P.5", "recip_rank", "num_rel_ret", "ndcg"]),
+        # every direction (arp and unj.5: lower is better; num_ret: none) and every rule for a topic
+        # without results (opa and arp: refused; unj.5: scores 1, its worst; the rest: their value)
+        st.sampled_from(
+            ["map", "auc", "gauc", "P.5", "recip_rank", "num_rel_ret", "ndcg", "arp", "opa", "unj.5", "num_ret"]
+        ),
         st.sampled_from([0.0, 0.01, 0.1, 0.25, 0.5, 1.0, 0.333]),
     )
     return (
@@ -773,13 +780,13 @@ def _strategies():
     )
 
 
-def _oracle_worse(kind: str, value: float | None, base: float | None, threshold: float) -> bool:
+def _oracle_worse(kind: str, value: float | None, base: float | None, threshold: float, lower: bool = False) -> bool:
     """Worse than the floor or the tolerance, or no value to judge: from the main command's numbers."""
     if value is None or (kind != "min" and base is None):
         return True
     if kind == "min":
         return value < threshold - 1e-12
-    drop = base - value
+    drop = value - base if lower else base - value
     if kind == "max_drop":
         return drop > threshold + 1e-12
     rel = drop / base if base > 0 else (0.0 if drop <= 0 else float("inf"))
@@ -792,6 +799,7 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
     --alpha the verdict is exactly the one computed here; with --alpha a drop beyond its tolerance passes only
     when it is not significant (so never on fewer than two topics with a value)."""
     from hypothesis import HealthCheck, example, given, settings
+    from hypothesis import strategies as st
 
     run_st, qrels_st, checks_st, alpha_st, level_st = _strategies()
     root = tmp_path_factory.mktemp("gate_property")
@@ -799,7 +807,13 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
     @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
     # the findings of issue 13: auc without a value anywhere; a drop with no p-value under --alpha
     @example(
-        qrels={1: {0: 1}}, cand={1: [(0, 1.0)]}, base={1: [(0, 1.0)]}, checks=[("min", "auc", 0.0)], alpha=None, level=1
+        qrels={1: {0: 1}},
+        cand={1: [(0, 1.0)]},
+        base={1: [(0, 1.0)]},
+        checks=[("min", "auc", 0.0)],
+        alpha=None,
+        level=1,
+        test="t",
     )
     @example(
         qrels={1: {0: 1}, 2: {0: 1}},
@@ -808,6 +822,7 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
         checks=[("max_drop", "gauc", 0.5), ("max_drop_rel", "auc", 1.0)],
         alpha=0.5,
         level=1,
+        test="t",
     )
     @example(
         qrels={1: {0: 1, 1: 0}},
@@ -816,6 +831,7 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
         checks=[("max_drop", "map", 0.01)],
         alpha=0.05,
         level=1,
+        test="t",
     )
     @example(
         qrels={1: {0: 1, 1: 0}, 2: {0: 2}},
@@ -824,16 +840,54 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
         checks=[("min", "auc", 0.9)],
         alpha=None,
         level=1,
+        test="t",
     )
-    @given(qrels=qrels_st, cand=run_st, base=run_st, checks=checks_st, alpha=alpha_st, level=level_st)
-    def prop(qrels, cand, base, checks, alpha, level):
+    # issue 21: the sign test on one topic
+    @example(
+        qrels={1: {0: 1, 1: 0}},
+        cand={1: [(1, 1.0), (0, 0.5)]},
+        base={1: [(0, 1.0), (1, 0.5)]},
+        checks=[("max_drop", "map", 0.01)],
+        alpha=0.5,
+        level=1,
+        test="sign",
+    )
+    # issue 21: a reversed run on arp (lower is better); a candidate answering 1 of 2 topics on opa and unj
+    @example(
+        qrels={1: {0: 1, 1: 0}, 2: {0: 1, 1: 0}},
+        cand={1: [(1, 1.0), (0, 0.5)], 2: [(1, 1.0), (0, 0.5)]},
+        base={1: [(0, 1.0), (1, 0.5)], 2: [(0, 1.0), (1, 0.5)]},
+        checks=[("max_drop", "arp", 0.01), ("max_drop_rel", "arp", 0.1)],
+        alpha=None,
+        level=1,
+        test="t",
+    )
+    @example(
+        qrels={1: {0: 2, 1: 0}, 2: {0: 2, 1: 0}},
+        cand={1: [(0, 1.0), (1, 0.5)]},
+        base={1: [(0, 1.0), (1, 0.5)], 2: [(0, 1.0), (1, 0.5)]},
+        checks=[("max_drop", "opa", 0.0), ("max_drop", "unj.5", 0.1)],
+        alpha=None,
+        level=1,
+        test="t",
+    )
+    @given(
+        qrels=qrels_st,
+        cand=run_st,
+        base=run_st,
+        checks=checks_st,
+        alpha=alpha_st,
+        level=level_st,
+        test=st.sampled_from(["t", "sign", "wilcoxon", "randomization"]),
+    )
+    def prop(qrels, cand, base, checks, alpha, level, test):
         q, c, b = root / "q.txt", root / "c.txt", root / "b.txt"
         q.write_text("".join(f"{t} 0 d{d} {rel}\n" for t, judged in qrels.items() for d, rel in judged.items()))
         c.write_text(_run_lines(cand, "c"))
         b.write_text(_run_lines(base, "b"))
         if not c.read_text() or not b.read_text():
             return
-        args = ["gate", str(q), str(c), "--baseline", str(b), "-l", str(level), "--format", "json"]
+        args = ["gate", str(q), str(c), "--baseline", str(b), "-l", str(level), "--format", "json", "--test", test]
         if alpha is not None:
             args += ["--alpha", str(alpha)]
         for kind, measure, threshold in checks:
@@ -842,26 +896,63 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
                 f"{measure}={threshold}",
             ]
         code, out, err = _main(args)
+        reg = load()
+        declared = {m: reg[m.split(".")[0]] for _, m, _ in checks}
+        if any(
+            (kind == "min" and declared[m].direction == "lower") or (kind != "min" and declared[m].direction == "none")
+            for kind, m, _ in checks
+        ):
+            assert code == 2 and out == b"", err  # a floor on a lower-is-better measure, a drop without direction
+            return
         judged = set(qrels)
         if not {t for t, d in cand.items() if d} & judged or not {t for t, d in base.items() if d} & judged:
             assert code == 2 and out == b"", err  # no topic in common: an input error, never a pass
             return
         assert code in (0, 1), err
         measures = [a for m in dict.fromkeys(m for _, m, _ in checks) for a in ("-m", m)]
-        summaries = {}
-        for who, path in (("value", c), ("base", b)):
-            rc, js, e = _main(["-c", "-l", str(level), *measures, "--format", "json", str(q), str(path)])
+        summaries, unscorable, per_topic = {}, {}, {}
+        for who, path, topics in (("value", c, cand), ("base", b, base)):
+            rc, js, e = _main(["-c", "-q", "-l", str(level), *measures, "--format", "json", str(q), str(path)])
             assert rc == 0, e
-            summaries[who] = json.loads(js)["summary"]
+            doc = json.loads(js)
+            summaries[who] = dict(doc["summary"])
+            per_topic[who] = doc["per_query"]
+            missing = sorted(judged - {t for t, d in topics.items() if d})
+            for m, decl in declared.items():
+                label = m.replace(".", "_")
+                if missing and decl.unanswered == "refuse":
+                    unscorable[(who, label)] = True
+                elif missing and isinstance(decl.unanswered, float):  # the worst value for a missing topic
+                    per = [decl.unanswered if t in missing else doc["per_query"][str(t)][label] for t in sorted(judged)]
+                    summaries[who][label] = sum(per) / len(per)
+        paired = {}  # topics where both runs have a value, from the main command's per-topic numbers
+        for _, measure, _ in checks:
+            label = measure.replace(".", "_")
+            both = [
+                t
+                for t in judged
+                if all(per_topic[who].get(str(t), {}).get(label) is not None for who in ("value", "base"))
+            ]
+            paired[label] = len(both)
         verdicts = {}
         for kind, measure, threshold in checks:
             label = measure.replace(".", "_")
             summary = {who: summaries[who][label] for who in ("value", "base")}
-            verdicts[(kind, label)] = (_oracle_worse(kind, summary["value"], summary["base"], threshold), summary)
+            worse = _oracle_worse(
+                kind, summary["value"], summary["base"], threshold, declared[measure].direction == "lower"
+            )
+            refused = unscorable.get(("value", label)) or (kind != "min" and unscorable.get(("base", label)))
+            verdicts[(kind, label)] = (worse or bool(refused), summary, refused)
         report = json.loads(out)
         for row in report["checks"]:
-            worse, summary = verdicts[(row["kind"], row["measure"])]
-            assert row["value"] == summary["value"]  # the main command's own summary, null when none
+            worse, summary, refused = verdicts[(row["kind"], row["measure"])]
+            if refused:  # a topic without results that the measure cannot score: never a pass
+                assert row["verdict"] == "fail" and "cannot score a topic without results" in row["reason"], row
+                continue
+            if summary["value"] is None:  # the main command's own summary, null when none
+                assert row["value"] is None
+            else:
+                assert row["value"] == pytest.approx(summary["value"], rel=1e-12, abs=1e-15)
             if worse and (
                 alpha is None
                 or row["kind"] == "min"
@@ -874,10 +965,37 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
                 assert row["verdict"] == "pass", row
             if worse and row["verdict"] == "pass":  # only a non-significant drop under --alpha
                 assert alpha is not None and row["p_value"] >= alpha
-        any_worse = any(w for w, _ in verdicts.values())
+                assert paired[row["measure"]] >= 2  # never on fewer than two topics with a value
+        any_worse = any(w for w, _, _ in verdicts.values())
         if alpha is None:
             assert code == (1 if any_worse else 0)
         elif code == 0:
             assert all(r["verdict"] == "pass" for r in report["checks"])
 
     prop()
+
+
+def test_a_drop_on_one_topic_never_passes_as_not_significant(gate, data):
+    """Issue 21: the sign test on a single topic gave p = 0.5, and the check passed under --alpha;
+    every test gives no p-value on fewer than two topics, and the check fails, saying why."""
+    write(data / "one_qrels.txt", "1 0 R1 1\n1 0 N1_1 0\n")
+    res = gate(
+        "one_qrels.txt",
+        "big_drop.txt",
+        "--baseline",
+        "perfect.txt",
+        "--max-drop",
+        "map=0.01",
+        "--test",
+        "sign",
+        "--alpha",
+        "0.6",
+        "--format",
+        "json",
+    )
+    assert res.code == 1
+    (c,) = json.loads(res.out)["checks"]
+    assert c["p_value"] is None
+    assert c["reason"] == (
+        "drop 0.5000 > 0.01, and its significance cannot be computed (no p-value: only 1 topic with a value)"
+    )

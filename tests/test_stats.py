@@ -214,3 +214,20 @@ def test_topics_without_a_value_are_left_out_of_every_statistic():
     assert stats.urisk(x, y, 1.0) == stats.urisk(a, b, 1.0)
     assert stats.trisk(x, y, 1.0) == stats.trisk(a, b, 1.0)
     assert stats.paired_test([nan, 0.5], [0.2, 0.1]).p_value is None  # one pair: no p-value
+
+
+@pytest.mark.parametrize("test", stats.TESTS)
+def test_no_test_passes_on_one_topic(test):
+    """Fewer than two paired topics: no p-value from any test (the sign test gave p = 0.5 on one)."""
+    for alternative in stats.ALTERNATIVES:
+        res = stats.paired_test([0.2], [0.9], test, alternative=alternative)
+        assert (res.statistic, res.p_value) == (None, None)
+    # one topic with a value: the NaN topic is left out
+    assert stats.paired_test([0.2, float("nan")], [0.9, 0.5], test).p_value is None
+
+
+def test_corrections_and_the_bootstrap_keep_no_p_value():
+    assert stats.adjust([None, 0.01, 0.04], "holm") == [None, 0.02, 0.04]
+    assert stats.adjust([None], "bonferroni") == [None]
+    assert stats.bootstrap_ci([0.3]) == (None, None)
+    assert stats.trisk([0.1], [0.2], 1.0).p_value is None

@@ -7,7 +7,8 @@ one documented way instead of letting scipy return NaN with a warning:
 * a topic where either score is NaN (a measure without a value there, such as
   ``auc`` on a topic without both a relevant and a non-relevant document) is left
   out of every statistic, as the measure's own summary leaves it out;
-* fewer than two topics: no statistic and no p-value (``None``);
+* fewer than two topics: no statistic and no p-value (``None``), for every test (the
+  sign test on one topic would give p = 0.5: a check that cannot fail);
 * every difference zero: p = 1;
 * every difference the same non-zero value (no spread): p = 0 in the direction
   of the difference and 1 against it, with no statistic (t would be infinite).
@@ -142,14 +143,14 @@ def paired_test(
     a, b = _arrays(x, y)
     d = a - b
     n = len(d)
+    if n < 2:
+        return TestResult(test, alternative, None, None)
     if test == "sign":
         wins, losses = int(np.count_nonzero(d > 0)), int(np.count_nonzero(d < 0))
         if wins + losses == 0:
             return TestResult(test, alternative, float(wins), 1.0)
         res = scipy.stats.binomtest(wins, wins + losses, 0.5, alternative=alternative)
         return TestResult(test, alternative, float(wins), float(res.pvalue))
-    if n < 2:
-        return TestResult(test, alternative, None, None)
     if np.all(d == d[0]) and (test == "t" or d[0] == 0.0):
         # scipy gives NaN here (t: no spread; wilcoxon: no non-zero difference)
         stat = 0.0 if d[0] == 0.0 else None

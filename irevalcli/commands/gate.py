@@ -3,60 +3,31 @@
 Exit codes: 0 every check passed; 1 a quality check failed (:class:`GateFailed`,
 raised after the report is written); 2 usage or input errors, as everywhere.
 
-Checks:
-
-* ``--min MEASURE=VALUE``: the candidate's mean must be at least VALUE (no baseline needed);
-* ``--max-drop MEASURE=DELTA``: the candidate may fall at most DELTA below the baseline;
-* ``--max-drop-rel MEASURE=FRACTION``: at most FRACTION of the baseline's mean
-  (a fraction of at most 1, or a percentage written with ``%``).
-
-The value checked is the measure's own summary under ``-c`` (``auc`` averages over
-the topics that have a value). A drop fails only when it is larger than the
-tolerance; with ``--alpha`` it must also be significant under a one-sided paired
-test (candidate worse than baseline), and a drop whose p-value cannot be computed
-fails. A value or baseline that does not exist (NaN) fails. An improvement never
-fails. Every run is scored on all judged topics (trec_eval's ``-c``): a topic
-without results scores 0, so a candidate cannot pass by dropping hard topics.
+What the gate decides (the checks, their verdicts) is :mod:`irevalcli.analysis.gate`;
+this module reads the options and the TOML config into a
+:class:`~irevalcli.analysis.gate.GateSpec`, and renders the report as a table
+(plain or rich), JSON, Markdown or JUnit XML.
 """
 
 from __future__ import annotations
 
-import hashlib
-import math
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import click
 
-from ..analysis.stats import TEST_NAMES, TESTS, ratio
+from ..analysis.compare import comparable_labels
+from ..analysis.gate import KINDS, OPTION_OF, Check, GateReport, GateSpec, labels_in, make_check, run_gate
+from ..analysis.stats import TESTS
 from ..errors import GateFailed, InputError, UsageError
 from ..output.cells import markdown_cell
 from ..output.files import no_short_output_option
-from .compare import (
-    Scored,
-    comparable_labels,
-    distinct,
-    dump_json,
-    fmt_p,
-    fmt_value,
-    load_inputs,
-    markdown_table,
-    measure_batches,
-    plain_table,
-    rich_table,
-    score_run,
-    scoring_settings,
-    short,
-    stdout_is_terminal,
-)
-from .options import Decimal, Integer, engine_options, ties_option
+from ..output.tables import dump_json, fmt_p, fmt_value, markdown_table, plain_table, rich_table, stdout_is_terminal
+from .options import Decimal, Integer, engine_options, remote_config_option, ties_option
 
 GATE_FORMATS = ("table", "json", "markdown", "junit")
-KINDS = ("min", "max_drop", "max_drop_rel")
-OPTION_OF = {"min": "--min", "max_drop": "--max-drop", "max_drop_rel": "--max-drop-rel"}
 CONFIG_KEYS = (
     "qrels",
     "run",
@@ -72,101 +43,6 @@ CONFIG_KEYS = (
     "level_for_rel",
     "ties",
 )
-# Absolute slack when comparing a value with a threshold, so that a drop of
-# exactly the tolerance (0.30 - 0.28 = 0.020000000000000018) is within it.
-EPS = 1e-12
-
-
-@dataclass
-class Check:
-    kind: str  # min | max_drop | max_drop_rel
-    spec: str  # the measure as given
-    label: str  # the one output label it names
-    threshold: float
-    source: str  # where it came from: "--min map=0.2" or "gate.toml [min] map"
-
-    @property
-    def name(self) -> str:
-        if self.kind == "min":
-            return f"{self.label} >= {short(self.threshold)}"
-        if self.kind == "max_drop":
-            return f"{self.label} drop <= {short(self.threshold)}"
-        return f"{self.label} drop <= {short(self.threshold * 100)}%"
-
-
-@dataclass
-class GateSpec:
-    """Everything the gate checks, merged from the config file and the command line."""
-
-    qrels: str | None = None
-    run: str | None = None
-    baseline: str | None = None
-    measures: list[str] = field(default_factory=list)
-    checks: dict[tuple[str, str], Check] = field(default_factory=dict)
-    alpha: float | None = None
-    test: str = "t"
-    seed: int = 0
-    permutations: int = 10000
-    rel_level: int = 1
-    ties: str = "docno"
-    config: dict[str, str] | None = None  # path and sha256 of the config file
-
-    def ordered_checks(self) -> list[Check]:
-        return sorted(self.checks.values(), key=lambda c: KINDS.index(c.kind))
-
-
-# ---------------------------------------------------------------- parsing
-
-
-_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-
-
-def parse_number(text: str, where: str, *, percent: bool = False) -> float:
-    """A decimal number (``0.25``, ``1e-3``; ``2%`` where ``percent``); nothing else."""
-    t = text.strip()
-    scale = 1.0
-    if percent and t.endswith("%"):
-        t, scale = t[:-1].strip(), 0.01
-    if not _DECIMAL.fullmatch(t):
-        raise UsageError(f"{where}: '{text}' is not a number")
-    v = float(t) * scale
-    if not math.isfinite(v):
-        raise UsageError(f"{where}: '{text}' is not a finite number")
-    return v
-
-
-def make_check(kind: str, spec: str, value: Any, source: str, *, file: str | None = None) -> Check:
-    """One check; the measure must name exactly one per-topic value.
-
-    ``file``: the config file it comes from, named in an unknown-measure message.
-    """
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise UsageError(f"{source}: the threshold must be a number, got {value!r}")
-    text = str(value)
-    threshold = parse_number(text, source, percent=kind == "max_drop_rel")
-    if kind != "min" and threshold < 0:
-        raise UsageError(f"{source}: a tolerance cannot be negative (an improvement never fails)")
-    if kind == "max_drop_rel" and threshold > 1 and not text.strip().endswith("%"):
-        raise UsageError(
-            f"{source}: a relative tolerance is a fraction of the baseline, and {text.strip()} is "
-            f"{short(threshold * 100)}%; write {text.strip()}% for {text.strip()} percent "
-            "(or a fraction of at most 1)"
-        )
-    _, labels = _labels_in(spec, source, file)
-    if len(labels) != 1:
-        shown = ", ".join(labels[:4]) + (", ..." if len(labels) > 4 else "")
-        raise UsageError(f"{source}: '{spec}' names {len(labels)} values ({shown}); name one, e.g. {labels[0]}")
-    return Check(kind, spec, labels[0], threshold, source)
-
-
-def _labels_in(spec: str, source: str | None, file: str | None) -> tuple[Any, list[str]]:
-    """comparable_labels, with the config file named when the measure comes from one."""
-    try:
-        return comparable_labels(spec, where=source)
-    except UsageError as exc:
-        if file is None or str(exc).startswith(file):
-            raise
-        raise InputError(file, str(exc)) from None
 
 
 def parse_cli_check(kind: str, text: str) -> Check:
@@ -176,34 +52,6 @@ def parse_cli_check(kind: str, text: str) -> Check:
         example = {"min": "map=0.25", "max_drop": "map=0.01", "max_drop_rel": "ndcg_cut.10=0.02"}[kind]
         raise UsageError(f"{option} {text}: expected MEASURE=VALUE, e.g. {option} {example}")
     return make_check(kind, spec, value, f"{option} {text}")
-
-
-def _toml_loads(text: str) -> dict[str, Any]:
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef, unused-ignore]
-    return tomllib.loads(text)
-
-
-def read_config(path: str) -> tuple[dict[str, Any], str]:
-    """Parse a TOML gate config (never evaluated): its table and the SHA-256 of its bytes."""
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-    except FileNotFoundError:
-        raise InputError(path, "cannot read config file: no such file") from None
-    except IsADirectoryError:
-        raise InputError(path, "cannot read config file: it is a directory") from None
-    except OSError as exc:
-        raise InputError(path, f"cannot read config file: {exc.strerror or exc}") from None
-    try:
-        doc = _toml_loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise InputError(path, "not valid TOML: the file is not UTF-8") from None
-    except ValueError as exc:  # tomllib.TOMLDecodeError
-        raise InputError(path, f"not valid TOML: {exc}") from None
-    return doc, hashlib.sha256(raw).hexdigest()
 
 
 def _flatten(table: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
@@ -219,14 +67,15 @@ def _flatten(table: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
     return out
 
 
-def apply_config(spec: GateSpec, path: str) -> None:
-    """Fill ``spec`` from a config file; relative paths in it are relative to the file."""
+def apply_config(spec: GateSpec, path: str, *, allow_remote: bool = False) -> None:
+    """Fill ``spec`` from a config file; the paths in it resolved by :func:`resolve_config_path`."""
+    from ..io.config import read_config, resolve_config_path
+
     doc, sha = read_config(path)
     spec.config = {"path": path, "sha256": sha}
     unknown = [k for k in doc if k not in CONFIG_KEYS]
     if unknown:
         raise InputError(path, f"unknown key '{unknown[0]}' (known: {', '.join(CONFIG_KEYS)})")
-    base = os.path.dirname(path)
 
     def string(key: str) -> str:
         v = doc[key]
@@ -237,7 +86,13 @@ def apply_config(spec: GateSpec, path: str) -> None:
     for key in ("qrels", "run", "baseline"):
         if key in doc:
             p = string(key)
-            setattr(spec, key, p if os.path.isabs(p) or p == "-" else os.path.join(base, p))
+            near = resolve_config_path(p, path, key, allow_remote=allow_remote)
+            if key == "qrels" and not os.path.exists(near):
+                from ..io.irds import is_dataset_id
+
+                if is_dataset_id(p):  # an ir_datasets id, not a file beside the config
+                    near = p
+            setattr(spec, key, near)
     if "test" in doc:
         t = string("test")
         if t not in TESTS:
@@ -268,8 +123,11 @@ def apply_config(spec: GateSpec, path: str) -> None:
             m = [m]
         if not isinstance(m, list) or not all(isinstance(x, str) and x for x in m):
             raise InputError(path, f"'measures' must be a list of measure names, got {doc['measures']!r}")
+        from ..measures.names import split_specs
+
+        m = split_specs(m)  # "map P.10": two measures, as on the command line
         for name in m:
-            _labels_in(name, f"'measures' {name}", path)
+            labels_in(name, f"'measures' {name}", path)
         spec.measures = list(m)
     for kind in KINDS:
         if kind not in doc:
@@ -301,11 +159,12 @@ def build_spec(
     rel_level: int | None,
     config: str | None,
     ties: str | None = None,
+    allow_remote_config_paths: bool = False,
 ) -> GateSpec:
     """Config file first, then the command line on top (a check on the same measure replaces it)."""
     spec = GateSpec()
     if config is not None:
-        apply_config(spec, config)
+        apply_config(spec, config, allow_remote=allow_remote_config_paths)
     if len(files) > 2:
         raise UsageError(f"expected [QRELS] RUN, got {len(files)} arguments; usage: ireval gate [OPTIONS] [QRELS] RUN")
     if len(files) == 2:
@@ -329,7 +188,9 @@ def build_spec(
         if v is not None:
             setattr(spec, attr, v)
     if measures:
-        spec.measures = list(measures)
+        from ..measures.names import split_specs
+
+        spec.measures = split_specs(measures)  # -m 'map P.10': two measures
     cli_checks: dict[tuple[str, str], Check] = {}
     for kind, texts in (("min", floors), ("max_drop", max_drop), ("max_drop_rel", max_drop_rel)):
         for text in texts:
@@ -357,158 +218,6 @@ def build_spec(
     for m in spec.measures:  # report-only measures: check the names before reading any file
         comparable_labels(m)
     return spec
-
-
-# ---------------------------------------------------------------- judging
-
-
-def judge(check: Check, cand: Scored, base: Scored | None, spec: GateSpec, p_cache: dict[str, Any]) -> dict[str, Any]:
-    """One check's values, p-value and verdict.
-
-    The value checked is the measure's own summary (``auc`` averages over the topics
-    that have a value). A value or baseline that does not exist (NaN) fails the
-    check, as does a drop beyond its tolerance whose significance cannot be computed.
-    """
-    from ..analysis.stats import paired_count, paired_test
-
-    value = cand.mean(check.label)
-    row: dict[str, Any] = {
-        "name": check.name,
-        "kind": check.kind,
-        "measure": check.label,
-        "threshold": check.threshold,
-        "value": value,
-        "baseline": None,
-        "diff": None,
-        "rel_diff": None,
-        "test": None,
-        "p_value": None,
-        "alpha": None,
-        "verdict": "pass",
-        "reason": "",
-        "source": check.source,
-    }
-    b = math.nan
-    if base is not None:
-        b = base.mean(check.label)
-        row["baseline"] = b
-        row["diff"] = value - b
-        row["rel_diff"] = ratio(value - b, b)
-    if math.isnan(value):
-        row.update(verdict="fail", reason=f"no value: {check.label} is undefined on every topic of the run")
-        return row
-    if check.kind == "min":
-        shown, floor = distinct(value, check.threshold)
-        if value < check.threshold - EPS:
-            row.update(verdict="fail", reason=f"below the floor: {shown} < {floor}")
-        else:
-            row["reason"] = f"at or above the floor: {shown} >= {floor}"
-        return row
-    if base is None:  # build_spec refuses this already
-        raise UsageError(f"{check.source}: a drop needs a baseline: give --baseline RUN")
-    if math.isnan(b):
-        row.update(
-            verdict="fail", reason=f"no baseline value: {check.label} is undefined on every topic of the baseline"
-        )
-        return row
-    if check.label not in p_cache:
-        x, y = cand.values[check.label], base.values[check.label]
-        p_cache[check.label] = (
-            paired_test(x, y, spec.test, alternative="less", permutations=spec.permutations, seed=spec.seed),
-            paired_count(x, y),
-        )
-    res, paired = p_cache[check.label]
-    row.update(test=spec.test, p_value=res.p_value, alpha=spec.alpha)
-    drop = b - value
-    if check.kind == "max_drop":
-        over = drop > check.threshold + EPS
-        d_text, limit = distinct(drop, check.threshold)
-        shown = f"drop {d_text}"
-    else:
-        rel = drop / b if b > 0 else (0.0 if drop <= 0 else math.inf)
-        over = rel > check.threshold + EPS
-        if math.isinf(rel):
-            shown, limit = "drop from a baseline of 0", short(check.threshold * 100) + "%"
-        else:
-            r_text, limit = distinct(rel * 100, check.threshold * 100, places=2)
-            shown, limit = f"drop {r_text}%", limit + "%"
-    if drop <= 0:
-        row["reason"] = "no drop" if drop == 0 else f"improved by {fmt_value(-drop)}"
-    elif not over:
-        row["reason"] = f"{shown} within the tolerance {limit}"
-    elif spec.alpha is None:
-        row.update(verdict="fail", reason=f"{shown} > {limit}")
-    elif res.p_value is None:
-        why = (
-            f"only {paired} topic{'s' if paired != 1 else ''} with a value"
-            if paired < 2
-            else f"the {TEST_NAMES[spec.test]} gives none"
-        )
-        row.update(
-            verdict="fail", reason=f"{shown} > {limit}, and its significance cannot be computed (no p-value: {why})"
-        )
-    elif res.p_value < spec.alpha:
-        row.update(verdict="fail", reason=f"{shown} > {limit}, significant ({_p_text(res.p_value)} < {spec.alpha:g})")
-    else:
-        row["reason"] = f"{shown} > {limit} but not significant ({_p_text(res.p_value)} >= {spec.alpha:g})"
-    return row
-
-
-def _p_text(p: float | None) -> str:
-    if p is None:
-        return "no p-value"
-    return "p < 0.0001" if p < 0.0001 else f"p = {p:.4f}"
-
-
-def run_gate(spec: GateSpec, engine: str = "local") -> dict[str, Any]:
-    """Read, evaluate and judge (on ``engine``, in its session): the report as a JSON-ready dict."""
-    from ..version import VERSION as __version__
-
-    checks = spec.ordered_checks()
-    specs = [c.spec for c in checks] + list(spec.measures)
-    batches, labels = measure_batches(specs)
-    paths = [spec.run] + ([spec.baseline] if spec.baseline is not None else [])
-    evaluation = scoring_settings(spec.rel_level, spec.ties, engine)  # (a config file's ties = "rank" too)
-    qrels, runs = load_inputs(spec.qrels, paths, evaluation)  # type: ignore[arg-type]
-    scored = [score_run(qrels, r, batches, labels, options=evaluation) for r in runs]
-    cand = scored[0]
-    base = scored[1] if len(scored) > 1 else None
-    p_cache: dict[str, Any] = {}
-    rows = [judge(c, cand, base, spec, p_cache) for c in checks]
-    failed = sum(1 for r in rows if r["verdict"] == "fail")
-    measures = []
-    for label in labels:
-        v = cand.mean(label)
-        entry: dict[str, Any] = {"measure": label, "value": v, "baseline": None, "diff": None}
-        if base is not None:
-            entry["baseline"] = base.mean(label)
-            entry["diff"] = v - entry["baseline"]
-        measures.append(entry)
-    return {
-        "ireval": __version__,
-        "command": "gate",
-        "verdict": "fail" if failed else "pass",
-        "checks_total": len(rows),
-        "checks_failed": failed,
-        "options": {
-            "alpha": spec.alpha,
-            "test": spec.test,
-            "alternative": "less",
-            "permutations": spec.permutations if spec.test == "randomization" else None,
-            "seed": spec.seed,
-            "rel_level": spec.rel_level,
-            "ties": spec.ties,
-        },
-        "inputs": {
-            "qrels": {"path": qrels.name, "sha256": qrels.sha256},
-            "run": cand.source(),
-            "baseline": base.source() if base is not None else None,
-            "config": spec.config,
-        },
-        "topics": len(cand.qids),
-        "checks": rows,
-        "measures": measures,
-    }
 
 
 # ---------------------------------------------------------------- formats
@@ -668,7 +377,9 @@ def format_junit(report: dict[str, Any]) -> bytes:
     return ('<?xml version="1.0" encoding="UTF-8"?>\n' + xml + "\n").encode("utf-8", "surrogateescape")
 
 
-def format_gate(report: dict[str, Any], fmt: str, *, terminal: bool = False) -> bytes:
+def format_gate(report: GateReport | dict[str, Any], fmt: str, *, terminal: bool = False) -> bytes:
+    if isinstance(report, GateReport):
+        report = report.to_dict()
     if fmt == "table":
         return format_rich(report) if terminal else format_table(report)
     if fmt == "json":
@@ -765,6 +476,7 @@ or baseline sharing no topic with QRELS).
     help="TOML file with qrels, run, baseline, measures, [min], [max_drop], [max_drop_rel], test, alpha; "
     "command-line options override it.",
 )
+@remote_config_option
 @click.option(
     "--format",
     "fmt",
@@ -797,6 +509,7 @@ def gate_command(
     engine: str = "local",
     scheduler: str | None = None,
     workers: int | None = None,
+    allow_remote_config_paths: bool = False,
 ) -> None:
     """Check RUN against quality floors and a baseline; exit 1 if a check fails.
 
@@ -822,14 +535,17 @@ def gate_command(
         rel_level=rel_level,
         config=config,
         ties=ties,
+        allow_remote_config_paths=allow_remote_config_paths,
     )
+    if not is_stdout(output):  # the inputs the config file names, before any work
+        check_not_input(output, [spec.qrels, spec.run, spec.baseline])
     from ..engine.dask_engine import session
 
     with session(engine, scheduler, workers):  # --engine dask: one cluster for both runs
         report = run_gate(spec, engine)
     terminal = output in (None, "-") and stdout_is_terminal()
     write_output(format_gate(report, fmt, terminal=terminal), output, fmt)
-    if report["checks_failed"]:
-        names = ", ".join(c["name"] for c in report["checks"] if c["verdict"] == "fail")
-        n = report["checks_total"]
-        raise GateFailed(f"gate failed: {report['checks_failed']} of {n} check{'s' if n != 1 else ''} failed ({names})")
+    if not report.passed:
+        names = ", ".join(c.name for c in report.failed())
+        n = len(report.checks)
+        raise GateFailed(f"gate failed: {report.checks_failed} of {n} check{'s' if n != 1 else ''} failed ({names})")

@@ -144,6 +144,15 @@ def ties_option(default: str | None = "docno", extra: str = "") -> F:
     )
 
 
+remote_config_option = click.option(
+    "--allow-remote-config-paths",
+    "allow_remote_config_paths",
+    is_flag=True,
+    help="Read URLs (s3://, http://, ...) named in the --config file. Without it a config file may "
+    "name local files only, so a config never makes ireval connect anywhere.",
+)
+
+
 class Decimal(click.ParamType):
     """A finite number in decimal notation and nothing else (``0.05``, ``5e-2``): what ireval's
     own commands take for probabilities and levels. Unlike click's float, no ``1_0``, ``nan``,
@@ -170,7 +179,8 @@ def engine_options(f: F) -> F:
                 type=Choice(["local", "dask"]),
                 default="local",
                 show_default=True,
-                help="Score on this machine, or on a Dask cluster (needs pip install 'irevalcli[dask]'); "
+                help="Score on this machine, or on a Dask cluster (needs Dask: pip install "
+                "'dask[dataframe]' distributed); "
                 "the output is the same.",
             ),
             click.option(

@@ -141,10 +141,7 @@ def _auc_parts(t: EvalTable, p: Params) -> tuple[np.ndarray, np.ndarray]:
         n_non = t.seg_count(non).astype(np.float64)
         won = t.seg_sum((n_non[t.g] - nr_above).astype(np.float64), where=rel)
         return won, t.seg_count(rel) * n_non
-    key = ("auc_parts",)
-    if key not in t._cache:
-        t._cache[key] = _ranked_auc_parts(t)
-    return t._cache[key]
+    return t.memo(("auc_parts",), lambda: _ranked_auc_parts(t))
 
 
 def _ranked_auc_parts(t: EvalTable) -> tuple[np.ndarray, np.ndarray]:
@@ -276,14 +273,26 @@ def TP(t: EvalTable, p: Params) -> np.ndarray:
     return t.rel_ret.astype(np.float64)
 
 
-@measure("FP", kind="int", agg="sum", citation="van Rijsbergen, Information Retrieval 1979 (the contingency table)")
+@measure(
+    "FP",
+    kind="int",
+    direction="lower",
+    agg="sum",
+    citation="van Rijsbergen, Information Retrieval 1979 (the contingency table)",
+)
 def FP(t: EvalTable, p: Params) -> np.ndarray:
     """False positives: retrieved documents that are not relevant (unjudged included); the
     summary is the sum."""
     return (t.n - t.rel_ret).astype(np.float64)
 
 
-@measure("FN", kind="int", agg="sum", citation="van Rijsbergen, Information Retrieval 1979 (the contingency table)")
+@measure(
+    "FN",
+    kind="int",
+    direction="lower",
+    agg="sum",
+    citation="van Rijsbergen, Information Retrieval 1979 (the contingency table)",
+)
 def FN(t: EvalTable, p: Params) -> np.ndarray:
     """False negatives: relevant documents not retrieved (R - num_rel_ret); the summary is the sum."""
     return (t.R - t.rel_ret).astype(np.float64)

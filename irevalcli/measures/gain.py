@@ -59,9 +59,10 @@ class Gains:
 
 def gains(t: EvalTable, pairs: tuple[tuple[str, float], ...], rescale: bool = False) -> Gains:
     """Row gains and ideal lists for ``level=gain`` pairs (cached per pairs)."""
-    key = ("gains", pairs, rescale)
-    if key in t._cache:
-        return t._cache[key]
+    return t.memo(("gains", pairs, rescale), lambda: _gains(t, pairs, rescale))
+
+
+def _gains(t: EvalTable, pairs: tuple[tuple[str, float], ...], rescale: bool) -> Gains:
     nq = t.nq
     judged = t.judged
     jg, jl = t.qg[judged], t.qrel[judged]
@@ -151,9 +152,7 @@ def gains(t: EvalTable, pairs: tuple[tuple[str, float], ...], rescale: bool = Fa
     il_start = np.zeros(nq + 1, dtype=np.int64)
     np.cumsum(K, out=il_start[1:])
     keep = cand_gain != 0
-    out = Gains(nz=cand[keep], nz_gain=cand_gain[keep], n_rows=len(t.g), il_start=il_start, il_gain=ig, K=K)
-    t._cache[key] = out
-    return out
+    return Gains(nz=cand[keep], nz_gain=cand_gain[keep], n_rows=len(t.g), il_start=il_start, il_gain=ig, K=K)
 
 
 def _pairs(p: Params) -> tuple[tuple[str, float], ...]:
@@ -246,7 +245,7 @@ spelling(
 )
 
 
-@measure("ideal_dcg", params="pairs")
+@measure("ideal_dcg", params="pairs", direction="none")
 def ideal_dcg(t: EvalTable, p: Params) -> np.ndarray:
     """DCG of the ideal ranking: every judged document with a positive gain, best first."""
     return _idcg(gains(t, _pairs(p)))
@@ -442,7 +441,13 @@ spelling(
 
 
 @measure(
-    "rbp_resid", params="pairs", placeholder="zero_named", versions=("10.0",), citation="Moffat & Zobel, TOIS 2008"
+    "rbp_resid",
+    params="pairs",
+    placeholder="zero_named",
+    versions=("10.0",),
+    citation="Moffat & Zobel, TOIS 2008",
+    direction="lower",
+    unanswered=1.0,
 )
 def rbp_resid(t: EvalTable, p: Params) -> np.ndarray:
     """RBP residual: the most RBP could still grow if every unjudged retrieved document and

@@ -113,7 +113,13 @@ def bpref_R(t: EvalTable, p: Params) -> np.ndarray:
     return safe_div(np.bincount(gi, weights=terms, minlength=t.nq), t.R)
 
 
-@measure("arp", agg="wmean", citation="TF-Ranking's ARPMetric (Pasumarthi et al., KDD 2019)")
+@measure(
+    "arp",
+    agg="wmean",
+    direction="lower",
+    unanswered="refuse",
+    citation="TF-Ranking's ARPMetric (Pasumarthi et al., KDD 2019)",
+)
 def arp(t: EvalTable, p: Params) -> np.ndarray:
     """Average relevance position: sum_i label_i * rank_i / sum_i label_i over the retrieved
     documents (graded labels; unjudged and negative count 0; lower is better); 0 when no label is
@@ -133,7 +139,7 @@ spelling(
 )
 
 
-@measure("opa", agg="wmean", citation="TF-Ranking's OPAMetric (Pasumarthi et al., KDD 2019)")
+@measure("opa", agg="wmean", unanswered="refuse", citation="TF-Ranking's OPAMetric (Pasumarthi et al., KDD 2019)")
 def opa(t: EvalTable, p: Params) -> np.ndarray:
     """Ordered pair accuracy: among pairs of retrieved documents with different labels (graded;
     unjudged and negative count 0), the fraction whose higher-labelled document ranks higher; no
@@ -172,9 +178,10 @@ def _subtopic_entries(t: EvalTable) -> tuple[np.ndarray, np.ndarray, np.ndarray,
     """The subtopic judgements of retrieved documents as (ranked row, subtopic id, label)
     arrays, ordered by subtopic then rank, and per topic the number of subtopics with a relevant
     (label >= -l) document in the judgements (retrieved or not)."""
-    key = ("peer_subtopics", t.level)
-    if key in t._cache:
-        return t._cache[key]
+    return t.memo(("peer_subtopics", t.level), lambda: _subtopic_entries_of(t))
+
+
+def _subtopic_entries_of(t: EvalTable) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -218,9 +225,7 @@ def _subtopic_entries(t: EvalTable) -> tuple[np.ndarray, np.ndarray, np.ndarray,
     ok = row >= 0
     row, sid, label = row[ok], sid[ok], label[ok]
     o = np.lexsort((row, sid))
-    out = (row[o], sid[o], label[o].astype(np.float64), S)
-    t._cache[key] = out
-    return out
+    return row[o], sid[o], label[o].astype(np.float64), S
 
 
 @measure(

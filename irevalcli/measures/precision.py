@@ -194,6 +194,7 @@ def _relstring_check(vals: tuple[float, ...]) -> str | None:
 
 @measure(
     "relstring",
+    direction="none",
     params="double_params",
     default=(10.0,),
     kind="str",
@@ -307,7 +308,15 @@ spelling(
 )
 
 
-@measure("unj", params="long_cutoffs", default=(5, 10, 20), placeholder="zero", versions=("10.0",))
+@measure(
+    "unj",
+    params="long_cutoffs",
+    direction="lower",
+    unanswered=1.0,
+    default=(5, 10, 20),
+    placeholder="zero",
+    versions=("10.0",),
+)
 def unj(t: EvalTable, p: Params) -> np.ndarray:
     """Unjudged at k: documents in the top k that are not judged (not in the qrels, or with a
     negative qrels value), divided by k."""

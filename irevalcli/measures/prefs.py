@@ -58,7 +58,7 @@ def _avgjg_rnonrel(t: PrefsTable, *, ret_only: bool) -> np.ndarray:
     return np.where(ok, total / np.maximum(t.num_jgs, 1), 0.0)
 
 
-@measure("prefs_num_prefs_poss", kind="int", agg="sum", rel_formats=PREFS_FORMATS)
+@measure("prefs_num_prefs_poss", kind="int", direction="none", agg="sum", rel_formats=PREFS_FORMATS)
 def prefs_num_prefs_poss(t: PrefsTable, p: Params) -> np.ndarray:
     """Number of possible preferences: every judged preference of every JG, retrieved or not;
     the summary is the sum over topics."""

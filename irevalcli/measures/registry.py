@@ -33,6 +33,16 @@ Agg = Literal["mean", "sum", "gmean", "nanmean", "wmean", "judged_sum", "topic_c
 #     label, so a parameterised variant (utility_2,-1,0,0) keeps its computed value; a string
 #     measure's slot is left empty instead (relstring)
 Placeholder = Literal["value", "zero", "zero_named"]
+# Which way a measure gets better: compare's wins and losses, and the gate's drops, follow it.
+# "none": neither (a count such as num_ret, a property of the qrels such as num_rel); such a
+# measure can be reported and floored (gate --min) but not compared as better or worse.
+Direction = Literal["higher", "lower", "none"]
+# What a judged topic the run has no results for scores in compare and gate, which count every
+# judged topic: "value" (the default), what the measure computes on the empty ranking (0 for
+# most); a number, that value (the measure's worst, where the empty ranking would score best);
+# "refuse", nothing can stand for it (a measure undefined on an empty ranking, weighted by what
+# the run retrieved): a gate check on it fails and compare refuses, naming the topics.
+Unanswered = float | Literal["value", "refuse"]
 # trec_eval versions that have a measure (--compat)
 VERSIONS = frozenset({"10.0", "9.0.8"})
 
@@ -64,6 +74,8 @@ class Measure:
     # coefficients), or None when they are fine
     check_params: Callable[[tuple[Any, ...]], str | None] | None = None
     needs_subtopics: bool = False  # computed from --subtopics judgements (diversity measures)
+    direction: Direction = "higher"
+    unanswered: Unanswered = "value"
 
     def placeholder_slot(self, label: str) -> bool:
         """Whether a ``-c`` placeholder topic's value in slot ``label`` is overridden."""
@@ -101,6 +113,8 @@ def measure(
     citation: str = "",
     check_params: Callable[[tuple[Any, ...]], str | None] | None = None,
     needs_subtopics: bool = False,
+    direction: Direction = "higher",
+    unanswered: Unanswered = "value",
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register ``func`` as measure ``name``; its docstring is its documentation."""
 
@@ -124,6 +138,8 @@ def measure(
             citation=citation,
             check_params=check_params,
             needs_subtopics=needs_subtopics,
+            direction=direction,
+            unanswered=unanswered,
         )
         return func
 

@@ -1,0 +1,449 @@
+"""What ``ireval gate`` decides, as a library: checks of a candidate run against
+floors and a baseline, and the verdict.
+
+Checks:
+
+* ``min``: the candidate's mean must be at least VALUE (no baseline needed);
+* ``max_drop``: the candidate may fall at most DELTA below the baseline;
+* ``max_drop_rel``: at most FRACTION of the baseline's mean.
+
+The value checked is the measure's own summary under ``-c`` (``auc`` averages over
+the topics that have a value). A drop fails only when it is larger than the
+tolerance; with ``alpha`` it must also be significant under a one-sided paired
+test (candidate worse than baseline), and a drop whose p-value cannot be computed
+fails. A value or baseline that does not exist (NaN) fails. An improvement never
+fails. Every run is scored on all judged topics (trec_eval's ``-c``): a topic
+without results scores 0, so a candidate cannot pass by dropping hard topics.
+
+:func:`gate` is the public entry point (``irevalcli.gate``); it returns a
+:class:`GateReport` (``report.passed``; :meth:`~GateReport.to_dict` is the
+command's JSON) and never raises for a failed check. Nothing here imports click.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..errors import InputError, UsageError
+from ..output.tables import distinct, fmt_value, short
+from .compare import (
+    Scored,
+    comparable_labels,
+    load_inputs,
+    measure_batches,
+    score_run,
+    scoring_settings,
+    unanswered_text,
+)
+from .stats import TEST_NAMES, TESTS, ratio
+
+KINDS = ("min", "max_drop", "max_drop_rel")
+OPTION_OF = {"min": "--min", "max_drop": "--max-drop", "max_drop_rel": "--max-drop-rel"}
+# Absolute slack when comparing a value with a threshold, so that a drop of
+# exactly the tolerance (0.30 - 0.28 = 0.020000000000000018) is within it.
+EPS = 1e-12
+
+
+@dataclass
+class Check:
+    kind: str  # min | max_drop | max_drop_rel
+    spec: str  # the measure as given
+    label: str  # the one output label it names
+    threshold: float
+    source: str  # where it came from: "--min map=0.2" or "gate.toml [min] map"
+    direction: str = "higher"  # the measure's: a drop is a fall (higher) or a rise (lower is better)
+
+    @property
+    def worse(self) -> str:
+        """What getting worse is called for this measure: "drop", or "rise" where lower is better."""
+        return "rise" if self.direction == "lower" else "drop"
+
+    @property
+    def name(self) -> str:
+        if self.kind == "min":
+            return f"{self.label} >= {short(self.threshold)}"
+        if self.kind == "max_drop":
+            return f"{self.label} {self.worse} <= {short(self.threshold)}"
+        return f"{self.label} {self.worse} <= {short(self.threshold * 100)}%"
+
+
+@dataclass
+class GateSpec:
+    """Everything the gate checks, merged from the config file and the command line."""
+
+    qrels: Any = None  # a path, or (from the API) a DataFrame
+    run: Any = None
+    baseline: Any = None
+    measures: list[str] = field(default_factory=list)
+    checks: dict[tuple[str, str], Check] = field(default_factory=dict)
+    alpha: float | None = None
+    test: str = "t"
+    seed: int = 0
+    permutations: int = 10000
+    rel_level: int = 1
+    ties: str = "docno"
+    config: dict[str, str] | None = None  # path and sha256 of the config file
+
+    def ordered_checks(self) -> list[Check]:
+        return sorted(self.checks.values(), key=lambda c: KINDS.index(c.kind))
+
+
+# ---------------------------------------------------------------- parsing
+
+
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def parse_number(text: str, where: str, *, percent: bool = False) -> float:
+    """A decimal number (``0.25``, ``1e-3``; ``2%`` where ``percent``); nothing else."""
+    t = text.strip()
+    scale = 1.0
+    if percent and t.endswith("%"):
+        t, scale = t[:-1].strip(), 0.01
+    if not _DECIMAL.fullmatch(t):
+        raise UsageError(f"{where}: '{text}' is not a number")
+    v = float(t) * scale
+    if not math.isfinite(v):
+        raise UsageError(f"{where}: '{text}' is not a finite number")
+    return v
+
+
+def make_check(kind: str, spec: str, value: Any, source: str, *, file: str | None = None) -> Check:
+    """One check; the measure must name exactly one per-topic value.
+
+    ``file``: the config file it comes from, named in an unknown-measure message.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise UsageError(f"{source}: the threshold must be a number, got {value!r}")
+    text = str(value)
+    threshold = parse_number(text, source, percent=kind == "max_drop_rel")
+    if kind != "min" and threshold < 0:
+        raise UsageError(f"{source}: a tolerance cannot be negative (an improvement never fails)")
+    if kind == "max_drop_rel" and threshold > 1 and not text.strip().endswith("%"):
+        raise UsageError(
+            f"{source}: a relative tolerance is a fraction of the baseline, and {text.strip()} is "
+            f"{short(threshold * 100)}%; write {text.strip()}% for {text.strip()} percent "
+            "(or a fraction of at most 1)"
+        )
+    requests, labels = labels_in(spec, source, file)
+    if len(labels) != 1:
+        shown = ", ".join(labels[:4]) + (", ..." if len(labels) > 4 else "")
+        raise UsageError(f"{source}: '{spec}' names {len(labels)} values ({shown}); name one, e.g. {labels[0]}")
+    direction = requests[0].measure.direction
+    if kind == "min" and direction == "lower":
+        raise UsageError(
+            f"{source}: lower {labels[0]} is better, so a floor would pass every worse run; "
+            "ireval refuses it (check its rise against a baseline instead)"
+        )
+    if kind != "min" and direction == "none":
+        raise UsageError(
+            f"{source}: {labels[0]} has no direction (neither a higher nor a lower value is better), "
+            "so it cannot be gated on a drop; a floor (min) can check it"
+        )
+    return Check(kind, spec, labels[0], threshold, source, direction)
+
+
+def labels_in(spec: str, source: str | None, file: str | None) -> tuple[Any, list[str]]:
+    """comparable_labels, with the config file named when the measure comes from one."""
+    try:
+        return comparable_labels(spec, where=source)
+    except UsageError as exc:
+        if file is None or str(exc).startswith(file):
+            raise
+        raise InputError(file, str(exc)) from None
+
+
+# ---------------------------------------------------------------- judging
+
+
+def judge(check: Check, cand: Scored, base: Scored | None, spec: GateSpec, p_cache: dict[str, Any]) -> CheckResult:
+    """One check's values, p-value and verdict.
+
+    The value checked is the measure's own summary (``auc`` averages over the topics
+    that have a value). A value or baseline that does not exist (NaN) fails the
+    check, as does a drop beyond its tolerance whose significance cannot be computed.
+    """
+    from ..analysis.stats import paired_count, paired_test
+
+    value = cand.mean(check.label)
+    row: dict[str, Any] = {
+        "name": check.name,
+        "kind": check.kind,
+        "measure": check.label,
+        "threshold": check.threshold,
+        "value": value,
+        "baseline": None,
+        "diff": None,
+        "rel_diff": None,
+        "test": None,
+        "p_value": None,
+        "alpha": None,
+        "verdict": "pass",
+        "reason": "",
+        "source": check.source,
+        "direction": check.direction,
+    }
+    b = math.nan
+    if base is not None:
+        b = base.mean(check.label)
+        row["baseline"] = b
+        row["diff"] = value - b
+        row["rel_diff"] = ratio(value - b, b)
+    for sc in (cand,) if check.kind == "min" else (cand, base):
+        if sc is not None and check.label in sc.unscorable:
+            n = len(sc.qids)
+            row.update(verdict="fail", reason=f"{sc.name} {unanswered_text(sc, n)}: {sc.unscorable[check.label]}")
+            return CheckResult(**row)
+    if math.isnan(value):
+        row.update(verdict="fail", reason=f"no value: {check.label} is undefined on every topic of the run")
+        return CheckResult(**row)
+    if check.kind == "min":
+        shown, floor = distinct(value, check.threshold)
+        if value < check.threshold - EPS:
+            row.update(verdict="fail", reason=f"below the floor: {shown} < {floor}")
+        else:
+            row["reason"] = f"at or above the floor: {shown} >= {floor}"
+        return CheckResult(**row)
+    if base is None:  # build_spec refuses this already
+        raise UsageError(f"{check.source}: a drop needs a baseline: give --baseline RUN")
+    if math.isnan(b):
+        row.update(
+            verdict="fail", reason=f"no baseline value: {check.label} is undefined on every topic of the baseline"
+        )
+        return CheckResult(**row)
+    lower = check.direction == "lower"
+    if check.label not in p_cache:
+        x, y = cand.values[check.label], base.values[check.label]
+        worse = "greater" if lower else "less"  # one-sided: the candidate worse than the baseline
+        p_cache[check.label] = (
+            paired_test(x, y, spec.test, alternative=worse, permutations=spec.permutations, seed=spec.seed),
+            paired_count(x, y),
+        )
+    res, paired = p_cache[check.label]
+    row.update(test=spec.test, p_value=res.p_value, alpha=spec.alpha)
+    drop = value - b if lower else b - value  # how much worse the candidate is
+    word = check.worse
+    if check.kind == "max_drop":
+        over = drop > check.threshold + EPS
+        d_text, limit = distinct(drop, check.threshold)
+        shown = f"{word} {d_text}"
+    else:
+        rel = drop / b if b > 0 else (0.0 if drop <= 0 else math.inf)
+        over = rel > check.threshold + EPS
+        if math.isinf(rel):
+            shown, limit = f"{word} from a baseline of 0", short(check.threshold * 100) + "%"
+        else:
+            r_text, limit = distinct(rel * 100, check.threshold * 100, places=2)
+            shown, limit = f"{word} {r_text}%", limit + "%"
+    if drop <= 0:
+        row["reason"] = f"no {word}" if drop == 0 else f"improved by {fmt_value(-drop)}"
+    elif not over:
+        row["reason"] = f"{shown} within the tolerance {limit}"
+    elif spec.alpha is None:
+        row.update(verdict="fail", reason=f"{shown} > {limit}")
+    elif res.p_value is None:
+        if paired < 2:
+            why = f"only {paired} topic{'s' if paired != 1 else ''} with a value"
+        else:
+            why = f"the {TEST_NAMES[spec.test]} gives none"
+        row.update(
+            verdict="fail", reason=f"{shown} > {limit}, and its significance cannot be computed (no p-value: {why})"
+        )
+    elif res.p_value < spec.alpha:
+        row.update(verdict="fail", reason=f"{shown} > {limit}, significant ({_p_text(res.p_value)} < {spec.alpha:g})")
+    else:
+        row["reason"] = f"{shown} > {limit} but not significant ({_p_text(res.p_value)} >= {spec.alpha:g})"
+    return CheckResult(**row)
+
+
+def _p_text(p: float | None) -> str:
+    if p is None:
+        return "no p-value"
+    return "p < 0.0001" if p < 0.0001 else f"p = {p:.4f}"
+
+
+# ---------------------------------------------------------------- the report
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One check: what was compared, and its verdict with the reason."""
+
+    name: str  # "map drop <= 0.01"
+    kind: str  # min | max_drop | max_drop_rel
+    measure: str
+    threshold: float
+    value: float  # the candidate's summary (NaN: no value)
+    baseline: float | None
+    diff: float | None
+    rel_diff: float | None
+    test: str | None
+    p_value: float | None
+    alpha: float | None
+    verdict: str  # pass | fail
+    reason: str
+    source: str  # where the check came from ("--min map=0.2", "gate.toml [min] map")
+    direction: str = "higher"  # the measure's: higher or lower is better
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict == "pass"
+
+
+@dataclass(frozen=True)
+class MeasureValue:
+    """A measure's summary for the candidate (and the baseline, when there is one)."""
+
+    measure: str
+    value: float
+    baseline: float | None
+    diff: float | None
+
+
+@dataclass(frozen=True)
+class GateReport:
+    """Everything ``ireval gate`` decided; :meth:`to_dict` is its JSON."""
+
+    version: str
+    options: Mapping[str, Any]
+    inputs: Mapping[str, Any]
+    topics: int
+    checks: tuple[CheckResult, ...]
+    measures: tuple[MeasureValue, ...]
+
+    @property
+    def checks_failed(self) -> int:
+        return sum(1 for c in self.checks if not c.passed)
+
+    @property
+    def passed(self) -> bool:
+        return self.checks_failed == 0
+
+    @property
+    def verdict(self) -> str:
+        return "pass" if self.passed else "fail"
+
+    def failed(self) -> list[CheckResult]:
+        return [c for c in self.checks if not c.passed]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ireval": self.version,
+            "command": "gate",
+            "verdict": self.verdict,
+            "checks_total": len(self.checks),
+            "checks_failed": self.checks_failed,
+            "options": dict(self.options),
+            "inputs": dict(self.inputs),
+            "topics": self.topics,
+            "checks": [asdict(c) for c in self.checks],
+            "measures": [asdict(m) for m in self.measures],
+        }
+
+
+def run_gate(spec: GateSpec, engine: str = "local") -> GateReport:
+    """Read, evaluate and judge (on ``engine``, in its session)."""
+    from ..version import VERSION
+
+    checks = spec.ordered_checks()
+    specs = [c.spec for c in checks] + list(spec.measures)
+    batches, labels = measure_batches(specs)
+    paths = [spec.run] + ([spec.baseline] if spec.baseline is not None else [])
+    evaluation = scoring_settings(spec.rel_level, spec.ties, engine)  # (a config file's ties = "rank" too)
+    qrels, runs = load_inputs(spec.qrels, paths, evaluation)
+    scored = [score_run(qrels, r, batches, labels, options=evaluation) for r in runs]
+    cand = scored[0]
+    base = scored[1] if len(scored) > 1 else None
+    p_cache: dict[str, Any] = {}
+    rows = tuple(judge(c, cand, base, spec, p_cache) for c in checks)
+    measures = []
+    for label in labels:
+        v = cand.mean(label)
+        b = base.mean(label) if base is not None else None
+        measures.append(MeasureValue(label, v, b, None if b is None else v - b))
+    options = {
+        "alpha": spec.alpha,
+        "test": spec.test,
+        "alternative": "less",
+        "permutations": spec.permutations if spec.test == "randomization" else None,
+        "seed": spec.seed,
+        "rel_level": spec.rel_level,
+        "ties": spec.ties,
+    }
+    inputs = {
+        "qrels": {"path": qrels.name, "sha256": qrels.sha256},
+        "run": cand.source(),
+        "baseline": base.source() if base is not None else None,
+        "config": spec.config,
+    }
+    return GateReport(VERSION, options, inputs, len(cand.qids), rows, tuple(measures))
+
+
+def _api_checks(kind: str, table: Mapping[str, Any] | None) -> list[Check]:
+    if table is None:
+        return []
+    if not isinstance(table, Mapping):
+        raise UsageError(f"{kind}={table!r}: expected a mapping of measure to value, e.g. {kind}={{'map': 0.2}}")
+    return [make_check(kind, str(m), v, f"{kind}[{m!r}]") for m, v in table.items()]
+
+
+def gate(
+    qrels: Any,
+    run: Any,
+    *,
+    baseline: Any = None,
+    min: Mapping[str, float] | None = None,
+    max_drop: Mapping[str, float] | None = None,
+    max_drop_rel: Mapping[str, float | str] | None = None,
+    measures: Sequence[str] = (),
+    alpha: float | None = None,
+    test: str = "t",
+    seed: int = 0,
+    permutations: int = 10000,
+    rel_level: int = 1,
+    ties: str = "docno",
+) -> GateReport:
+    """Check ``run`` as ``ireval gate`` does: ``min={"map": 0.25}`` (floors),
+    ``max_drop={"map": 0.01}`` and ``max_drop_rel={"ndcg_cut.10": "2%"}`` (against
+    ``baseline``). Inputs are paths or DataFrames. Returns a :class:`GateReport`
+    (``report.passed``); raises :class:`irevalcli.errors.UsageError` for a bad check
+    and :class:`~irevalcli.errors.InputError` for a bad input, never for a failed check.
+    """
+    if test not in TESTS:
+        raise UsageError(f"test={test!r}: expected one of {', '.join(TESTS)}")
+    if alpha is not None and (isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1):
+        raise UsageError(f"alpha={alpha!r}: expected a number between 0 and 1, or None")
+    for name, v, low in (("seed", seed, 0), ("permutations", permutations, 1)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < low:
+            raise UsageError(f"{name}={v!r}: expected an integer >= {low}")
+    spec = GateSpec(
+        qrels=qrels,
+        run=run,
+        baseline=baseline,
+        measures=[measures] if isinstance(measures, str) else list(measures),
+        alpha=None if alpha is None else float(alpha),
+        test=test,
+        seed=seed,
+        permutations=permutations,
+        rel_level=rel_level,
+        ties=ties,
+    )
+    for kind, table in (("min", min), ("max_drop", max_drop), ("max_drop_rel", max_drop_rel)):
+        for check in _api_checks(kind, table):
+            if (kind, check.label) in spec.checks:
+                raise UsageError(f"{check.source}: {kind} names {check.label} twice")
+            spec.checks[(kind, check.label)] = check
+    if not spec.checks:
+        raise UsageError("nothing to check: give min, max_drop or max_drop_rel")
+    if baseline is None:
+        relative = [c for c in spec.ordered_checks() if c.kind != "min"]
+        if relative:
+            raise UsageError(f"{relative[0].source}: a drop needs a baseline: give baseline=")
+    for m in spec.measures:
+        comparable_labels(m, where=f"measures {m!r}")
+    scoring_settings(rel_level, ties)  # checked before any file is read
+    return run_gate(spec)
