@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from .core.judged import build_jg_table, build_prefs_table
-from .core.table import EvalOptions, build_table
+from .core.table import EvalOptions, build_table, count_distinct
 from .engine.evaluate import Results, evaluate_table
 from .engine.stream import should_stream
 from .errors import DuplicateDocError, InputError, IrevalError, UsageError
@@ -361,7 +361,7 @@ def _evaluate(
     z = read_zscores(s.zscores) if s.zscores is not None and fmt.is_qrels else None
     import numpy as np
 
-    nqrels_topics = len(np.unique(_codes(q.qid)))
+    nqrels_topics = count_distinct(q.qid)
     num_rel_complete = int(np.count_nonzero(q.rel > 0)) if fmt.is_qrels else 0
     path = _path(run)
     spooled = None
@@ -468,7 +468,7 @@ def _evaluate_on_dask(qrels: Any, run: Any, requests: list[Request], s: EvalSett
         os.fspath(run),
         requests,
         s.table,
-        num_qrels_topics=len(np.unique(_codes(q.qid))) if q is not None else 0,
+        num_qrels_topics=count_distinct(q.qid) if q is not None else 0,
         num_rel_complete=int(np.count_nonzero(q.rel > 0)) if q is not None else 0,
         zscores=z,
         subtopics=sub,
@@ -480,8 +480,3 @@ def _evaluate_on_dask(qrels: Any, run: Any, requests: list[Request], s: EvalSett
     )
     return Evaluation(results=ev.results, qrels=ev.qrels, run=ev.run)
 
-
-def _codes(arr: Any) -> Any:
-    from .io.arrow import to_numpy
-
-    return to_numpy(arr.dictionary_encode().indices)
