@@ -332,14 +332,16 @@ def _encode(*arrays: pa.Array) -> tuple[list[np.ndarray], pa.Array]:
     return _split_codes(arrays)
 
 
-def check_qrels_duplicates(qrels: Qrels, key: np.ndarray | None = None) -> None:
+def check_qrels_duplicates(qrels: Qrels, key: np.ndarray | None = None, order: np.ndarray | None = None) -> None:
     """Refuse a (topic, docno) judged twice, naming the second line. ``key``: one
-    integer per judgement, equal exactly when (topic, docno) is, if the caller has it."""
+    integer per judgement, equal exactly when (topic, docno) is, if the caller has it;
+    ``order``: its stable ascending order, if the caller has that too."""
     if key is None:
         (qc,), _ = _encode(qrels.qid)
         (dc,), ddict = _encode(qrels.docno)
         key = qc * max(len(ddict), 1) + dc
-    order = np.argsort(key, kind="stable")
+    if order is None:
+        order = np.argsort(key, kind="stable")
     ks = key[order]
     dup = np.flatnonzero(ks[1:] == ks[:-1])
     if len(dup):
@@ -747,9 +749,12 @@ def _judgements(qrels: Qrels, topics: _Topics, q_dcode: np.ndarray, ndoc: int) -
     qrel = qrels.rel[qmask]
     judgements = qrels if qmask.all() else qrels.take(qmask)
     if (q_dcode >= 0).all():  # every qrels docno has its own code (-1: not canonical, look it up)
-        check_qrels_duplicates(judgements, qg * ndoc + q_dcode[qmask])
-    else:
-        check_qrels_duplicates(judgements)
+        # every judgement can match a run row: one sort checks duplicates and keys the lookup
+        qkey = qg * ndoc + q_dcode[qmask]
+        qorder = np.argsort(qkey, kind="stable")
+        check_qrels_duplicates(judgements, qkey, qorder)
+        return _Judged(qg=qg, qrel=qrel, key_sorted=qkey[qorder], rel_sorted=qrel[qorder])
+    check_qrels_duplicates(judgements)
     # judgements that can match a run row, keyed by (topic, docno code)
     matchable = q_dcode[qmask] >= 0
     qkey = qg[matchable] * ndoc + q_dcode[qmask][matchable]
@@ -859,13 +864,22 @@ def _lookup_labels(
     rows: np.ndarray | None = np.flatnonzero(judged_doc[r_dcode & 0xFFFF])
     if len(rows) * 2 > len(rkey):  # type: ignore[arg-type]
         rows = None
-    keys = from_numpy(rkey if rows is None else rkey[rows])
+    if rows is None:
+        # most rows' docnos are judged somewhere (a pooled run): a binary search of the sorted
+        # keys, which a run grouped by topic reads in order (half the time of a hash lookup)
+        at = np.searchsorted(qkey_sorted, rkey)
+        at[at == len(qkey_sorted)] = 0
+        found = qkey_sorted[at] == rkey
+        values = qrel_sorted[at[found]]
+        label[found] = np.where(values < 0, -2, values)
+        return label
+    keys = from_numpy(rkey[rows])
     pos = pc.index_in(keys, value_set=from_numpy(np.asarray(qkey_sorted, dtype=np.int64)))
     found = valid_mask(pos)
     if found.any():
         hit = to_numpy(pos.filter(pos.is_valid()) if pos.null_count else pos).astype(np.int64)
         values = qrel_sorted[hit]
-        label[found if rows is None else rows[found]] = np.where(values < 0, -2, values)
+        label[rows[found]] = np.where(values < 0, -2, values)
     return label
 
 
