@@ -256,11 +256,15 @@ def _split_codes(arrays: tuple[pa.Array, ...]) -> tuple[list[np.ndarray], pa.Arr
     """Dictionary-encode the concatenation of ``arrays``; one code array per input."""
     import pyarrow as pa
 
-    joined = pa.concat_arrays([a.cast(pa.large_binary()) for a in arrays]) if arrays else binary_array([])
-    enc = joined.dictionary_encode()
-    idx = to_numpy(enc.indices).astype(np.int64, copy=False)
+    # one hash table over the arrays as chunks: no joined copy of their bytes (every chunk
+    # of the result carries the final dictionary; empty inputs have no chunk)
+    enc = pa.chunked_array([a.cast(pa.large_binary()) for a in arrays], type=pa.large_binary()).dictionary_encode()
+    chunks = enc.chunks
+    if not chunks:
+        return [np.zeros(0, dtype=np.int64) for _ in arrays], binary_array([])
+    idx = np.concatenate([to_numpy(c.indices) for c in chunks]).astype(np.int64, copy=False)
     bounds = np.cumsum([len(a) for a in arrays])[:-1]
-    return list(np.split(idx, bounds)), enc.dictionary
+    return list(np.split(idx, bounds)), chunks[-1].dictionary
 
 
 def runs_of(arr: pa.Array) -> tuple[np.ndarray, pa.Array]:
