@@ -17,6 +17,7 @@ exit code is the command's own (a failed gate is still 1).
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import sys
@@ -445,11 +446,15 @@ def run_eval(
 
     results: list[RunResults] = []
     first: Any = None
-    from ..engine.dask_engine import session
+    engine_session: Any = contextlib.nullcontext()  # the local engine (settings checked it all)
+    if settings.engine != "local":  # --engine dask: one cluster for every run
+        from ..engine.dask_engine import session
+
+        engine_session = session(settings.engine, settings.scheduler, settings.workers)
 
     with (
         Progress(wanted(out.progress, [p for p in (qrels, *run_paths) if p is not None])) as prog,
-        session(settings.engine, settings.scheduler, settings.workers),  # --engine dask: one cluster for every run
+        engine_session,
     ):
         judgements: Any = qrels  # read by the first evaluation, once for every run
         for i, path in enumerate(run_paths):
