@@ -830,12 +830,15 @@ def _check_run_duplicates(
     # with dense codes only their rows are sorted (usually a small fraction); sparse
     # numeric ids (a streamed chunk of MS MARCO passage ids) sort every key
     if ndoc <= 8 * len(rkey) + 1024:
-        cand = rkey[np.bincount(r_dcode, minlength=ndoc)[r_dcode] > 1]
-    else:
-        cand = rkey
-    cand = np.sort(cand)  # (numpy's hash-based unique is far slower here)
-    if not (len(cand) and (cand[1:] == cand[:-1]).any()):
+        cand = np.sort(rkey[np.bincount(r_dcode, minlength=ndoc)[r_dcode] > 1])
+        if not (len(cand) and (cand[1:] == cand[:-1]).any()):
+            return
+    elif not _blocks_may_repeat(r_dcode, rg, ndoc):
         return
+    else:
+        cand = np.sort(rkey)  # (numpy's hash-based unique is far slower here)
+        if not (cand[1:] == cand[:-1]).any():
+            return
     korder = np.lexsort((rline, rkey))  # equal keys in line order
     ks = rkey[korder]
     dup = np.flatnonzero(ks[1:] == ks[:-1])
@@ -848,6 +851,32 @@ def _check_run_duplicates(
         f"(first at line {int(rline[first])})",
         int(rline[b[j]]),
     )
+
+
+def _blocks_may_repeat(code: np.ndarray, topic: np.ndarray, ndoc: int) -> bool:
+    """Whether some topic may list a ``code`` twice (False: it certainly does not), for rows
+    grouped by topic: each topic's block is sorted on its own, as a row of a (topics x
+    longest block) matrix padded with distinct negative values, which is several times
+    faster than sorting every (topic, code) key of a sparse code space (a streamed chunk of
+    MS MARCO passage ids). Rows not grouped by topic, or blocks too unequal for the matrix
+    to stay small, or more than a streamed chunk's rows, say True (the caller's exact check
+    then decides)."""
+    n = len(code)
+    if n < 2:
+        return False
+    if n > 1 << 21 or ndoc >= 1 << 31:
+        return True  # the matrix is for a chunk's rows, in 32-bit codes
+    starts = np.flatnonzero(np.concatenate(([True], topic[1:] != topic[:-1])))
+    lengths = np.diff(starts, append=n)
+    width = int(lengths.max())
+    if len(starts) * width > 2 * n + 1024 or np.count_nonzero(np.bincount(topic)) != len(starts):
+        return True  # blocks too unequal, or a topic in two blocks
+    size = len(starts) * width
+    mat = np.arange(-1, -1 - size, -1, dtype=np.int64).astype(np.int32)  # distinct pads, below every code
+    mat[np.arange(n, dtype=np.int64) + np.repeat(np.arange(len(starts)) * width - starts, lengths)] = code
+    rows = mat.reshape(len(starts), width)
+    rows.sort(axis=1)
+    return bool((rows[:, 1:] == rows[:, :-1]).any())
 
 
 def _lookup_labels(
