@@ -908,6 +908,10 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
         if not {t for t, d in cand.items() if d} & judged or not {t for t, d in base.items() if d} & judged:
             assert code == 2 and out == b"", err  # no topic in common: an input error, never a pass
             return
+        for who in (cand, base):
+            if not any(d in qrels[t] for t, docs in who.items() if t in judged for d, _ in docs):
+                assert code == 2 and out == b"", err  # nothing it retrieved is judged: refused, never a pass
+                return
         assert code in (0, 1), err
         measures = [a for m in dict.fromkeys(m for _, m, _ in checks) for a in ("-m", m)]
         summaries, unscorable, per_topic = {}, {}, {}

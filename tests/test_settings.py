@@ -213,10 +213,10 @@ def test_the_eval_command_passes_paths_settings_and_output_settings():
 
 
 def test_commands_evaluate_with_one_settings_object():
-    """Every evaluate() call under commands/ passes options= (and perhaps progress=), never
-    the settings as separate keywords."""
+    """Every evaluate() call under commands/ and analysis/ (compare and gate's scoring) passes
+    options= (and perhaps progress=), never the settings as separate keywords."""
     calls = []
-    for path in sorted((PKG / "commands").glob("*.py")):
+    for path in sorted([*(PKG / "commands").glob("*.py"), *(PKG / "analysis").glob("*.py")]):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "evaluate":
                 calls.append((path.name, sorted(k.arg or "**" for k in node.keywords)))
