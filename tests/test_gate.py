@@ -208,8 +208,8 @@ def test_missing_topics_count_as_zero(gate):
         (
             ["qrels.txt", "perfect.txt"],
             (
-                "nothing to check: give --min, --max-drop or --max-drop-rel "
-                "(or [min], [max_drop], [max_drop_rel] tables in a --config file)"
+                "nothing to check: give --min, --max-drop, --max-drop-rel or --non-inferior "
+                "(or [min], [max_drop], [max_drop_rel], [non_inferior] tables in a --config file)"
             ),
         ),
         (
@@ -262,7 +262,8 @@ def test_malformed_input_gives_2_not_1(gate, data):
             "tresholds = 1\n",
             (
                 "gate.toml: unknown key 'tresholds' (known: qrels, run, baseline, measures, min, "
-                "max_drop, max_drop_rel, alpha, test, seed, permutations, level_for_rel, ties)"
+                "max_drop, max_drop_rel, alpha, test, seed, permutations, level_for_rel, ties, non_inferior, "
+                "interval, confidence, bootstrap)"
             ),
         ),
         ("alpha = 2\n[min]\nmap = 0.1\n", "gate.toml: 'alpha' must be a number between 0 and 1, got 2"),
@@ -388,6 +389,10 @@ def test_json_report(gate, data):
         "reason": "at or above the floor: 0.9375 >= 0.5",
         "source": "--min map=0.5",
         "direction": "higher",
+        "ci_low": None,
+        "ci_high": None,
+        "interval": None,
+        "confidence": None,
     }
     assert (drop["verdict"], drop["reason"]) == ("fail", "drop 0.0625 > 0.01")
 
@@ -763,7 +768,7 @@ def _strategies():
         max_size=3,
     )
     check = st.tuples(
-        st.sampled_from(["min", "max_drop", "max_drop_rel"]),
+        st.sampled_from(["min", "max_drop", "max_drop_rel", "non_inferior"]),
         # every direction (arp and unj.5: lower is better; num_ret: none) and every rule for a topic
         # without results (opa and arp: refused; unj.5: scores 1, its worst; the rest: their value)
         st.sampled_from(
@@ -789,6 +794,8 @@ def _oracle_worse(kind: str, value: float | None, base: float | None, threshold:
     drop = value - base if lower else base - value
     if kind == "max_drop":
         return drop > threshold + 1e-12
+    if kind == "non_inferior":  # worse than the margin on the summaries: no interval can show otherwise
+        return drop >= threshold + 1e-12
     rel = drop / base if base > 0 else (0.0 if drop <= 0 else float("inf"))
     return rel > threshold + 1e-12
 
@@ -871,6 +878,16 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
         level=1,
         test="t",
     )
+    # issue 24: non-inferiority, a drop beyond the margin and one within it on two topics
+    @example(
+        qrels={1: {0: 1, 1: 0}, 2: {0: 1, 1: 0}},
+        cand={1: [(1, 1.0), (0, 0.5)], 2: [(0, 1.0), (1, 0.5)]},
+        base={1: [(0, 1.0), (1, 0.5)], 2: [(0, 1.0), (1, 0.5)]},
+        checks=[("non_inferior", "map", 0.1), ("non_inferior", "unj.5", 0.5)],
+        alpha=None,
+        level=1,
+        test="t",
+    )
     @given(
         qrels=qrels_st,
         cand=run_st,
@@ -892,14 +909,21 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
             args += ["--alpha", str(alpha)]
         for kind, measure, threshold in checks:
             args += [
-                {"min": "--min", "max_drop": "--max-drop", "max_drop_rel": "--max-drop-rel"}[kind],
+                {
+                    "min": "--min",
+                    "max_drop": "--max-drop",
+                    "max_drop_rel": "--max-drop-rel",
+                    "non_inferior": "--non-inferior",
+                }[kind],
                 f"{measure}={threshold}",
             ]
         code, out, err = _main(args)
         reg = load()
         declared = {m: reg[m.split(".")[0]] for _, m, _ in checks}
         if any(
-            (kind == "min" and declared[m].direction == "lower") or (kind != "min" and declared[m].direction == "none")
+            (kind == "min" and declared[m].direction == "lower")
+            or (kind != "min" and declared[m].direction == "none")
+            or (kind == "non_inferior" and declared[m].agg not in ("mean", "nanmean", "sum"))
             for kind, m, _ in checks
         ):
             assert code == 2 and out == b"", err  # a floor on a lower-is-better measure, a drop without direction
@@ -959,12 +983,17 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
                 assert row["value"] == pytest.approx(summary["value"], rel=1e-12, abs=1e-15)
             if worse and (
                 alpha is None
-                or row["kind"] == "min"
+                or row["kind"] in ("min", "non_inferior")  # --alpha never lets these pass
                 or summary["value"] is None
                 or summary["base"] is None
                 or row["p_value"] is None
             ):
                 assert row["verdict"] == "fail", row
+            if row["kind"] == "non_inferior":  # passes only when its interval is above -margin
+                if row["verdict"] == "pass":
+                    assert row["ci_low"] is not None and row["ci_low"] > -row["threshold"], row
+                    assert paired[row["measure"]] >= 2, row
+                continue
             if not worse:
                 assert row["verdict"] == "pass", row
             if worse and row["verdict"] == "pass":  # only a non-significant drop under --alpha
@@ -972,7 +1001,8 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
                 assert paired[row["measure"]] >= 2  # never on fewer than two topics with a value
         any_worse = any(w for w, _, _ in verdicts.values())
         if alpha is None:
-            assert code == (1 if any_worse else 0)
+            unproven = any(r["kind"] == "non_inferior" and r["verdict"] == "fail" for r in report["checks"])
+            assert code == (1 if any_worse or unproven else 0)
         elif code == 0:
             assert all(r["verdict"] == "pass" for r in report["checks"])
 
