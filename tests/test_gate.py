@@ -208,8 +208,8 @@ def test_missing_topics_count_as_zero(gate):
         (
             ["qrels.txt", "perfect.txt"],
             (
-                "nothing to check: give --min, --max-drop, --max-drop-rel or --non-inferior "
-                "(or [min], [max_drop], [max_drop_rel], [non_inferior] tables in a --config file)"
+                "nothing to check: give --min, --max-drop, --max-drop-rel, --non-inferior or --max-losers "
+                "(or [min], [max_drop], [max_drop_rel], [non_inferior], [max_losers] tables in a --config file)"
             ),
         ),
         (
@@ -263,7 +263,7 @@ def test_malformed_input_gives_2_not_1(gate, data):
             (
                 "gate.toml: unknown key 'tresholds' (known: qrels, run, baseline, measures, min, "
                 "max_drop, max_drop_rel, alpha, test, seed, permutations, level_for_rel, ties, non_inferior, "
-                "interval, confidence, bootstrap)"
+                "max_losers, interval, confidence, bootstrap)"
             ),
         ),
         ("alpha = 2\n[min]\nmap = 0.1\n", "gate.toml: 'alpha' must be a number between 0 and 1, got 2"),
@@ -393,6 +393,8 @@ def test_json_report(gate, data):
         "ci_high": None,
         "interval": None,
         "confidence": None,
+        "epsilon": None,
+        "losers": None,
     }
     assert (drop["verdict"], drop["reason"]) == ("fail", "drop 0.0625 > 0.01")
 
@@ -768,7 +770,7 @@ def _strategies():
         max_size=3,
     )
     check = st.tuples(
-        st.sampled_from(["min", "max_drop", "max_drop_rel", "non_inferior"]),
+        st.sampled_from(["min", "max_drop", "max_drop_rel", "non_inferior", "max_losers"]),
         # every direction (arp and unj.5: lower is better; num_ret: none) and every rule for a topic
         # without results (opa and arp: refused; unj.5: scores 1, its worst; the rest: their value)
         st.sampled_from(
@@ -783,6 +785,16 @@ def _strategies():
         st.sampled_from([None, 0.05, 0.5]),
         st.sampled_from([1, 2]),
     )
+
+
+def _losers_budget(threshold: float) -> tuple[int, float]:
+    """The property's max_losers check from its threshold: N = 4 x threshold, EPSILON = threshold."""
+    return int(threshold * 4), threshold
+
+
+def _losers_arg(threshold: float) -> str:
+    n, eps = _losers_budget(threshold)
+    return f"{n}@{eps}"
 
 
 def _oracle_worse(kind: str, value: float | None, base: float | None, threshold: float, lower: bool = False) -> bool:
@@ -878,6 +890,16 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
         level=1,
         test="t",
     )
+    # issue 24: a loser budget of 0 topics by more than 0.01, with one topic lost
+    @example(
+        qrels={1: {0: 1, 1: 0}, 2: {0: 1, 1: 0}},
+        cand={1: [(1, 1.0), (0, 0.5)], 2: [(0, 1.0), (1, 0.5)]},
+        base={1: [(0, 1.0), (1, 0.5)], 2: [(0, 1.0), (1, 0.5)]},
+        checks=[("max_losers", "map", 0.01), ("max_losers", "arp", 0.25)],
+        alpha=0.5,
+        level=1,
+        test="t",
+    )
     # issue 24: non-inferiority, a drop beyond the margin and one within it on two topics
     @example(
         qrels={1: {0: 1, 1: 0}, 2: {0: 1, 1: 0}},
@@ -914,8 +936,9 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
                     "max_drop": "--max-drop",
                     "max_drop_rel": "--max-drop-rel",
                     "non_inferior": "--non-inferior",
+                    "max_losers": "--max-losers",
                 }[kind],
-                f"{measure}={threshold}",
+                f"{measure}={_losers_arg(threshold)}" if kind == "max_losers" else f"{measure}={threshold}",
             ]
         code, out, err = _main(args)
         reg = load()
@@ -938,7 +961,7 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
                 return
         assert code in (0, 1), err
         measures = [a for m in dict.fromkeys(m for _, m, _ in checks) for a in ("-m", m)]
-        summaries, unscorable, per_topic = {}, {}, {}
+        summaries, unscorable, per_topic, topic_values = {}, {}, {}, {}
         for who, path, topics in (("value", c, cand), ("base", b, base)):
             rc, js, e = _main(["-c", "-q", "-l", str(level), *measures, "--format", "json", str(q), str(path)])
             assert rc == 0, e
@@ -948,6 +971,12 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
             missing = sorted(judged - {t for t, d in topics.items() if d})
             for m, decl in declared.items():
                 label = m.replace(".", "_")
+                topic_values[(who, label)] = {
+                    t: decl.unanswered
+                    if t in missing and isinstance(decl.unanswered, float)
+                    else doc["per_query"].get(str(t), {}).get(label)
+                    for t in judged
+                }
                 if missing and decl.unanswered == "refuse":
                     unscorable[(who, label)] = True
                 elif missing and isinstance(decl.unanswered, float):  # the worst value for a missing topic
@@ -966,9 +995,23 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
         for kind, measure, threshold in checks:
             label = measure.replace(".", "_")
             summary = {who: summaries[who][label] for who in ("value", "base")}
-            worse = _oracle_worse(
-                kind, summary["value"], summary["base"], threshold, declared[measure].direction == "lower"
-            )
+            lower = declared[measure].direction == "lower"
+            if kind == "max_losers":  # more topics lost by more than epsilon than allowed
+                n_allowed, eps = _losers_budget(threshold)
+                c_vals, b_vals = topic_values[("value", label)], topic_values[("base", label)]
+                lost = sum(
+                    1
+                    for t in judged
+                    if (c_vals[t] is None and b_vals[t] is not None)
+                    or (
+                        c_vals[t] is not None
+                        and b_vals[t] is not None
+                        and (b_vals[t] - c_vals[t] if not lower else c_vals[t] - b_vals[t]) > eps + 1e-12
+                    )
+                )
+                worse = summary["value"] is None or summary["base"] is None or lost > n_allowed
+            else:
+                worse = _oracle_worse(kind, summary["value"], summary["base"], threshold, lower)
             refused = unscorable.get(("value", label)) or (kind != "min" and unscorable.get(("base", label)))
             verdicts[(kind, label)] = (worse or bool(refused), summary, refused)
         report = json.loads(out)
@@ -983,7 +1026,7 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
                 assert row["value"] == pytest.approx(summary["value"], rel=1e-12, abs=1e-15)
             if worse and (
                 alpha is None
-                or row["kind"] in ("min", "non_inferior")  # --alpha never lets these pass
+                or row["kind"] in ("min", "non_inferior", "max_losers")  # --alpha never lets these pass
                 or summary["value"] is None
                 or summary["base"] is None
                 or row["p_value"] is None

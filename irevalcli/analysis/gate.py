@@ -33,6 +33,7 @@ from ..output.tables import distinct, fmt_value, short
 from .compare import (
     SUMMED,
     Scored,
+    TopicLoss,
     comparable_labels,
     load_inputs,
     measure_batches,
@@ -42,12 +43,13 @@ from .compare import (
 )
 from .stats import INTERVALS, TEST_NAMES, TESTS, ratio
 
-KINDS = ("min", "max_drop", "max_drop_rel", "non_inferior")
+KINDS = ("min", "max_drop", "max_drop_rel", "non_inferior", "max_losers")
 OPTION_OF = {
     "min": "--min",
     "max_drop": "--max-drop",
     "max_drop_rel": "--max-drop-rel",
     "non_inferior": "--non-inferior",
+    "max_losers": "--max-losers",
 }
 # Absolute slack when comparing a value with a threshold, so that a drop of
 # exactly the tolerance (0.30 - 0.28 = 0.020000000000000018) is within it.
@@ -62,6 +64,7 @@ class Check:
     threshold: float
     source: str  # where it came from: "--min map=0.2" or "gate.toml [min] map"
     direction: str = "higher"  # the measure's: a drop is a fall (higher) or a rise (lower is better)
+    epsilon: float = 0.0  # max_losers: a topic is lost when it gets worse by more than this
 
     @property
     def worse(self) -> str:
@@ -76,6 +79,8 @@ class Check:
             return f"{self.label} {self.worse} <= {short(self.threshold)}"
         if self.kind == "non_inferior":
             return f"{self.label} non-inferior, margin {short(self.threshold)}"
+        if self.kind == "max_losers":
+            return f"{self.label} losers <= {int(self.threshold)} (by > {short(self.epsilon)})"
         return f"{self.label} {self.worse} <= {short(self.threshold * 100)}%"
 
 
@@ -131,7 +136,11 @@ def make_check(kind: str, spec: str, value: Any, source: str, *, file: str | Non
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise UsageError(f"{source}: the threshold must be a number, got {value!r}")
     text = str(value)
-    threshold = parse_number(text, source, percent=kind == "max_drop_rel")
+    epsilon = 0.0
+    if kind == "max_losers":
+        threshold, epsilon = parse_losers(text, source)
+    else:
+        threshold = parse_number(text, source, percent=kind == "max_drop_rel")
     if kind != "min" and threshold < 0:
         what = "a margin" if kind == "non_inferior" else "a tolerance"
         raise UsageError(f"{source}: {what} cannot be negative (an improvement never fails)")
@@ -161,7 +170,19 @@ def make_check(kind: str, spec: str, value: Any, source: str, *, file: str | Non
             f"{source}: {labels[0]}'s summary is weighted ({requests[0].measure.agg}), not a mean over topics, "
             "so the interval of the per-topic differences does not bound it; check it with max_drop"
         )
-    return Check(kind, spec, labels[0], threshold, source, direction)
+    return Check(kind, spec, labels[0], threshold, source, direction, epsilon)
+
+
+def parse_losers(text: str, where: str) -> tuple[float, float]:
+    """``N@EPSILON`` for max_losers: at most N topics (an integer >= 0) worse by more than
+    EPSILON (a decimal >= 0)."""
+    n, at, eps = text.strip().partition("@")
+    if not at or not re.fullmatch(r"[0-9]+", n.strip()):
+        raise UsageError(f"{where}: expected N@EPSILON (at most N topics worse by more than EPSILON), e.g. 3@0.05")
+    epsilon = parse_number(eps, where)
+    if epsilon < 0:
+        raise UsageError(f"{where}: EPSILON cannot be negative")
+    return float(int(n)), epsilon
 
 
 def labels_in(spec: str, source: str | None, file: str | None) -> tuple[Any, list[str]]:
@@ -234,6 +255,8 @@ def judge(check: Check, cand: Scored, base: Scored | None, spec: GateSpec, p_cac
         return CheckResult(**row)
     if check.kind == "non_inferior":
         return _non_inferior(check, cand, base, spec, row, value, b)
+    if check.kind == "max_losers":
+        return _max_losers(check, cand, base, row)
     lower = check.direction == "lower"
     if check.label not in p_cache:
         x, y = cand.values[check.label], base.values[check.label]
@@ -276,6 +299,33 @@ def judge(check: Check, cand: Scored, base: Scored | None, spec: GateSpec, p_cac
         row.update(verdict="fail", reason=f"{shown} > {limit}, significant ({_p_text(res.p_value)} < {spec.alpha:g})")
     else:
         row["reason"] = f"{shown} > {limit} but not significant ({_p_text(res.p_value)} >= {spec.alpha:g})"
+    return CheckResult(**row)
+
+
+def _max_losers(check: Check, cand: Scored, base: Scored, row: dict[str, Any]) -> CheckResult:
+    """At most N topics worse than the baseline by more than epsilon (in the measure's
+    direction); a topic where the candidate has no value and the baseline has one is lost."""
+    import numpy as np
+
+    sign = -1.0 if check.direction == "lower" else 1.0
+    x = np.asarray(cand.values[check.label], dtype=np.float64)
+    y = np.asarray(base.values[check.label], dtype=np.float64)
+    d = sign * (x - y)
+    with np.errstate(invalid="ignore"):
+        lost = (d < -check.epsilon - EPS) | (np.isnan(x) & ~np.isnan(y))
+    qids = cand.qids
+    order = sorted(np.flatnonzero(lost).tolist(), key=lambda i: (-math.inf if math.isnan(d[i]) else d[i], qids[i]))
+    losers = tuple(TopicLoss(qids[i], float(x[i]), float(y[i]), float(x[i] - y[i])) for i in order)
+    allowed = int(check.threshold)
+    shown = " ".join(t.qid for t in losers[:5]) + (" ..." if len(losers) > 5 else "")
+    row.update(epsilon=check.epsilon, losers=losers)
+    k = len(losers)
+    if k > allowed:
+        row.update(verdict="fail", reason=f"{k} topics lost > {allowed}: {shown}")
+    elif k:
+        row["reason"] = f"{k} topic{'s' if k != 1 else ''} lost, at most {allowed}: {shown}"
+    else:
+        row["reason"] = f"no topic lost more than {short(check.epsilon)}"
     return CheckResult(**row)
 
 
@@ -347,6 +397,9 @@ class CheckResult:
     ci_high: float | None = None
     interval: str | None = None  # bootstrap | t
     confidence: float | None = None
+    # max_losers: the topics worse by more than epsilon, worst first
+    epsilon: float | None = None
+    losers: tuple[TopicLoss, ...] | None = None
 
     @property
     def passed(self) -> bool:
@@ -461,6 +514,7 @@ def gate(
     max_drop: Mapping[str, float] | None = None,
     max_drop_rel: Mapping[str, float | str] | None = None,
     non_inferior: Mapping[str, float] | None = None,
+    max_losers: Mapping[str, str] | None = None,
     measures: Sequence[str] = (),
     alpha: float | None = None,
     test: str = "t",
@@ -474,6 +528,7 @@ def gate(
 ) -> GateReport:
     """Check ``run`` as ``ireval gate`` does: ``min={"map": 0.25}`` (floors),
     ``max_drop={"map": 0.01}``, ``max_drop_rel={"ndcg_cut.10": "2%"}`` and
+    ``max_losers={"map": "3@0.05"}`` (at most 3 topics worse by more than 0.05) and
     ``non_inferior={"map": 0.02}`` (against ``baseline``; the lower bound of the
     ``confidence`` interval of the paired difference, ``interval="bootstrap"`` or ``"t"``,
     must be above -margin). Inputs are paths or DataFrames. Returns a :class:`GateReport`
@@ -506,14 +561,20 @@ def gate(
         confidence=float(confidence),
         bootstrap=bootstrap,
     )
-    checks = (("min", min), ("max_drop", max_drop), ("max_drop_rel", max_drop_rel), ("non_inferior", non_inferior))
+    checks = (
+        ("min", min),
+        ("max_drop", max_drop),
+        ("max_drop_rel", max_drop_rel),
+        ("non_inferior", non_inferior),
+        ("max_losers", max_losers),
+    )
     for kind, table in checks:
         for check in _api_checks(kind, table):
             if (kind, check.label) in spec.checks:
                 raise UsageError(f"{check.source}: {kind} names {check.label} twice")
             spec.checks[(kind, check.label)] = check
     if not spec.checks:
-        raise UsageError("nothing to check: give min, max_drop, max_drop_rel or non_inferior")
+        raise UsageError("nothing to check: give min, max_drop, max_drop_rel, non_inferior or max_losers")
     if baseline is None:
         relative = [c for c in spec.ordered_checks() if c.kind != "min"]
         if relative:

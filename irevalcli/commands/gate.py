@@ -25,7 +25,16 @@ from ..analysis.stats import INTERVAL_NAMES, INTERVALS, TESTS
 from ..errors import GateFailed, InputError, UsageError
 from ..output.cells import markdown_cell
 from ..output.files import no_short_output_option
-from ..output.tables import dump_json, fmt_p, fmt_value, markdown_table, plain_table, rich_table, stdout_is_terminal
+from ..output.tables import (
+    dump_json,
+    fmt_p,
+    fmt_value,
+    markdown_table,
+    plain_table,
+    rich_table,
+    short,
+    stdout_is_terminal,
+)
 from .options import Decimal, Integer, engine_options, ties_option
 
 GATE_FORMATS = ("table", "json", "markdown", "junit")
@@ -44,6 +53,7 @@ CONFIG_KEYS = (
     "level_for_rel",
     "ties",
     "non_inferior",
+    "max_losers",
     "interval",
     "confidence",
     "bootstrap",
@@ -59,6 +69,7 @@ def parse_cli_check(kind: str, text: str) -> Check:
             "max_drop": "map=0.01",
             "max_drop_rel": "ndcg_cut.10=0.02",
             "non_inferior": "ndcg_cut.10=0.02",
+            "max_losers": "map=3@0.05",
         }[kind]
         raise UsageError(f"{option} {text}: expected MEASURE=VALUE, e.g. {option} {example}")
     return make_check(kind, spec, value, f"{option} {text}")
@@ -192,6 +203,7 @@ def build_spec(
     measures: Sequence[str],
     alpha: float | None,
     non_inferior: Sequence[str] = (),
+    max_losers: Sequence[str] = (),
     interval: str | None = None,
     confidence: float | None = None,
     bootstrap: int | None = None,
@@ -234,7 +246,13 @@ def build_spec(
     if measures:
         spec.measures = list(measures)
     cli_checks: dict[tuple[str, str], Check] = {}
-    given = (("min", floors), ("max_drop", max_drop), ("max_drop_rel", max_drop_rel), ("non_inferior", non_inferior))
+    given = (
+        ("min", floors),
+        ("max_drop", max_drop),
+        ("max_drop_rel", max_drop_rel),
+        ("non_inferior", non_inferior),
+        ("max_losers", max_losers),
+    )
     for kind, texts in given:
         for text in texts:
             check = parse_cli_check(kind, text)
@@ -248,8 +266,8 @@ def build_spec(
     spec.checks.update(cli_checks)
     if not spec.checks:
         raise UsageError(
-            "nothing to check: give --min, --max-drop, --max-drop-rel or --non-inferior "
-            "(or [min], [max_drop], [max_drop_rel], [non_inferior] tables in a --config file)"
+            "nothing to check: give --min, --max-drop, --max-drop-rel, --non-inferior or --max-losers "
+            "(or [min], [max_drop], [max_drop_rel], [non_inferior], [max_losers] tables in a --config file)"
         )
     if spec.baseline is None:
         relative = [c for c in spec.ordered_checks() if c.kind != "min"]
@@ -310,7 +328,7 @@ def _notes(report: dict[str, Any]) -> list[str]:
         )
     ]
     kinds = {c["kind"] for c in report["checks"]}
-    if inp["baseline"] and (kinds & {"max_drop", "max_drop_rel"} or "non_inferior" not in kinds):
+    if inp["baseline"] and (kinds & {"max_drop", "max_drop_rel"} or kinds <= {"min"}):
         test = TEST_NAMES[o["test"]]
         if o["test"] == "randomization":
             test += f" ({o['permutations']} permutations, seed {o['seed']})"
@@ -325,6 +343,11 @@ def _notes(report: dict[str, Any]) -> list[str]:
         if o["interval"] == "bootstrap":
             how += f" ({o['bootstrap']} resamples, seed {o['seed']})"
         notes.append(f"non-inferior: the {how} of the paired difference (better is +) must lie above -margin.")
+    for c in report["checks"]:
+        if c["kind"] == "max_losers" and c["losers"]:
+            lost = ", ".join(f"{t['qid']} {fmt_value(t['diff'], '+.4f')}" for t in c["losers"][:10])
+            more = f" (and {len(c['losers']) - 10} more)" if len(c["losers"]) > 10 else ""
+            notes.append(f"Losers ({c['measure']}, by > {short(c['epsilon'])}): {lost}{more}")
     checked = {c["measure"] for c in report["checks"]}
     for m in report["measures"]:
         if m["measure"] not in checked:
@@ -495,6 +518,14 @@ or baseline sharing no topic with QRELS).
     "is above -MARGIN: the run is shown not worse by MARGIN or more (repeatable; recommended).",
 )
 @click.option(
+    "--max-losers",
+    "max_losers",
+    multiple=True,
+    metavar="MEASURE=N@EPSILON",
+    help="Fail if more than N topics are worse than the baseline by more than EPSILON; the losers are "
+    "listed (repeatable).",
+)
+@click.option(
     "--interval",
     type=click.Choice(INTERVALS),
     default=None,
@@ -555,7 +586,8 @@ or baseline sharing no topic with QRELS).
 @click.option(
     "--config",
     metavar="FILE",
-    help="TOML file with qrels, run, baseline, measures, [min], [max_drop], [max_drop_rel], [non_inferior], test, alpha; "
+    help="TOML file with qrels, run, baseline, measures, [min], [max_drop], [max_drop_rel], [non_inferior], "
+    "[max_losers], test, alpha; "
     "command-line options override it.",
 )
 @click.option(
@@ -577,6 +609,7 @@ def gate_command(
     max_drop: tuple[str, ...],
     max_drop_rel: tuple[str, ...],
     non_inferior: tuple[str, ...],
+    max_losers: tuple[str, ...],
     interval: str | None,
     confidence: float | None,
     bootstrap: int | None,
@@ -612,6 +645,7 @@ def gate_command(
         max_drop=max_drop,
         max_drop_rel=max_drop_rel,
         non_inferior=non_inferior,
+        max_losers=max_losers,
         interval=interval,
         confidence=confidence,
         bootstrap=bootstrap,
