@@ -1,14 +1,15 @@
 # Two commands on a fresh machine:
 #   make run   creates .venv, installs ireval (runtime dependencies only) and evaluates the
 #              shipped examples/
-#   make test  adds the test, plot, lint and dask extras and runs the whole default test suite
+#   make test  adds the test, plot, lint, dask and datasets extras and runs the whole default test suite
+#   make dist  builds the sdist and the wheel a user installs (dist/)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: run test test-all test-slow lint conformance bench clean
+.PHONY: run test test-all test-slow lint conformance bench clean dist check-dist
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,14 +17,37 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 $(TEST_STAMP): $(STAMP)
-	$(BIN)/pip install --quiet -e '.[test,plot,lint,dask]'
+	$(BIN)/pip install --quiet -e '.[test,plot,lint,dask,datasets]'
 	touch $(TEST_STAMP)
 
+# The shipped examples, run by the ireval command given as $(1): `make run` runs them from the
+# clone, `make check-dist` from the wheel installed in a fresh virtual environment.
+define EXAMPLES
+	$(1) examples/qrels.txt examples/run.txt
+	$(1) -m map -m ndcg_cut.10 -m P.10 examples/qrels.txt examples/run.txt
+	$(1) compare examples/qrels.txt examples/run.txt examples/run2.txt -m map -m ndcg_cut.10
+	$(1) gate --config examples/gate.toml examples/run2.txt
+endef
+
 run: $(STAMP)
-	$(BIN)/ireval examples/qrels.txt examples/run.txt
-	$(BIN)/ireval -m map -m ndcg_cut.10 -m P.10 examples/qrels.txt examples/run.txt
-	$(BIN)/ireval compare examples/qrels.txt examples/run.txt examples/run2.txt -m map -m ndcg_cut.10
-	$(BIN)/ireval gate --config examples/gate.toml examples/run2.txt
+	$(call EXAMPLES,$(BIN)/ireval)
+
+# The sdist and the wheel (dist/irevalcli-VERSION.tar.gz, dist/irevalcli-VERSION-py3-none-any.whl),
+# built by `build` (from the test extra) in an isolated environment, from a clean dist/.
+dist: $(TEST_STAMP)
+	rm -rf dist && mkdir -p build
+	$(BIN)/python -m build --outdir dist . > build/dist.log 2>&1 || { cat build/dist.log; exit 1; }
+
+# What a user installs, tested as they would meet it: the wheel from `make dist` installed
+# into a fresh virtual environment (its runtime dependencies only, from the package index),
+# then the shipped examples run by the `ireval` it installed, outside the clone's sources.
+WHEEL_VENV := build/wheel-venv
+check-dist: dist
+	rm -rf $(WHEEL_VENV)
+	$(PYTHON) -m venv $(WHEEL_VENV)
+	$(WHEEL_VENV)/bin/pip install --quiet dist/irevalcli-*-py3-none-any.whl
+	cd $(WHEEL_VENV) && bin/python -c "import irevalcli, sys; sys.exit(0 if '/site-packages/irevalcli/' in irevalcli.__file__ else 'not from the wheel: ' + irevalcli.__file__)"
+	$(call EXAMPLES,$(WHEEL_VENV)/bin/ireval)
 
 test: $(TEST_STAMP)
 	$(BIN)/python -m pytest -q
@@ -67,7 +91,7 @@ bench: $(STAMP) benchmarks/.venv-ref/.installed $(TREC_EVAL)
 	$(BIN)/python benchmarks/bench.py $(if $(TREC_EVAL),--trec-eval $(TREC_EVAL)) $(BENCH_ARGS) --write
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build dist *.egg-info
 
 .PHONY: docs
 docs: $(STAMP)  # docs/measures.md, the measures reference (tests/test_measures_doc.py checks it)

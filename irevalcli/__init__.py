@@ -6,7 +6,7 @@ from typing import Any
 
 from .version import VERSION as __version__
 
-__all__ = ["__version__", "compare", "evaluate", "gate"]
+__all__ = ["__version__", "compare", "compare_all_pairs", "evaluate", "gate"]
 
 
 def __getattr__(name: str) -> Any:
@@ -19,8 +19,17 @@ def __getattr__(name: str) -> Any:
         from .analysis.compare import compare
 
         return compare
+    if name == "compare_all_pairs":
+        from .analysis.compare import compare_all_pairs
+
+        return compare_all_pairs
     if name == "gate":
         from .analysis.gate import gate
 
         return gate
     raise AttributeError(name)
+
+
+def __dir__() -> list[str]:
+    # the lazily imported public names are listed too (dir(), tab completion in a REPL)
+    return sorted(set(globals()) | set(__all__))

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from .core.judged import build_jg_table, build_prefs_table
 from .core.table import EvalOptions, build_table
 from .engine.evaluate import Results, evaluate_table
+from .engine.job import Job
 from .engine.stream import should_stream
 from .errors import DuplicateDocError, InputError, IrevalError, UsageError
 from .io.frames import frame_column, frame_to_binary
@@ -17,7 +18,7 @@ from .io.judgements import load_judgements
 from .io.subtopics import load_subtopics
 from .io.tabular import streamable
 from .io.trec import Qrels, Run, read_zscores
-from .measures.names import Request, resolve
+from .measures.names import Request, asked_order, resolve
 from .settings import COMPAT_MODES as COMPAT_MODES  # re-exported: the API's names
 from .settings import NO_PROGRESS, REL_FORMATS, Advance, EvalSettings, ProgressReport, api_wording
 
@@ -69,29 +70,52 @@ assert tuple(TABLE_BUILDERS) == REL_FORMATS, "settings.REL_FORMATS names the tab
 class Evaluation:
     """What :func:`evaluate` returns: the results plus the inputs' identities."""
 
-    results: Results
+    results: Results  # its columns in trec_eval's measure order, as trec text prints them
     qrels: Qrels
     run: Run
+    asked: dict[str, int] | None = None  # label -> place asked (measures.names.asked_order)
 
     @property
     def per_query(self) -> pd.DataFrame:
-        """Tidy per-topic values: columns qid, measure, value, text."""
-        return self.results.per_query_frame()
+        """Tidy per-topic values: columns qid, measure, value, text; measures in the order asked."""
+        return self.in_asked_order().per_query_frame()
 
     @property
     def summary(self) -> pd.DataFrame:
-        """Summary values: columns measure, value, text."""
-        return self.results.summary_frame()
+        """Summary values: columns measure, value, text; measures in the order asked."""
+        return self.in_asked_order().summary_frame()
+
+    def in_asked_order(self) -> Results:
+        """The results with their measures in the order they were asked (trec text keeps
+        trec_eval's order: :attr:`results`)."""
+        return in_asked_order(self.results, self.asked or {})
 
 
-def qrels_from_frame(df: Any, name: str = "<qrels DataFrame>") -> Qrels:
+def in_asked_order(results: Results, order: dict[str, int]) -> Results:
+    """``results`` with its columns in the order the measures were asked (``order``: label ->
+    place, :func:`irevalcli.measures.names.asked_order`); labels of one place keep their order,
+    and a label ``order`` does not know keeps its place after the known ones."""
+    import dataclasses
+
+    if not order:
+        return results
+    last = max(order.values()) + 1
+
+    def key(item: tuple[int, Any]) -> tuple[int, int]:
+        i, c = item
+        return (order.get(c.label, order.get(f"root:{c.root}", last)), i)
+
+    return dataclasses.replace(results, columns=[c for _, c in sorted(enumerate(results.columns), key=key)])
+
+
+def qrels_from_frame(df: Any, name: str = "<qrels DataFrame>", columns: Any = None) -> Qrels:
     """A qrels DataFrame with columns qid, docno, rel (or any header spelling a qrels file may
-    use: query_id, doc_id, relevance, ...)."""
+    use: query_id, doc_id, relevance, ...; ``columns``: role -> column name, as for a file)."""
     import numpy as np
 
-    qid_col = frame_column(df, "qid", name, "qrels")
-    doc_col = frame_column(df, "docno", name, "qrels")
-    rel_col = frame_column(df, "rel", name, "qrels")
+    qid_col = frame_column(df, "qid", name, "qrels", columns)
+    doc_col = frame_column(df, "docno", name, "qrels", columns)
+    rel_col = frame_column(df, "rel", name, "qrels", columns)
     if len(df) == 0:
         raise InputError(name, "the qrels DataFrame has no judgements")
     from .io.trec import whole_column
@@ -107,49 +131,64 @@ def qrels_from_frame(df: Any, name: str = "<qrels DataFrame>") -> Qrels:
     )
 
 
-def run_from_frame(df: Any, name: str = "<run DataFrame>", runid: str = "run") -> Run:
+def run_from_frame(df: Any, name: str = "<run DataFrame>", runid: str = "run", columns: Any = None) -> Run:
     """A run DataFrame with columns qid, docno, score (and optionally runid), or any header
-    spelling a run file may use (query_id, doc_id, ...)."""
+    spelling a run file may use (query_id, doc_id, ...); ``columns``: role -> column name, as
+    for a file. As a file's, a run with a rank column named in ``columns`` and no score is
+    ranked by it (score = -rank), and ``ties="rank"`` needs a rank column and no score."""
     import numpy as np
     import pandas as pd
 
-    qid_col = frame_column(df, "qid", name, "run")
-    doc_col = frame_column(df, "docno", name, "run")
-    score_col = frame_column(df, "score", name, "run")
-    if len(df) == 0:
-        raise InputError(name, "the run DataFrame has no results")
-    score = pd.to_numeric(df[score_col], errors="coerce")
-    bad = score.isna()
-    if bad.any():
-        i = int(np.flatnonzero(bad.to_numpy())[0])
-        raise InputError(name, f"score '{df[score_col].iloc[i]}' is not a number", i + 1)
     from .io.tabular import find_column
-
-    runid_col = find_column("runid", [str(c) for c in df.columns], {})
-    if runid_col is not None:
-        runid = str(df[runid_col].iloc[-1])
     from .io.trec import READ_RANKS, check_rank_range, whole_column
 
-    rank = None
-    if READ_RANKS.get():  # --ties rank
-        rank_col = find_column("rank", [str(c) for c in df.columns], {})
+    columns = dict(columns or {})
+    names = [str(c) for c in df.columns]
+    by_rank = "rank" in columns and "score" not in columns  # columns={"rank": NAME}: score = -rank
+    ranks = READ_RANKS.get()  # ties="rank" orders by the rank column; a score only breaks equal ranks
+    qid_col = frame_column(df, "qid", name, "run", columns)
+    doc_col = frame_column(df, "docno", name, "run", columns)
+    if ranks and not by_rank:
+        score_col = find_column("score", names, columns)
+    else:
+        score_col = None if by_rank else frame_column(df, "score", name, "run", columns)
+    rank_col = None
+    if ranks or by_rank:
+        rank_col = find_column("rank", names, columns)
+        if rank_col is None and by_rank:
+            frame_column(df, "rank", name, "run", columns)  # raises: names the missing column
         if rank_col is None:
             raise InputError(
-                name,
-                f"the run DataFrame has no rank column, which ties='rank' orders by "
-                f"(columns: {', '.join(str(c) for c in df.columns)})",
+                name, f"the run DataFrame has no rank column, which ties='rank' orders by (columns: {', '.join(names)})"
             )
+    if len(df) == 0:
+        raise InputError(name, "the run DataFrame has no results")
+    rank = None
+    if rank_col is not None:
         rank = whole_column(df[rank_col], name, "rank")
         check_rank_range(rank, np.arange(1, len(df) + 1), name)
+    if score_col is not None:
+        score = pd.to_numeric(df[score_col], errors="coerce")
+        bad = score.isna()
+        if bad.any():
+            i = int(np.flatnonzero(bad.to_numpy())[0])
+            raise InputError(name, f"score '{df[score_col].iloc[i]}' is not a number", i + 1)
+        scores = score.to_numpy(dtype=np.float64)
+    else:
+        assert rank is not None
+        scores = -rank.astype(np.float64)
+    runid_col = find_column("runid", names, columns)
+    if runid_col is not None:
+        runid = str(df[runid_col].iloc[-1])
     return Run(
         name=name,
         sha256="",
         qid=frame_to_binary(df, qid_col, name),
         docno=frame_to_binary(df, doc_col, name),
-        score=score.to_numpy(dtype=np.float64),
+        score=scores,
         lineno=np.arange(1, len(df) + 1, dtype=np.int64),
         runid=runid,
-        rank=rank,
+        rank=rank if ranks else None,
     )
 
 
@@ -174,7 +213,7 @@ def load_qrels(
             return read_qrels_dataset(os.fspath(qrels), fmt=fmt, columns=columns)
         return read_qrels_file(qrels, fmt=fmt, columns=columns, stdin=stdin, progress=progress)
     if hasattr(qrels, "columns"):
-        return qrels_from_frame(qrels)
+        return qrels_from_frame(qrels, columns=columns)
     raise UsageError(f"qrels must be a path or a DataFrame, not {type(qrels).__name__}")
 
 
@@ -199,7 +238,7 @@ def load_run(
             return read_run_dataset(os.fspath(run), fmt=fmt, columns=columns)
         return read_run_file(run, fmt=fmt, columns=columns, stdin=stdin, progress=progress)
     if hasattr(run, "columns"):
-        return run_from_frame(run)
+        return run_from_frame(run, columns=columns)
     raise UsageError(f"run must be a path or a DataFrame, not {type(run).__name__}")
 
 
@@ -220,7 +259,8 @@ def _api_names(func: Any) -> Any:
 
 
 def _measure_list(measures: Any) -> list[str]:
-    """``"map"`` or ``["map", "P.5"]``: a single string is one measure (not its letters)."""
+    """``"map"`` or ``["map", "P.5"]``: a single string is one measure (not its letters), or
+    several separated by blanks (``"ndcg_cut.10 map"``, split by ``resolve``)."""
     if isinstance(measures, str):
         return [measures]
     try:
@@ -231,6 +271,13 @@ def _measure_list(measures: Any) -> list[str]:
         if not isinstance(m, str):
             raise UsageError(f"measures must be a name or a list of names; got {m!r} ({type(m).__name__}) in the list")
     return items
+
+
+def _flat_specs(measures: Any) -> list[str]:
+    """Every spec of ``measures`` (a name, a list, or a list of lists), in the order given."""
+    if isinstance(measures, str):
+        return [measures]
+    return [m for g in measures for m in ([g] if isinstance(g, str) else _measure_list(g))]
 
 
 def _requests(measures: Any, *, rel_format: str, compat: str) -> list[Request]:
@@ -266,7 +313,8 @@ def evaluate(
 
     ``qrels`` and ``run`` are paths (``-`` reads the run from stdin; gzip is detected)
     or DataFrames (qrels: qid, docno, rel; run: qid, docno, score[, runid]).
-    ``measures``: one trec_eval name or a list of them (``"map"``, ``["P.5,10", "ndcg_cut_10"]``,
+    ``measures``: one name, several in one string separated by blanks (``"ndcg_cut.10 map"``),
+    or a list of names (``"map"``, ``["P.5,10", "ndcg_cut_10"]``,
     ``"all_trec"``). DataFrame columns are recognised by the same names as file headers
     (``query_id``, ``doc_id``, ``relevance``, ...); float ids that are whole numbers (a qid
     column read as 301.0) become integers ("301"), other floats are refused.
@@ -314,6 +362,7 @@ def evaluate(
         ev = _evaluate(qrels, run, measures, s, progress or NO_PROGRESS, stdin, counts)
     if s.rel_format == "qrels" and s.zscores is None:
         _count_judged(ev.results, counts)
+    ev.asked = asked_order(_flat_specs(measures), rel_format=s.rel_format, compat=s.compat)
     return ev
 
 
@@ -355,20 +404,6 @@ def _path(x: Any) -> str | None:
     return os.fspath(x) if isinstance(x, (str, os.PathLike)) else None
 
 
-def _streams(run: Any, s: EvalSettings, fmt: TableBuilder) -> bool:
-    """Whether the run is evaluated topic block by topic block (see ``stream`` in :func:`evaluate`)."""
-    path = _path(run)
-    return (
-        path is not None
-        and fmt.is_qrels
-        and s.only_query is None
-        and s.run_format == "auto"
-        and not _dataset(path)
-        and should_stream(path, s.stream)
-        and (path == "-" or streamable(path))
-    )
-
-
 def _evaluate(
     qrels: Any,
     run: Any,
@@ -387,97 +422,173 @@ def _evaluate(
     fmt = TABLE_BUILDERS[s.rel_format]
     if (s.engine != "local" or s.labelled) and not fmt.is_qrels:
         raise UsageError(f"-R {s.rel_format}: --engine dask and --labelled read -R qrels judgements")
-    if s.engine == "dask":  # the dask engine: one call
-        return _evaluate_on_dask(qrels, run, requests, s)
-    qpath = _path(qrels)
+    if s.engine == "dask" and (_path(run) is None or _path(run) == "-"):
+        raise UsageError("--engine dask reads the run from a file, a directory or a URL, not standard input")
+    q, run = _judgements(qrels, run, s, fmt, progress)
+    job = Job.of(
+        q,
+        requests,
+        s.table,
+        subtopics=load_subtopics(s.subtopics) if s.subtopics is not None and fmt.is_qrels else None,
+        zscores=read_zscores(s.zscores) if s.zscores is not None and fmt.is_qrels else None,
+    )
+    given = RunInput(run, _path(run), stdin, s, fmt, progress)
+    for engine in ENGINES:
+        if engine.applies(given):
+            done = engine.run(job, given)
+            if done is not None:
+                return done
+    raise AssertionError("the whole engine takes every run")  # pragma: no cover
+
+
+def _judgements(qrels: Any, run: Any, s: EvalSettings, fmt: TableBuilder, progress: ProgressReport) -> tuple[Any, Any]:
+    """The judgements, read (None: a labelled table's, which the Dask engine reads on the
+    cluster), and the run (a labelled table's rows, read with its judgements)."""
+    if s.labelled and s.engine == "dask":
+        return None, run
     if s.labelled:  # one table carrying its own judgements
         from .io.dataset import read_labelled_dataset
 
-        q, run = read_labelled_dataset(os.fspath(run), columns=s.columns)
-    elif qpath is None:  # read already, or a DataFrame
-        q = fmt.load(qrels, s, None)
-    elif fmt.is_qrels:
+        return read_labelled_dataset(os.fspath(run), columns=s.columns)
+    if s.engine == "dask":
+        return load_qrels(qrels, fmt=s.qrels_format, columns=s.columns), run
+    qpath = _path(qrels)
+    if qpath is None:  # read already, or a DataFrame
+        return fmt.load(qrels, s, None), run
+    if fmt.is_qrels:
         with progress.reading("reading", qpath) as advance:
-            q = fmt.load(qrels, s, advance)
-    else:
-        with progress.step("reading", qpath):
-            q = fmt.load(qrels, s, None)
-    sub = load_subtopics(s.subtopics) if s.subtopics is not None and fmt.is_qrels else None
-    z = read_zscores(s.zscores) if s.zscores is not None and fmt.is_qrels else None
-    import numpy as np
+            return fmt.load(qrels, s, advance), run
+    with progress.step("reading", qpath):
+        return fmt.load(qrels, s, None), run
 
-    nqrels_topics = len(np.unique(_codes(q.qid)))
-    num_rel_complete = int(np.count_nonzero(q.rel > 0)) if fmt.is_qrels else 0
-    path = _path(run)
-    spooled = None
-    if _streams(run, s, fmt):
-        from .engine.stream import CHUNK_BYTES, NotGrouped, evaluate_stream
 
-        assert path is not None
-        try:
-            with progress.reading("evaluating", path) as advance:
-                results, sha = evaluate_stream(
-                    q,
-                    path,
-                    requests,
-                    s.table,
-                    num_qrels_topics=nqrels_topics,
-                    num_rel_complete=num_rel_complete,
-                    zscores=z,
-                    chunk_bytes=s.chunk_bytes or CHUNK_BYTES,
-                    subtopics=sub,
-                    stdin=stdin,
-                    progress=advance,
-                )
-            info = Run.empty("<stdin>" if path == "-" else path, results.runid)
-            info.sha256 = sha
-            return Evaluation(results=results, qrels=q, run=info)
-        except NotGrouped as exc:
-            # not grouped by topic (or, on standard input, not TREC text): partitioned by topic
-            # out of core if too large for memory_limit, else read whole below; standard input
-            # from its first byte again, spooled while it was streamed
-            spooled = getattr(exc, "rest", None)
-            from .engine.spill import evaluate_out_of_core
+@dataclass
+class RunInput:
+    """The run as the engines of :data:`ENGINES` are given it, and what an engine that
+    declined it learnt for the next: the run is not grouped by topic; standard input, spooled
+    from its first byte."""
 
-            with progress.step("evaluating", path):
-                done = evaluate_out_of_core(
-                    q,
-                    path,
-                    requests,
-                    s.table,
-                    num_qrels_topics=nqrels_topics,
-                    num_rel_complete=num_rel_complete,
-                    zscores=z,
-                    subtopics=sub,
-                    spool=spooled,
-                    memory_limit=s.memory_limit,
-                    chunk_bytes=s.chunk_bytes,
-                )
-            if done is not None:
-                info = Run.empty("<stdin>" if path == "-" else path, done[0].runid)
-                info.sha256 = done[1]
-                return Evaluation(results=done[0], qrels=q, run=info)
-    if spooled is not None:
-        with spooled:
-            r = load_run(run, stdin=spooled, fmt=s.run_format, columns=s.columns)
+    run: Any  # a path, a DataFrame or a read Run
+    path: str | None  # the run's path (None: not a path)
+    stdin: BinaryIO | None
+    settings: EvalSettings
+    builder: TableBuilder
+    progress: ProgressReport
+    not_grouped: bool = False
+    spooled: BinaryIO | None = None
+
+
+@dataclass(frozen=True)
+class EngineChoice:
+    """One way to evaluate a run: ``applies`` says whether it is to be tried, ``run`` evaluates
+    the job, or returns None to leave the run to the next choice."""
+
+    name: str
+    applies: Callable[[RunInput], bool]
+    run: Callable[[Job, RunInput], Evaluation | None]
+
+
+def _streams(given: RunInput) -> bool:
+    """Whether the run is evaluated topic block by topic block (see ``stream`` in :func:`evaluate`)."""
+    s, path = given.settings, given.path
+    return (
+        path is not None
+        and s.engine == "local"
+        and given.builder.is_qrels
+        and s.only_query is None
+        and s.run_format == "auto"
+        and not _dataset(path)
+        and should_stream(path, s.stream)
+        and (path == "-" or streamable(path))
+    )
+
+
+def _on_dask(job: Job, given: RunInput) -> Evaluation:
+    """``engine="dask"``: the qrels (and subtopics, z-scores) read here, the run on the cluster."""
+    from .engine.dask_engine import evaluate_dask
+
+    assert given.path is not None
+    ev = evaluate_dask(job, given.path, given.settings)
+    return Evaluation(results=ev.results, qrels=ev.qrels, run=ev.run)
+
+
+def _streamed(job: Job, given: RunInput) -> Evaluation | None:
+    """Topic block by topic block, in bounded memory; None when the run is not grouped by topic."""
+    from .engine import stream
+
+    path = given.path
+    assert path is not None
+    try:
+        with given.progress.reading("evaluating", path) as advance:
+            results, sha = stream.evaluate_stream(
+                job,
+                path,
+                chunk_bytes=given.settings.chunk_bytes or stream.CHUNK_BYTES,
+                stdin=given.stdin,
+                progress=advance,
+            )
+    except stream.NotGrouped as exc:
+        # not grouped by topic (or, on standard input, not TREC text): standard input is
+        # read again from its first byte, spooled while it was streamed
+        given.not_grouped = True
+        given.spooled = getattr(exc, "rest", None)
+        return None
+    return _streamed_evaluation(job, results, path, sha)
+
+
+def _out_of_core(job: Job, given: RunInput) -> Evaluation | None:
+    """A run not grouped by topic, partitioned by topic on disk; None when it fits
+    ``memory_limit`` (then it is read whole)."""
+    from .engine.spill import evaluate_out_of_core
+
+    path = given.path
+    assert path is not None
+    with given.progress.step("evaluating", path):
+        done = evaluate_out_of_core(
+            job,
+            path,
+            spool=given.spooled,
+            memory_limit=given.settings.memory_limit,
+            chunk_bytes=given.settings.chunk_bytes,
+        )
+    return _streamed_evaluation(job, done[0], path, done[1]) if done is not None else None
+
+
+def _streamed_evaluation(job: Job, results: Results, path: str, sha: str) -> Evaluation:
+    info = Run.empty("<stdin>" if path == "-" else path, results.runid)
+    info.sha256 = sha
+    return Evaluation(results=results, qrels=job.qrels, run=info)
+
+
+def _whole(job: Job, given: RunInput) -> Evaluation:
+    """The run read whole, one table in memory."""
+    s, path, run = given.settings, given.path, given.run
+    if given.spooled is not None:
+        with given.spooled:
+            r = load_run(run, stdin=given.spooled, fmt=s.run_format, columns=s.columns)
     elif path is not None:
-        with progress.reading("reading", path) as advance:
-            r = load_run(run, stdin=stdin, fmt=s.run_format, columns=s.columns, progress=advance)
+        with given.progress.reading("reading", path) as advance:
+            r = load_run(run, stdin=given.stdin, fmt=s.run_format, columns=s.columns, progress=advance)
     else:
-        r = load_run(run, stdin=stdin, fmt=s.run_format, columns=s.columns)
-    with progress.step("evaluating", path):
+        r = load_run(run, stdin=given.stdin, fmt=s.run_format, columns=s.columns)
+    q = job.qrels
+    with given.progress.step("evaluating", path):
         try:
-            table = fmt.build(q, r, s.table, sub)
+            table = given.builder.build(q, r, s.table, job.subtopics)
         except DuplicateDocError as exc:
             raise _relocated(exc, r, q) from None
-        results = evaluate_table(
-            table,
-            requests,
-            num_qrels_topics=nqrels_topics,
-            num_rel_complete=num_rel_complete,
-            zscores=z,
-        )
+        results = evaluate_table(job, table)
     return Evaluation(results=results, qrels=q, run=r)  # (q: Judgements for the -R formats)
+
+
+# The engines, tried in this order; the first that applies and does not decline evaluates the
+# run. A new engine is one entry here (and its module under engine/, taking a Job).
+ENGINES: tuple[EngineChoice, ...] = (
+    EngineChoice("dask", lambda given: given.settings.engine == "dask", _on_dask),
+    EngineChoice("streamed", _streams, _streamed),
+    EngineChoice("out of core", lambda given: given.not_grouped, _out_of_core),
+    EngineChoice("whole", lambda given: True, _whole),
+)
 
 
 def _dataset(path: Any) -> bool:
@@ -494,39 +605,3 @@ def _relocated(exc: DuplicateDocError, run: Any, qrels: Any) -> DuplicateDocErro
 
             return relocate(exc, open_dataset(exc.path, "run").names)
     return exc
-
-
-def _evaluate_on_dask(qrels: Any, run: Any, requests: list[Request], s: EvalSettings) -> Evaluation:
-    """``engine="dask"``: the qrels (and subtopics, z-scores) read here, the run on the cluster."""
-    import numpy as np
-
-    from .engine.dask_engine import evaluate_dask
-    from .io.trec import READ_RANKS
-
-    if not isinstance(run, (str, os.PathLike)) or os.fspath(run) == "-":
-        raise UsageError("--engine dask reads the run from a file, a directory or a URL, not standard input")
-    q = None if s.labelled else load_qrels(qrels, fmt=s.qrels_format, columns=s.columns)
-    sub = load_subtopics(s.subtopics) if s.subtopics is not None else None
-    z = read_zscores(s.zscores) if s.zscores is not None else None
-    ev = evaluate_dask(
-        q,
-        os.fspath(run),
-        requests,
-        s.table,
-        num_qrels_topics=len(np.unique(_codes(q.qid))) if q is not None else 0,
-        num_rel_complete=int(np.count_nonzero(q.rel > 0)) if q is not None else 0,
-        zscores=z,
-        subtopics=sub,
-        run_format=s.run_format,
-        columns=dict(s.columns or {}),
-        ranks=READ_RANKS.get() or s.ties == "rank",
-        partitioned=s.partitioned,
-        hashing=s.hash_inputs,
-    )
-    return Evaluation(results=ev.results, qrels=ev.qrels, run=ev.run)
-
-
-def _codes(arr: Any) -> Any:
-    from .io.arrow import to_numpy
-
-    return to_numpy(arr.dictionary_encode().indices)

@@ -48,7 +48,7 @@ _API_NAMES: tuple[tuple[re.Pattern[str], Any], ...] = (
     (re.compile(r"^--memory-limit ([^:]*):"), r"memory_limit=\1:"),
     (re.compile(r"raise --memory-limit"), "raise memory_limit"),
     (
-        re.compile(r"did you mean '((?:-m [^ ']+ ?)+)'\? one measure per -m"),
+        re.compile(r"did you mean '((?:-m [^ ']+ ?)+)'\? a comma separates parameters, not measures"),
         lambda m: "did you mean " + repr(m.group(1).replace("-m ", "").split()) + "? one name per list item",
     ),
 )

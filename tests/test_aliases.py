@@ -208,8 +208,8 @@ def test_json_uses_the_labels_as_typed(cli):
     )
     assert res.code == 0, res.err
     doc = json.loads(res.out)
-    assert list(doc["summary"]) == ["P(rel=2)@5", "nDCG@10", "map@100-l2"]
-    assert list(next(iter(doc["per_query"].values()))) == ["P(rel=2)@5", "nDCG@10", "map@100-l2"]
+    assert list(doc["summary"]) == ["nDCG@10", "map@100-l2", "P(rel=2)@5"]  # the order asked
+    assert list(next(iter(doc["per_query"].values()))) == ["nDCG@10", "map@100-l2", "P(rel=2)@5"]
 
 
 def test_friendly_names_agree_with_trec_eval_names(cli):

@@ -226,3 +226,23 @@ def test_no_comparison_with_a_measure_name_outside_measures():
                         hits.add((mod, e.value))
     assert hits - NAMED_ON_PURPOSE == set()
     assert hits >= NAMED_ON_PURPOSE  # an exception that is gone is taken off the list
+
+
+def test_measures_use_only_the_tables_public_api():
+    """Measures share columns through ``EvalTable.memo`` and views through ``EvalTable.derive``,
+    never by reaching into a table's private fields (``t._cache`` was read 66 times)."""
+    bad = []
+    for mod, (path, _) in MODULES.items():
+        if not mod.startswith("irevalcli.measures"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.keyword) and node.arg and node.arg.startswith("_"):
+                bad.append(f"{mod}:{node.value.lineno} passes {node.arg}=")
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+                and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls", "sys"))
+            ):
+                bad.append(f"{mod}:{node.lineno} reads .{node.attr}")
+    assert bad == []

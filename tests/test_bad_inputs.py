@@ -1373,7 +1373,7 @@ OUT_CATALOGUE = [
         "plot-output-dash-needs-a-format",
         ["plot", "pr", Q, R, "--output", "-"],
         2,
-        "ireval: --output -: standard output has no name to tell the image format from; give --format png|svg\n",
+        "ireval: --output -: standard output has no name to tell the image format from; give --format png|svg|pdf\n",
     ),
     # ---- formats from the --output name -------------------------------------------------------------------
     OutCase(

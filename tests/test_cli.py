@@ -300,17 +300,19 @@ def test_readme_lists_every_runtime_dependency():
     assert all(d in listed for d in deps), (deps, listed)
 
 
-def test_every_install_instruction_names_the_irevalcli_distribution():
-    """Installing `ireval` from a package index would fetch the unrelated project of that name."""
+def test_every_install_instruction_works_as_written():
+    """Installing `ireval` from a package index would fetch the unrelated project of that name,
+    and `irevalcli` (with or without an extra) is on no index: every instruction installs from
+    a clone (`pip install .`, `'.[plot]'`), from the wheel, or names the extra's packages."""
     import re
 
-    wrong = re.compile(rb"pip install\s+['\"]?ireval(?![a-z])")
+    wrong = re.compile(rb"pip install\s+['\"]?ireval|irevalcli\[")
     hits = []
     for path in ROOT.rglob("*"):
         rel = path.relative_to(ROOT).parts
         if (
             not path.is_file()
-            or rel[0] in (".git", ".venv", "build")
+            or rel[0] in (".git", ".venv", "build", "dist")
             or rel[0].endswith(".egg-info")
             or "__pycache__" in rel
             or ".venv-ref" in rel
@@ -327,7 +329,7 @@ def test_make_run_installs_only_the_runtime_and_conformance_stays_in_the_repo():
     stamp = make[make.index("$(STAMP): pyproject.toml") : make.index("$(TEST_STAMP): $(STAMP)")]
     assert "pip install --quiet -e .\n" in stamp and "[" not in stamp  # no extras for `make run`
     assert "run: $(STAMP)\n" in make and "test: $(TEST_STAMP)\n" in make
-    assert "$(BIN)/pip install --quiet -e '.[test,plot,lint,dask]'" in make  # make test: tests, plots, linters, dask
+    assert "$(BIN)/pip install --quiet -e '.[test,plot,lint,dask,datasets]'" in make  # make test: every extra
     conformance = make[make.index("conformance: ") :]
     assert conformance.split("\n")[1] == "\t$(BIN)/python tests/run_conformance.py $(BIN)/ireval tests/data/trec_eval"
     assert ".." not in make  # nothing outside the clone

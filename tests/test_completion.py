@@ -33,8 +33,13 @@ def test_options_and_choices(monkeypatch, capsys):
     assert bash(monkeypatch, capsys, "ireval q r --format la") == ["plain,latex"]
 
 
-def test_subcommands_and_files(monkeypatch, capsys):
-    assert bash(monkeypatch, capsys, "ireval po") == ["plain,pool", "file,po"]
+def test_subcommands_and_files(monkeypatch, capsys, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    assert bash(monkeypatch, capsys, "ireval po") == ["plain,pool"]  # bash: the files as words (none here)
+    monkeypatch.setenv("COMP_WORDS", "ireval po")
+    monkeypatch.setenv("COMP_CWORD", "1")
+    assert complete("zsh_complete") == 0  # zsh and fish complete files beside the words themselves
+    assert capsys.readouterr().out.splitlines() == ["plain", "pool", "subcommand", "file", "po", "_"]
     assert bash(monkeypatch, capsys, "ireval qrels.txt ru") == ["file,ru"]
     assert bash(monkeypatch, capsys, "ireval pool a.txt --de") == ["plain,--depth", "plain,--debug"]
     assert "plain,recip_rank" in bash(monkeypatch, capsys, "ireval plot diff q a b -m recip")
@@ -160,3 +165,56 @@ def test_a_real_bash_completes(tmp_path):
     )
     assert res.returncode == 0, res.stderr
     assert res.stdout.decode().split() == ["--max-drop", "--max-drop-rel"]
+
+
+def _real_bash(tmp_path, body: str) -> str:
+    """Run ``body`` in bash after the README's start-up line, in ``tmp_path``; ``compopt`` (a
+    builtin only inside a completion bash runs) prints what it was asked instead."""
+    import shutil
+
+    exe = _exe()
+    bash_exe = shutil.which("bash")
+    if bash_exe is None:
+        pytest.skip("no bash")
+    script = 'eval "$(_IREVAL_COMPLETE=bash_source ireval)"\ncompopt() { echo compopt "$@"; }\n' + body
+    env = dict(os.environ, PATH=f"{exe.parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    env.pop("_IREVAL_COMPLETE", None)
+    res = subprocess.run(
+        [bash_exe, "--norc", "--noprofile", "-c", script], cwd=tmp_path, capture_output=True, env=env, check=False
+    )
+    assert (res.returncode, res.stderr) == (0, b"")
+    return res.stdout.decode()
+
+
+def _tab(words: list[str]) -> str:
+    """What bash does on TAB after ``words`` (the last is the word being typed): calls the
+    function ``complete -p ireval`` names, then shows COMPREPLY."""
+    quoted = " ".join(f"'{w}'" for w in words)
+    return (
+        f"COMP_WORDS=({quoted}); COMP_CWORD={len(words) - 1}\n"
+        f"_ireval_completion ireval '{words[-1]}' '{words[-2]}'\n"
+        'printf "%s\\n" "${COMPREPLY[@]}"; COMPREPLY=()\n'
+    )
+
+
+def test_a_real_bash_offers_the_subcommands(tmp_path):
+    """``ireval <TAB>`` in bash: the subcommands and the files; a typed prefix narrows both."""
+    for name in ("qrels.txt", "compare-notes.txt", ".hidden"):
+        (tmp_path / name).write_text("")
+    (tmp_path / "runs").mkdir()
+    assert _real_bash(tmp_path, "complete -p ireval\n") == "complete -o nosort -F _ireval_completion ireval\n"
+    assert _real_bash(tmp_path, _tab(["ireval", ""])).splitlines() == [
+        "measures",
+        "compare",
+        "gate",
+        "pool",
+        "plot",
+        "curve",
+        "compare-notes.txt",
+        "qrels.txt",
+        "runs/",
+    ]
+    assert _real_bash(tmp_path, _tab(["ireval", "c"])).splitlines() == ["compare", "curve", "compare-notes.txt"]
+    assert _real_bash(tmp_path, _tab(["ireval", "ga"])).splitlines() == ["gate"]
+    assert _real_bash(tmp_path, _tab(["ireval", "qr"])).splitlines() == ["compopt -o default", ""]  # bash lists files
+    assert _real_bash(tmp_path, _tab(["ireval", "gate", "--max-d"])).splitlines() == ["--max-drop", "--max-drop-rel"]

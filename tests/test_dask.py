@@ -349,7 +349,11 @@ def test_duplicate_across_files_names_both_rows(cli, cluster, tmp_path):
 def test_without_dask_installed(cli, data, monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
     res = cli(["-m", "map", "qrels.txt", "pq", "--engine", "dask"], cwd=data)
-    assert (res.code, res.out, res.err) == (2, b"", "ireval: --engine dask needs Dask: pip install 'irevalcli[dask]'\n")
+    assert (res.code, res.out, res.err) == (
+        2,
+        b"",
+        "ireval: --engine dask needs Dask: pip install 'dask[dataframe]>=2024.12' 'distributed>=2024.12'\n",
+    )
 
 
 def test_labelled_table_must_be_parquet(cli, cluster, tmp_path):

@@ -44,13 +44,14 @@ def test_golden(cli, name):
 def test_golden_markdown_content():
     """What the goldens say, read by a person once: best values in bold, ints not rounded."""
     text = (GOLDEN / "summary.md").read_text().splitlines()
-    assert text[0] == "| run | runid | num_ret | map | recip_rank | P_5 | ndcg_cut_10 |"
+    # measures in the order asked: -m map -m P.5 -m ndcg_cut.10 -m num_ret -m recip_rank
+    assert text[0] == "| run | runid | map | P_5 | ndcg_cut_10 | num_ret | recip_rank |"
     assert text[1] == "| --- | --- | ---: | ---: | ---: | ---: | ---: |"
-    assert text[2] == "| bm25.txt | bm25 | 9 | 0.4352 | **0.8333** | 0.2667 | 0.6485 |"
-    assert text[3] == "| dense_v2.txt | dense_v2 | 10 | **0.8611** | **0.8333** | **0.4667** | **0.8340** |"
+    assert text[2] == "| bm25.txt | bm25 | 0.4352 | 0.2667 | 0.6485 | 9 | **0.8333** |"
+    assert text[3] == "| dense_v2.txt | dense_v2 | **0.8611** | **0.4667** | **0.8340** | 10 | **0.8333** |"
     tex = (GOLDEN / "summary.tex").read_text()
-    assert tex.startswith("\\begin{tabular}{llrrrrr}\n\\toprule\nrun & runid & num\\_ret & map")
-    assert "dense\\_v2.txt & dense\\_v2 & 10 & \\textbf{0.8611}" in tex
+    assert tex.startswith("\\begin{tabular}{llrrrrr}\n\\toprule\nrun & runid & map & P\\_5")
+    assert "dense\\_v2.txt & dense\\_v2 & \\textbf{0.8611}" in tex
 
 
 def test_csv_is_full_precision_and_round_trips(cli):
@@ -86,15 +87,15 @@ def test_table_format_plain_when_piped(cli):
         "|",
         "runid",
         "|",
-        "num_ret",
-        "|",
-        "map",
-        "|",
-        "recip_rank",
+        "map",  # the order asked (-m map -m P.5 -m ndcg_cut.10 -m num_ret -m recip_rank)
         "|",
         "P_5",
         "|",
         "ndcg_cut_10",
+        "|",
+        "num_ret",
+        "|",
+        "recip_rank",
     ]
     assert "0.8611" in lines[-1] and all(line == line.rstrip() for line in lines)
 

@@ -41,6 +41,27 @@ def test_diff_svg_is_valid_and_reproducible(cli, tmp_path):
     assert one.read_bytes() == two.read_bytes()
 
 
+def test_pdf_for_a_paper_is_reproducible(cli, tmp_path):
+    one, two = tmp_path / "pr1.pdf", tmp_path / "pr2.pdf"
+    for out in (one, two):
+        res = cli(["plot", "pr", "qrels.txt", "bm25.txt", "dense_v2.txt", "--output", out], cwd=GOLDEN)
+        assert (res.code, res.out, res.err) == (0, b"", "")
+    data = one.read_bytes()
+    assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF")
+    assert data == two.read_bytes()
+    assert b"/CreationDate" not in data and b"/Producer" not in data and b"Matplotlib" not in data
+    # --format pdf to standard output; refused on a terminal (binary), as PNG is
+    res = cli(["plot", "diff", "qrels.txt", "bm25.txt", "dense_v2.txt", "--format", "pdf", "--output", "-"], cwd=GOLDEN)
+    assert res.code == 0 and res.out.startswith(b"%PDF-")
+    # a .pdf name now says pdf: a command that writes text refuses it (as .png), never writes text into it
+    res = cli(["qrels.txt", "bm25.txt", "--output", tmp_path / "scores.pdf"], cwd=GOLDEN)
+    assert (res.code, res.out) == (2, b"") and res.err == (
+        f"ireval: --output {tmp_path / 'scores.pdf'}: the name says pdf, which ireval does not write "
+        "(formats: trec, json, parquet, csv, markdown, latex, table); give a name that matches the format\n"
+    )
+    assert not (tmp_path / "scores.pdf").exists()
+
+
 def test_data_behind_the_figures():
     from irevalcli.api import load_qrels, load_run
     from irevalcli.commands.plot import pr_curves, topic_diffs
@@ -66,7 +87,7 @@ def test_format_from_option_and_errors(cli, tmp_path):
         2,
         (
             f"ireval: --output {tmp_path / 'x.gif'}: cannot tell the image format from "
-            "the name; end it in .png or .svg or give --format png|svg\n"
+            "the name; end it in .png, .svg or .pdf or give --format png|svg|pdf\n"
         ),
     )
     res = cli(
@@ -83,7 +104,7 @@ def test_format_from_option_and_errors(cli, tmp_path):
 def test_missing_matplotlib_is_a_clear_error(cli, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import fails
     res = cli(["plot", "pr", "qrels.txt", "bm25.txt", "--output", tmp_path / "p.png"], cwd=GOLDEN)
-    assert (res.code, res.err) == (2, "ireval: ireval plot needs matplotlib: pip install 'irevalcli[plot]'\n")
+    assert (res.code, res.err) == (2, "ireval: ireval plot needs matplotlib: pip install 'matplotlib>=3.5'\n")
 
 
 def _plot_subprocess(args, cwd, home):

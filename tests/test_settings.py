@@ -213,13 +213,13 @@ def test_the_eval_command_passes_paths_settings_and_output_settings():
 
 
 def test_commands_evaluate_with_one_settings_object():
-    """Every evaluate() call under commands/ and analysis/ (compare and gate's scoring) passes
-    options= (and perhaps progress=), never the settings as separate keywords."""
+    """Every evaluate() call under commands/ and analysis/ (where compare and gate score their
+    runs) passes options= (and perhaps progress=), never the settings as separate keywords."""
     calls = []
     for path in sorted([*(PKG / "commands").glob("*.py"), *(PKG / "analysis").glob("*.py")]):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "evaluate":
-                calls.append((path.name, sorted(k.arg or "**" for k in node.keywords)))
-    assert {name for name, _ in calls} == {"main.py", "compare.py", "plot.py"}
+                calls.append((f"{path.parent.name}/{path.name}", sorted(k.arg or "**" for k in node.keywords)))
+    assert {name for name, _ in calls} == {"commands/main.py", "analysis/compare.py", "commands/plot.py"}
     for name, keywords in calls:
         assert "options" in keywords and set(keywords) <= {"options", "progress"}, (name, keywords)

@@ -9,6 +9,7 @@ import pytest
 
 from irevalcli.core.table import EvalOptions, _numeric_ids, _permuted, build_table, rank_order, rank_permutation
 from irevalcli.engine.evaluate import evaluate_table
+from irevalcli.engine.job import Job
 from irevalcli.errors import DuplicateDocError
 from irevalcli.io.arrow import binary_array
 from irevalcli.io.trec import Source, parse_qrels, parse_run
@@ -26,7 +27,7 @@ def both_paths(qrels_text, run_text, **opts):
     out = []
     for want_dict in (False, True):
         t = build_table(q, r, EvalOptions(**opts), doc_dict=want_dict)
-        res = evaluate_table(t, reqs, num_qrels_topics=t.nq, num_rel_complete=int((q.rel > 0).sum()))
+        res = evaluate_table(Job.of(q, reqs, t.opts), t)
         out.append(format_trec(res, per_query=True))
     return out
 
@@ -142,3 +143,20 @@ def test_qrels_duplicates_on_every_docno_path(doc_dict):
         assert str(e.value).startswith(f"f:{line}: document ") and "(first at line 1)" in str(e.value)
     table = build_table(parse_qrels(src("1 0 7 1\n1 0 07 0\n1 0 8 2\n")), run, EvalOptions(), doc_dict=doc_dict)
     assert table.label.tolist() == [1, 2]
+
+
+def test_memo_computes_once_and_derive_starts_afresh():
+    q = parse_qrels(src("1 0 a 1\n1 0 b 2\n2 0 c 1\n"))
+    r = parse_run(src("1 Q0 a 1 3 r\n1 Q0 b 2 2 r\n2 Q0 c 1 1 r\n2 Q0 d 2 0 r\n"))
+    t = build_table(q, r, EvalOptions(), doc_dict=False)
+    calls = []
+    assert t.memo(("k", 1), lambda: calls.append(1) or "first") == "first"
+    assert t.memo(("k", 1), lambda: calls.append(2) or "second") == "first"
+    assert t.memo(("k", 2), lambda: calls.append(3) or "other") == "other"
+    assert calls == [1, 3]
+    assert t.R.tolist() == [2, 1]  # a cached column
+    strict = t.derive(opts=EvalOptions(rel_level=2))
+    assert strict.R.tolist() == [1, 0]  # computed again for the view, not carried over
+    assert t.R.tolist() == [2, 1]
+    assert strict.memo(("k", 1), lambda: "view's own") == "view's own"
+    assert strict.label is t.label and strict.opts.rel_level == 2

@@ -584,6 +584,26 @@ def compare(
     as ``ireval compare`` does; inputs are paths or DataFrames, as :func:`irevalcli.evaluate`
     takes. Raises :class:`irevalcli.errors.IrevalError` (``UsageError`` for a bad option).
     """
+    _check_options(test, correction, permutations, bootstrap, seed, worst, confidence, alpha)
+    run_list = list(runs) if isinstance(runs, (list, tuple)) else [runs]
+    if not run_list:
+        raise UsageError("runs: expected at least one run to compare with the baseline")
+    specs = [measures] if isinstance(measures, str) else list(measures)
+    settings = Settings(test, correction, permutations, bootstrap, seed, float(confidence), float(alpha), worst)
+    return run_compare(qrels, baseline, run_list, specs or ["map"], settings, scoring_settings(rel_level, ties))
+
+
+def _check_options(
+    test: str,
+    correction: str | None,
+    permutations: int,
+    bootstrap: int,
+    seed: int,
+    worst: int,
+    confidence: float,
+    alpha: float,
+) -> None:
+    """The API's options, checked as the command's are (a UsageError naming the option)."""
     from .stats import CORRECTIONS, TESTS
 
     if test not in TESTS:
@@ -599,9 +619,271 @@ def compare(
     for name, f in (("confidence", confidence), ("alpha", alpha)):
         if isinstance(f, bool) or not isinstance(f, (int, float)) or not 0 < f < 1:
             raise UsageError(f"{name}={f!r}: expected a number between 0 and 1")
-    run_list = list(runs) if isinstance(runs, (list, tuple)) else [runs]
-    if not run_list:
-        raise UsageError("runs: expected at least one run to compare with the baseline")
+
+
+# ---------------------------------------------------------------- every run against every other
+
+
+@dataclass(frozen=True)
+class RunMean:
+    """One run's summary of one measure."""
+
+    run: str
+    letter: str  # the run's mark in the tables: a, b, c ...
+    measure: str
+    mean: float | None  # None: the measure has no value
+
+
+@dataclass(frozen=True)
+class PairComparison:
+    """Run ``run_a`` against run ``run_b`` (``run_a`` comes first in the order given) on one measure.
+
+    ``wins``: topics where ``run_a`` is better than ``run_b`` as the measure's direction
+    says; ``losses``: where it is worse. The two-sided test is symmetric, so one p-value
+    serves both orders.
+    """
+
+    run_a: str
+    run_b: str
+    letter_a: str
+    letter_b: str
+    measure: str
+    mean_a: float | None
+    mean_b: float | None
+    wins: int | None  # None: the measure has no direction (num_ret)
+    ties: int | None
+    losses: int | None
+    test: str
+    statistic: float | None
+    p_value_raw: float | None
+    p_value: float | None  # corrected over every pair and measure of the report
+    topics_with_value: int
+    direction: str = "higher"
+
+    def significant(self, alpha: float) -> bool:
+        return self.p_value is not None and self.p_value < alpha
+
+    def better(self) -> str | None:
+        """Which run's summary is better ("a", "b"), or None (equal, no value, no direction)."""
+        if self.direction == "none" or self.mean_a is None or self.mean_b is None or self.mean_a == self.mean_b:
+            return None
+        a_higher = self.mean_a > self.mean_b
+        return "a" if a_higher == (self.direction == "higher") else "b"
+
+
+@dataclass(frozen=True)
+class AllPairsReport:
+    """Everything ``ireval compare --all-pairs`` shows; :meth:`to_dict` is its JSON.
+
+    ``runs`` in the order given, each with its letter; ``pairs`` measure-major, then
+    (first, second) in the order given, first before second.
+    """
+
+    version: str
+    options: Mapping[str, Any]
+    inputs: Mapping[str, Any]
+    topics: int
+    runs: tuple[str, ...]
+    letters: tuple[str, ...]
+    measures: tuple[str, ...]
+    directions: tuple[str, ...]  # per measure: higher | lower | none
+    means: tuple[RunMean, ...]  # measure-major, runs in order
+    pairs: tuple[PairComparison, ...]
+
+    def mean(self, measure: str, run: int) -> float | None:
+        return self.means[self.measures.index(measure) * len(self.runs) + run].mean
+
+    def pair(self, measure: str, i: int, j: int) -> PairComparison:
+        """The comparison of runs ``i`` and ``j`` (in either order) on ``measure``."""
+        if i == j:
+            raise ValueError("a run is not compared with itself")
+        a, b = min(i, j), max(i, j)
+        n = len(self.runs)
+        k = a * n - a * (a + 1) // 2 + (b - a - 1)  # index of (a, b) among the pairs i < j
+        return self.pairs[self.measures.index(measure) * (n * (n - 1) // 2) + k]
+
+    def matrix(self, measure: str) -> list[list[float | None]]:
+        """Corrected p-values of ``measure``: row i, column j is run i against run j (None on the diagonal)."""
+        n = len(self.runs)
+        return [[None if i == j else self.pair(measure, i, j).p_value for j in range(n)] for i in range(n)]
+
+    def beats(self, measure: str, run: int) -> list[int]:
+        """The runs ``run`` is significantly better than on ``measure`` (at ``alpha``, by its direction)."""
+        alpha = float(self.options["alpha"])
+        out = []
+        for other in range(len(self.runs)):
+            if other == run:
+                continue
+            p = self.pair(measure, run, other)
+            if p.significant(alpha) and p.better() == ("a" if run < other else "b"):
+                out.append(other)
+        return out
+
+    def best(self, measure: str) -> list[int]:
+        """The runs whose summary of ``measure`` is the best (all of them on a tie); none without a direction."""
+        k = self.measures.index(measure)
+        direction = self.directions[k]
+        values = [(i, v) for i in range(len(self.runs)) if (v := self.mean(measure, i)) is not None]
+        if direction == "none" or not values:
+            return []
+        top = (max if direction == "higher" else min)(v for _, v in values)
+        return [i for i, v in values if v == top]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ireval": self.version,
+            "command": "compare",
+            "all_pairs": True,
+            "options": dict(self.options),
+            "inputs": dict(self.inputs),
+            "topics": self.topics,
+            "runs": [{"run": r, "letter": x} for r, x in zip(self.runs, self.letters)],
+            "measures": [{"measure": m, "direction": d} for m, d in zip(self.measures, self.directions)],
+            "means": [asdict(m) for m in self.means],
+            "pairs": [asdict(p) for p in self.pairs],
+            "matrix": {m: self.matrix(m) for m in self.measures},
+            "better_than": {
+                m: {self.letters[i]: [self.letters[j] for j in self.beats(m, i)] for i in range(len(self.runs))}
+                for m in self.measures
+            },
+        }
+
+
+def run_letter(i: int) -> str:
+    """The mark of the ``i``-th run: a ... z, then aa, ab ... (as spreadsheet columns, in lower case)."""
+    out = ""
+    i += 1
+    while i:
+        i, r = divmod(i - 1, 26)
+        out = chr(ord("a") + r) + out
+    return out
+
+
+def pair_scores(runs: Sequence[Scored], labels: Sequence[str], settings: Settings) -> tuple[list[PairComparison], str]:
+    """Every pair of ``runs`` on every measure (measure-major, pairs i < j in order), with one
+    correction over all of them; returns the comparisons and the correction used."""
+    from . import stats
+
+    letters = [run_letter(i) for i in range(len(runs))]
+    rows: list[dict[str, Any]] = []
+    for label in labels:
+        direction = runs[0].directions.get(label, "higher")
+        sign = -1.0 if direction == "lower" else 1.0
+        for i, a in enumerate(runs):
+            for j in range(i + 1, len(runs)):
+                b = runs[j]
+                x, y = a.values[label], b.values[label]
+                wins, ties, losses = stats.wins_ties_losses(sign * x, sign * y)
+                if direction == "none":
+                    wins = ties = losses = None  # type: ignore[assignment]
+                test = stats.paired_test(x, y, settings.test, permutations=settings.permutations, seed=settings.seed)
+                rows.append(
+                    {
+                        "run_a": a.name,
+                        "run_b": b.name,
+                        "letter_a": letters[i],
+                        "letter_b": letters[j],
+                        "measure": label,
+                        "mean_a": _num(a.mean(label)),
+                        "mean_b": _num(b.mean(label)),
+                        "wins": wins,
+                        "ties": ties,
+                        "losses": losses,
+                        "test": settings.test,
+                        "statistic": test.statistic,
+                        "p_value_raw": test.p_value,
+                        "p_value": test.p_value,
+                        "topics_with_value": stats.paired_count(x, y),
+                        "direction": direction,
+                    }
+                )
+    correction = settings.correction or ("holm" if len(rows) > 1 else "none")
+    for row, p in zip(rows, stats.adjust([r["p_value_raw"] for r in rows], correction)):
+        row["p_value"] = p
+    return [PairComparison(**row) for row in rows], correction
+
+
+def run_all_pairs(
+    qrels: Any,
+    runs: Sequence[Any],
+    specs: Sequence[str],
+    settings: Settings,
+    evaluation: EvalSettings | None = None,
+) -> AllPairsReport:
+    """Read, evaluate and compare every run with every other (``evaluation``: how each run is
+    evaluated, :func:`scoring_settings`' by default)."""
+    from ..version import VERSION
+
+    if len(runs) < 2:
+        raise UsageError("--all-pairs: expected at least two runs to compare")
+    for spec in specs:
+        if parse_risk(spec) is not None:
+            raise UsageError(
+                f"-m {spec}: a risk measure weighs losses against one baseline; --all-pairs has none "
+                "(compare without --all-pairs)"
+            )
+    batches, labels = measure_batches(specs)  # names are checked before any file is read
+    evaluation = evaluation or scoring_settings()
+    qrels, loaded = load_inputs(qrels, list(runs), evaluation)
+    scored = [score_run(qrels, run, batches, labels, options=evaluation) for run in loaded]
+    for sc in scored:
+        for label in labels:
+            if label in sc.unscorable:
+                raise InputError(sc.name, f"{unanswered_text(sc, len(sc.qids))}, and {sc.unscorable[label]}")
+    pairs, correction = pair_scores(scored, labels, settings)
+    letters = tuple(run_letter(i) for i in range(len(scored)))
+    options = {
+        "measures": list(specs),
+        "test": settings.test,
+        "alternative": "two-sided",
+        "correction": correction,
+        "comparisons": len(pairs),
+        "permutations": settings.permutations if settings.test == "randomization" else None,
+        "seed": settings.seed,
+        "alpha": settings.alpha,
+        "rel_level": evaluation.table.rel_level,
+        "ties": evaluation.ties,
+    }
+    inputs = {"qrels": {"path": qrels.name, "sha256": qrels.sha256}, "runs": [sc.source() for sc in scored]}
+    means = tuple(
+        RunMean(sc.name, letters[i], label, _num(sc.mean(label))) for label in labels for i, sc in enumerate(scored)
+    )
+    return AllPairsReport(
+        VERSION,
+        options,
+        inputs,
+        len(scored[0].qids),
+        tuple(sc.name for sc in scored),
+        letters,
+        tuple(labels),
+        tuple(scored[0].directions[label] for label in labels),
+        means,
+        tuple(pairs),
+    )
+
+
+def compare_all_pairs(
+    qrels: Any,
+    runs: Sequence[Any],
+    measures: str | Sequence[str] = ("map",),
+    *,
+    test: str = "t",
+    correction: str | None = None,
+    permutations: int = 10000,
+    seed: int = 0,
+    alpha: float = 0.05,
+    rel_level: int = 1,
+    ties: str = "docno",
+) -> AllPairsReport:
+    """Compare every one of ``runs`` (at least two) with every other on the topics judged in
+    ``qrels``, as ``ireval compare --all-pairs`` does: for each pair and measure, wins, ties
+    and losses and a paired two-sided test, with one correction (Holm by default) over all
+    pairs and measures. Inputs are paths or DataFrames, as :func:`irevalcli.evaluate` takes.
+    Raises :class:`irevalcli.errors.IrevalError` (``UsageError`` for a bad option).
+    """
+    _check_options(test, correction, permutations, 1, seed, 0, 0.5, alpha)
+    if isinstance(runs, (str, bytes)) or not isinstance(runs, (list, tuple)):
+        raise UsageError("runs: expected a list of at least two runs")
     specs = [measures] if isinstance(measures, str) else list(measures)
-    settings = Settings(test, correction, permutations, bootstrap, seed, float(confidence), float(alpha), worst)
-    return run_compare(qrels, baseline, run_list, specs or ["map"], settings, scoring_settings(rel_level, ties))
+    settings = Settings(test, correction, permutations, 1, seed, 0.95, float(alpha), 0)
+    return run_all_pairs(qrels, list(runs), specs or ["map"], settings, scoring_settings(rel_level, ties))

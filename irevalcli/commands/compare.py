@@ -18,11 +18,13 @@ from ..analysis.compare import (
     comparable_labels,
     load_inputs,
     measure_batches,
+    run_all_pairs,
     run_compare,
     score_run,
     scoring_settings,
 )
 from ..analysis.stats import TESTS
+from ..errors import UsageError
 from ..output.cells import csv_text_cell, latex_escape, markdown_cell
 from ..output.files import no_short_output_option
 from ..output.tables import (
@@ -388,6 +390,12 @@ Examples:
   ireval compare qrels.txt base.txt new.txt -m map -m ndcg_cut.10
   ireval compare qrels.txt base.txt a.txt b.txt -m P.10 --test randomization --worst 5
   ireval compare qrels.txt base.txt new.txt -m map -m trisk.5:map --format json
+  ireval compare --all-pairs qrels.txt bm25.txt dense.txt hybrid.txt -m map --format latex
+
+\b
+--all-pairs: every run against every other (BASELINE is just the first run): each
+run's mean with a letter for each run it is significantly better than, each pair's
+wins/ties/losses and p-value, one correction over all pairs x measures.
 
 \b
 Risk-sensitive measures against the baseline: urisk[.ALPHA]:MEASURE (URisk,
@@ -489,6 +497,12 @@ Wang et al. SIGIR 2012) and trisk[.ALPHA]:MEASURE (TRisk, Dincer et al. SIGIR
     "the --output name says].",
 )
 @click.option("--output", metavar="PATH", help="Write the output to PATH atomically (default: stdout).")
+@click.option(
+    "--all-pairs",
+    "all_pairs",
+    is_flag=True,
+    help="Compare every run with every other (BASELINE is the first run); see below.",
+)
 @no_short_output_option("ireval compare")
 @engine_options
 @click.option("--debug", is_flag=True, help="Show a traceback for errors.")
@@ -509,6 +523,7 @@ def compare_command(
     fmt: str | None,
     output: str | None,
     debug: bool,
+    all_pairs: bool = False,
     ties: str = "docno",
     engine: str = "local",
     scheduler: str | None = None,
@@ -520,6 +535,7 @@ def compare_command(
     wins/ties/losses over topics, GSB, a bootstrap confidence interval of the mean
     difference, a p-value (corrected for several comparisons) and an effect size.
     A topic a run has no results for scores 0, as with trec_eval -c, and is reported.
+    With --all-pairs, every run is compared with every other instead.
     """
     from ..output.files import check_not_input, check_output_path, format_for, is_stdout, write_output
 
@@ -539,8 +555,30 @@ def compare_command(
     )
     evaluation = scoring_settings(rel_level, ties, engine, scheduler, workers)  # checked before any file is read
     from ..engine.dask_engine import session
+    from ..measures.names import split_specs  # -m 'map P.10': two measures
 
+    if all_pairs:
+        _refuse_with_all_pairs()
+        from ..output.allpairs import format_all_pairs
+
+        with session(engine, scheduler, workers):
+            pairs = run_all_pairs(qrels, [baseline, *runs], list(measures) or ["map"], settings, evaluation)
+        write_output(format_all_pairs(pairs, fmt), output, fmt)
+        return
     with session(engine, scheduler, workers):  # --engine dask: one cluster for every run
-        report = run_compare(qrels, baseline, runs, list(measures) or ["map"], settings, evaluation)
+        report = run_compare(qrels, baseline, runs, split_specs(measures) or ["map"], settings, evaluation)
     terminal = output in (None, "-") and stdout_is_terminal()
     write_output(format_compare(report, fmt, terminal=terminal), output, fmt)
+
+
+def _refuse_with_all_pairs() -> None:
+    """Options about one baseline have no meaning with --all-pairs: refused, never ignored."""
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context()
+    for name, flag in (("worst", "--worst"), ("bootstrap", "--bootstrap"), ("confidence", "--confidence")):
+        if ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, None):
+            raise UsageError(f"{flag} is about one baseline; --all-pairs reports no {_WHAT[name]}")
+
+
+_WHAT = {"worst": "lost topics", "bootstrap": "confidence interval", "confidence": "confidence interval"}

@@ -9,7 +9,8 @@ One line in the shell's start-up file turns it on::
 The top-level command is ``ireval QRELS RUN...`` with subcommands dispatched by
 name, so completion first routes to the subcommand named in the words typed so
 far. Options, ``--format`` choices, measure names after ``-m`` (with their
-one-line definitions in zsh and fish), subcommand names and file names complete.
+one-line definitions in zsh and fish), subcommand names (``ireval <TAB>`` lists them, with
+the files) and file names complete.
 """
 
 from __future__ import annotations
@@ -57,8 +58,31 @@ def complete_first(ctx: Any, param: Any, incomplete: str) -> list[CompletionItem
     """The first argument: a subcommand name, or a qrels file."""
     from .dispatch import SUBCOMMANDS
 
-    names = [CompletionItem(n, help="subcommand") for n in SUBCOMMANDS if n.startswith(incomplete) and incomplete]
+    names = [CompletionItem(n, help="subcommand") for n in SUBCOMMANDS if n.startswith(incomplete)]
     return [*names, CompletionItem(incomplete, type="file")]
+
+
+def bash_words(items: list[CompletionItem], incomplete: str) -> list[CompletionItem]:
+    """click's bash script empties its reply on a ``file`` item (to let bash complete file
+    names itself), which drops the subcommand names offered beside one. Where words and
+    files are offered together, bash gets the file names as words too: the directory's
+    entries starting with what was typed (hidden ones only after a typed dot; directories
+    end in ``/``)."""
+    if not any(i.type == "file" for i in items) or not any(i.type == "plain" for i in items):
+        return items
+    head, base = os.path.split(incomplete)
+    where = os.path.expanduser(head) or "."
+    try:
+        entries = sorted(os.listdir(where))
+    except OSError:
+        entries = []
+    files = []
+    for name in entries:
+        if not name.startswith(base) or "\n" in name or (name.startswith(".") and not base.startswith(".")):
+            continue
+        slash = "/" if os.path.isdir(os.path.join(where, name)) else ""
+        files.append(CompletionItem(os.path.join(head, name) + slash))
+    return [i for i in items if i.type != "file"] + files
 
 
 def complete(instruction: str) -> int:
@@ -80,7 +104,10 @@ def complete(instruction: str) -> int:
     if args and args[0] in SUBCOMMANDS:
         comp = cls(load_subcommand(args[0]), {}, f"ireval {args[0]}", COMPLETE_VAR)
         args = args[1:]
-    out = [comp.format_completion(item) for item in comp.get_completions(args, incomplete)]
+    items = comp.get_completions(args, incomplete)
+    if shell == "bash":
+        items = bash_words(items, incomplete)
+    out = [comp.format_completion(item) for item in items]
     if out:
         click.echo("\n".join(out))
     return 0

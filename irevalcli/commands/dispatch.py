@@ -23,6 +23,7 @@ SUBCOMMANDS: dict[str, str] = {
     "pool": "irevalcli.commands.pool:pool_command",
     "plot": "irevalcli.commands.plot:plot_command",
     "curve": "irevalcli.commands.curve:curve_command",
+    "similarity": "irevalcli.commands.similarity:similarity_command",
 }
 
 

@@ -134,7 +134,13 @@ def apply_config(spec: GateSpec, path: str) -> None:
     for key in ("qrels", "run", "baseline"):
         if key in doc:
             p = string(key)
-            setattr(spec, key, p if os.path.isabs(p) or p == "-" else os.path.join(base, p))
+            near = p if os.path.isabs(p) or p == "-" else os.path.join(base, p)
+            if key == "qrels" and not os.path.exists(near):
+                from ..io.irds import is_dataset_id
+
+                if is_dataset_id(p):  # an ir_datasets id, not a file beside the config
+                    near = p
+            setattr(spec, key, near)
     if "test" in doc:
         t = string("test")
         if t not in TESTS:
@@ -175,6 +181,9 @@ def apply_config(spec: GateSpec, path: str) -> None:
             m = [m]
         if not isinstance(m, list) or not all(isinstance(x, str) and x for x in m):
             raise InputError(path, f"'measures' must be a list of measure names, got {doc['measures']!r}")
+        from ..measures.names import split_specs
+
+        m = split_specs(m)  # "map P.10": two measures, as on the command line
         for name in m:
             labels_in(name, f"'measures' {name}", path)
         spec.measures = list(m)
@@ -244,7 +253,9 @@ def build_spec(
         if v is not None:
             setattr(spec, attr, v)
     if measures:
-        spec.measures = list(measures)
+        from ..measures.names import split_specs
+
+        spec.measures = split_specs(measures)  # -m 'map P.10': two measures
     cli_checks: dict[tuple[str, str], Check] = {}
     given = (
         ("min", floors),

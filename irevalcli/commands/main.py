@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -74,7 +75,8 @@ Examples:
 \b
 Measures: trec_eval's names and parameters (P.5,10  iprec_at_recall..10,.5
 ndcg.1=3,2=9  utility.2,-1,0,0  rbp.p=0.8) and nicknames (official, all_trec,
-set). Output labels are accepted too (P_5, ndcg_cut_10).
+set). Output labels are accepted too (P_5, ndcg_cut_10), and so are lists in one -m
+(-m 'ndcg_cut.10 map', -m 'AP nDCG@10').
 
 \b
 Other commands:
@@ -84,6 +86,7 @@ Other commands:
   ireval pool RUN... --depth N      build a judgment pool from runs
   ireval plot pr|diff QRELS RUN...  precision-recall curves, per-topic differences
   ireval curve QRELS RUN...         precision-recall curve points as CSV or JSON
+  ireval similarity RUN_A RUN_B     rank-biased overlap, Kendall's tau (no qrels)
 
 \b
 Shell completion (measure names too): eval "$(_IREVAL_COMPLETE=bash_source ireval)"
@@ -111,7 +114,7 @@ file and line); 1 is reserved for a failed quality gate; 3 internal error.
     multiple=True,
     metavar="NAME[.PARAMS]",
     shell_complete=_complete_measure,
-    help="Measure or nickname to compute (repeatable; default: official).",
+    help="Measure or nickname to compute (repeatable, or several separated by blanks; default: official).",
 )
 @click.option(
     "-c",
@@ -270,7 +273,8 @@ def eval_command(**kw: Any) -> None:
     trec_eval's; several runs (or a quoted glob such as 'runs/*.txt') are
     evaluated against one reading of QRELS, one block per run. A directory or a
     URL (file://, s3://, ...; a glob allowed) is one run (or qrels) in many
-    Parquet or TREC files, hive partitioning understood (qid=301/...).
+    Parquet or TREC files, hive partitioning understood (qid=301/...). QRELS may
+    be an ir_datasets id (msmarco-passage/trec-dl-2019/judged; needs ir_datasets).
     """
     settings, out = eval_settings(**kw)
     qrels, runs = kw["qrels"], [kw["run"], *kw["more_runs"]]
@@ -430,8 +434,9 @@ def run_eval(
         check_output_path(out.path)  # type: ignore[arg-type]
         check_not_input(out.path, inputs)
     if measures:
-        from ..measures.names import merge_repeated_cutoffs
+        from ..measures.names import merge_repeated_cutoffs, split_specs
 
+        measures = tuple(split_specs(measures))  # -m 'ndcg_cut.10 map': two measures
         merged, repeated = merge_repeated_cutoffs(measures)
         if fmt == "trec":  # trec_eval's bytes: the first parameters only, and a note
             for kept, ignored, spec in repeated:
@@ -462,7 +467,9 @@ def run_eval(
             judgements = ev.qrels
             if first is None:
                 first = (ev.qrels.name, ev.qrels.sha256, ev.run.name, ev.run.sha256, ev.results)
-            results.append(RunResults(ev.run.name, ev.results.runid, ev.run.sha256, ev.results))
+            # trec text keeps trec_eval's measure order; the other formats follow the order asked
+            shown = ev.results if fmt == "trec" else ev.in_asked_order()
+            results.append(RunResults(ev.run.name, ev.results.runid, ev.run.sha256, shown))
             del ev  # the run's rows are not needed any more
     qrels_name, qrels_sha, run_name, run_sha, first_results = first
 
@@ -489,6 +496,7 @@ def run_eval(
             meta=meta,
             places=out.places,
             terminal=terminal,
+            width=shutil.get_terminal_size((80, 24)).columns if terminal else None,
         )
     write_output(data, out.path, fmt, inputs=inputs)
 
@@ -717,18 +725,59 @@ def measures_command(names: tuple[str, ...], fmt: str = "text") -> None:
         click.echo(measures_reference(fmt), nl=False)
         return
     registry = load()
+    # on a terminal, lines wrap at its width (continuations indented); piped, one line each
+    width = shutil.get_terminal_size((80, 24)).columns if _isatty(sys.stdout) else None
     if not names:
         for meas in registry.values():
-            click.echo(f"{meas.name:<24}{meas.doc.split('. ')[0].rstrip('.')}")
+            click.echo(_entry(meas.name, meas.doc.split(". ")[0].rstrip("."), width))
         click.echo("")
         for nick, members in NICKNAMES.items():
-            click.echo(f"{nick:<24}nickname: {' '.join(members)}")
+            click.echo(_entry(nick, f"nickname: {' '.join(members)}", width))
         click.echo("")
         for fam in FAMILIES.values():
-            click.echo(f"{fam.name:<24}{fam.style} syntax: {', '.join(fam.roots)}")
+            click.echo(_entry(fam.name, f"{fam.style} syntax: {', '.join(fam.roots)}", width))
         return
     texts = [_describe_name(name, registry) for name in names]  # every name known before any is printed
-    click.echo("\n\n".join(texts))
+    click.echo("\n\n".join(_wrap_lines(t, width) for t in texts))
+
+
+def _entry(name: str, text: str, width: int | None) -> str:
+    """One line of the measures listing: the name in 24 columns, then its text."""
+    if width is None:
+        return f"{name:<24}{text}"
+    import textwrap
+
+    return textwrap.fill(
+        text,
+        width=max(width, 40),
+        initial_indent=f"{name:<24}",
+        subsequent_indent=" " * 24,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+
+
+def _wrap_lines(text: str, width: int | None) -> str:
+    """Each line wrapped at ``width``, its continuations indented two more than it."""
+    if width is None:
+        return text
+    import textwrap
+
+    out = []
+    for line in text.split("\n"):
+        lead = " " * (len(line) - len(line.lstrip(" ")))
+        out.append(
+            textwrap.fill(
+                line.strip(" "),
+                width=max(width, 40),
+                initial_indent=lead,
+                subsequent_indent=lead + "  ",
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+            or line
+        )
+    return "\n".join(out)
 
 
 def _describe_name(name: str, registry: Any) -> str:

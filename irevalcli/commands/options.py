@@ -170,7 +170,8 @@ def engine_options(f: F) -> F:
                 type=Choice(["local", "dask"]),
                 default="local",
                 show_default=True,
-                help="Score on this machine, or on a Dask cluster (needs pip install 'irevalcli[dask]'); "
+                help="Score on this machine, or on a Dask cluster (needs Dask: pip install "
+                "'dask[dataframe]' distributed); "
                 "the output is the same.",
             ),
             click.option(

@@ -1,9 +1,10 @@
-"""``ireval plot``: precision-recall curves and per-topic differences, to PNG or SVG.
+"""``ireval plot``: precision-recall curves and per-topic differences, to PNG, SVG or PDF.
 
-An optional extra: it needs matplotlib (``pip install 'irevalcli[plot]'``). Figures
+An optional extra: it needs matplotlib (``pip install 'matplotlib>=3.5'``, the ``plot`` extra). Figures
 are drawn on a bare :class:`matplotlib.figure.Figure` (no pyplot, no global
 state, no display) and written atomically. The same inputs give the same bytes:
-SVG ids are salted with a constant and no date is written.
+SVG ids are salted with a constant, and no date or matplotlib version is written (PDF:
+no CreationDate, Creator or Producer).
 
 - ``ireval plot pr QRELS RUN...``: each run's interpolated precision at the 11
   standard recall levels (trec_eval's ``iprec_at_recall``, mean over topics).
@@ -28,7 +29,7 @@ from .options import complete_option, input_format_options, rel_level_option, ti
 if TYPE_CHECKING:
     from ..settings import EvalSettings
 
-PLOT_FORMATS = ("png", "svg")
+PLOT_FORMATS = ("png", "svg", "pdf")
 
 
 def _matplotlib() -> Any:
@@ -58,7 +59,7 @@ def _matplotlib() -> Any:
         import matplotlib
         import matplotlib.font_manager
     except ImportError:
-        raise UsageError("ireval plot needs matplotlib: pip install 'irevalcli[plot]'") from None
+        raise UsageError("ireval plot needs matplotlib: pip install 'matplotlib>=3.5'") from None
     finally:
         if here is not None:
             os.fchdir(here)
@@ -86,11 +87,11 @@ def _plot_format(output: str, fmt: str | None) -> str:
         return chosen
     if is_stdout(output):
         raise UsageError(
-            f"--output {output}: standard output has no name to tell the image format from; give --format png|svg"
+            f"--output {output}: standard output has no name to tell the image format from; give --format png|svg|pdf"
         )
     raise UsageError(
-        f"--output {output}: cannot tell the image format from the name; end it in .png or .svg "
-        "or give --format png|svg"
+        f"--output {output}: cannot tell the image format from the name; end it in .png, .svg or .pdf "
+        "or give --format png|svg|pdf"
     )
 
 
@@ -105,13 +106,17 @@ def _size(text: str) -> tuple[float, float]:
 
 
 def render(fig: Any, fmt: str, dpi: int) -> bytes:
-    """The figure as PNG or SVG bytes, reproducibly."""
+    """The figure as PNG, SVG or PDF bytes, reproducibly: no date and no matplotlib version
+    in the file (PNG's Software, SVG's Date, PDF's CreationDate, Creator and Producer)."""
     import io
 
     matplotlib = _matplotlib()
     buf = io.BytesIO()
     with _defaults(), matplotlib.rc_context({"svg.hashsalt": "ireval", "svg.fonttype": "path"}):
-        metadata = {"Date": None} if fmt == "svg" else {"Software": None}
+        metadata = {
+            "svg": {"Date": None},
+            "pdf": {"CreationDate": None, "Creator": None, "Producer": None},
+        }.get(fmt, {"Software": None})
         fig.savefig(buf, format=fmt, dpi=dpi, metadata=metadata, bbox_inches="tight")
     return buf.getvalue()
 
@@ -287,7 +292,7 @@ def _common(f: Callable[..., Any]) -> Callable[..., Any]:
             required=True,
             metavar="PATH",
             shell_complete=complete_path,
-            help="Image file to write (atomically); .png or .svg, or - for standard output (with --format).",
+            help="Image file to write (atomically); .png, .svg or .pdf, or - for standard output (with --format).",
         ),
         no_short_output_option("ireval plot"),
         click.option(
@@ -316,9 +321,10 @@ Examples:
   ireval plot pr qrels.txt bm25.txt dense.txt --output pr.png
   ireval plot diff qrels.txt bm25.txt dense.txt -m ndcg_cut.10 --output diff.svg
   ireval plot pr qrels.txt run.txt --format svg --output - > pr.svg
+  ireval plot pr qrels.txt bm25.txt dense.txt --output pr.pdf
 
 \b
-Needs matplotlib: pip install 'irevalcli[plot]'.
+Needs matplotlib: pip install 'matplotlib>=3.5'.
 """
 
 
@@ -330,7 +336,7 @@ Needs matplotlib: pip install 'irevalcli[plot]'.
 )
 @click.pass_context
 def plot_command(ctx: click.Context) -> None:
-    """Draw precision-recall curves (pr) or per-topic differences (diff) to PNG or SVG."""
+    """Draw precision-recall curves (pr) or per-topic differences (diff) to PNG, SVG or PDF."""
     if ctx.invoked_subcommand is None:
         raise UsageError(
             "ireval plot needs a kind: 'pr' (precision-recall curves) or 'diff' (per-topic "

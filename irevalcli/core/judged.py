@@ -22,10 +22,18 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import DuplicateDocError, InputError, MissingTopicError, NoQueriesError
+from ..errors import DuplicateDocError, InputError, NoQueriesError
 from ..io.arrow import decode_id
 from ..io.judgements import Judgements
-from .table import PLACEHOLDER_DOCNO, EvalOptions, EvalTable, factorize_sorted
+from .table import (
+    PLACEHOLDER_DOCNO,
+    EvalOptions,
+    EvalTable,
+    factorize_sorted,
+    missing_topic_error,
+    only_query_topics,
+    top_rows,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -72,12 +80,7 @@ def _rank(j: Judgements, run: Run, opts: EvalOptions, *, docno_ascending: bool) 
     import pyarrow as pa
 
     (j_qcode, r_qcode), qid_dict = factorize_sorted(j.qid, run.qid)
-    judged = np.unique(j_qcode)
-    if opts.only_query is not None:
-        want = opts.only_query.encode("utf-8", "surrogateescape")
-        judged = np.asarray([c for c in judged.tolist() if qid_dict[c].as_py() == want], dtype=np.int64)
-        if len(judged) == 0:
-            raise NoQueriesError(f"-D: topic '{opts.only_query}' is not in {j.name}: nothing to evaluate")
+    judged = only_query_topics(np.unique(j_qcode), qid_dict, opts, j.name)
     topic_of_code = np.full(len(qid_dict), -1, dtype=np.int64)
     topic_of_code[judged] = np.arange(len(judged))
     nq = len(judged)
@@ -90,12 +93,7 @@ def _rank(j: Judgements, run: Run, opts: EvalOptions, *, docno_ascending: bool) 
     if nq and missing.all() and opts.only_query is None and len(run.qid):
         raise NoQueriesError(f"{run.name}: the run shares no topic with {j.name}: nothing to evaluate")
     if missing.any() and not opts.complete:
-        t = int(np.argmax(missing))
-        raise MissingTopicError(
-            run.name,
-            f"topic '{qids[t]}' is judged in {j.name} but has no results in the run "
-            "(use -c to score missing topics as 0)",
-        )
+        raise missing_topic_error(run.name, qids[int(np.argmax(missing))], j.name)
     run_docno = run.docno.filter(pa.array(keep_run)) if not keep_run.all() else run.docno
     extra = [pa.array([PLACEHOLDER_DOCNO], pa.large_binary())] if missing.any() else []
     codes, doc_dict = factorize_sorted(j.docno, run_docno, *extra)
@@ -115,7 +113,7 @@ def _rank(j: Judgements, run: Run, opts: EvalOptions, *, docno_ascending: bool) 
     rg, r_dcode, rline = rg[order], r_dcode[order], rline[order]
     starts = _offsets(np.bincount(rg, minlength=nq))
     if opts.max_docs is not None:
-        keep = np.arange(len(rg)) - starts[rg] < opts.max_docs
+        keep = top_rows(rg, starts, opts.max_docs)
         rg, r_dcode, rline = rg[keep], r_dcode[keep], rline[keep]
         starts = _offsets(np.bincount(rg, minlength=nq))
 

@@ -21,9 +21,10 @@ Every array is numpy; measures are reductions over the topic index ``g``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from ..io.trec import Qrels, Run
 
 PLACEHOLDER_DOCNO = b"ceci_nest_pas_un_docno"
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,40 @@ class EvalOptions:
     compat: str = "10.0"  # or "9.0.8" (pytrec_eval, Anserini): float32 scores, missing topics skipped
     ties: str = "docno"  # score ties: "docno" (descending, trec_eval), "input" (run file order, ranx)
     # or "rank" (the run's rank column ascending, then score, then docno)
+
+
+# ---- -D, -c and -M: the rules every table (and every engine) applies, written once --------
+
+
+def only_query_topics(topics: np.ndarray, qid_dict: pa.Array, opts: EvalOptions, where: str) -> np.ndarray:
+    """``-D``: of the judged ``topics`` (codes into ``qid_dict``), the one asked for (all
+    without ``-D``); :func:`only_query_unjudged` if it is not among them."""
+    if opts.only_query is None:
+        return topics
+    want = opts.only_query.encode("utf-8", "surrogateescape")
+    hit = [c for c in topics.tolist() if qid_dict[c].as_py() == want]
+    if not hit:
+        raise only_query_unjudged(opts, where)
+    return np.asarray(hit, dtype=np.int64)
+
+
+def only_query_unjudged(opts: EvalOptions, where: str) -> NoQueriesError:
+    """``-D``'s topic is not judged in ``where`` (``the qrels``, or a judgement file's name)."""
+    return NoQueriesError(f"-D: topic '{opts.only_query}' is not in {where}: nothing to evaluate")
+
+
+def missing_topic_error(run_name: str, qid: str, judgements: str) -> MissingTopicError:
+    """Without ``-c``, a judged topic with no results in the run is refused (trec_eval 10.0)."""
+    return MissingTopicError(
+        run_name,
+        f"topic '{qid}' is judged in {judgements} but has no results in the run (use -c to score missing topics as 0)",
+    )
+
+
+def top_rows(g: np.ndarray, starts: np.ndarray, max_docs: int) -> np.ndarray:
+    """``-M``: which rows (topic ``g``, ranked; ``starts``: each topic's first row) are among
+    the top ``max_docs`` of their topic."""
+    return np.arange(len(g)) - starts[g] < max_docs
 
 
 @dataclass
@@ -71,6 +107,23 @@ class EvalTable:
     max_label: int | None = None  # highest relevance label in the whole qrels file
     subtopics: Any = None  # subtopic judgements (irevalcli.io.subtopics.SubtopicQrels), if given
     _cache: dict = field(default_factory=dict, repr=False)
+
+    # ---- what measures share ----------------------------------------------
+    def memo(self, key: Hashable, compute: Callable[[], _T]) -> _T:
+        """``compute()``, computed once for this table: what several measures (or one
+        measure's cutoffs) read is kept under ``key``, a tuple naming it and what it depends
+        on besides the table (``("err_prefix", g_max)``)."""
+        cache = self._cache
+        if key in cache:
+            return cache[key]
+        value = cache[key] = compute()
+        return value
+
+    def derive(self, **changes: Any) -> EvalTable:
+        """The table with some fields changed (``label``, ``opts``, ...): a view such as ``-l``
+        at another level or the top k rows, with its own cached columns and memo. Keep a view
+        several measures use with :meth:`memo` (``t.memo(("view_top", k), lambda: ...)``)."""
+        return replace(self, _cache={}, **changes)
 
     # ---- sizes ----------------------------------------------------------
     @property
@@ -605,13 +658,7 @@ def _evaluated_topics(
     known = {1: run_blocks} if run_blocks is not None else None
     (q_qcode, r_qcode), qid_dict = factorize_sorted(qrels.qid, run.qid, blocks=known)
     nqid = len(qid_dict)
-    judged_topics = np.unique(q_qcode)
-    if opts.only_query is not None:
-        want = opts.only_query.encode("utf-8", "surrogateescape")
-        hit = [c for c in judged_topics.tolist() if qid_dict[c].as_py() == want]
-        if not hit:
-            raise NoQueriesError(f"-D: topic '{opts.only_query}' is not in the qrels: nothing to evaluate")
-        judged_topics = np.asarray(hit, dtype=np.int64)
+    judged_topics = only_query_topics(np.unique(q_qcode), qid_dict, opts, "the qrels")
     if run_order and len(judged_topics) > 1 and len(r_qcode):
         block_codes = r_qcode[np.concatenate(([0], np.flatnonzero(r_qcode[1:] != r_qcode[:-1]) + 1))]
         codes, first = np.unique(block_codes, return_index=True)  # each topic's first block
@@ -653,12 +700,7 @@ def _topics_with_results(topics: _Topics, qrels: Qrels, run: Run, opts: EvalOpti
     if nq and missing.all() and opts.only_query is None and len(run.qid):
         raise NoQueriesError(f"{run.name}: the run shares no topic with {qrels.name}: nothing to evaluate")
     if missing.any() and not opts.complete:
-        t = int(np.argmax(missing))
-        raise MissingTopicError(
-            run.name,
-            f"topic '{topics.qids[t]}' is judged in {qrels.name} but has no results in the run "
-            "(use -c to score missing topics as 0)",
-        )
+        raise missing_topic_error(run.name, topics.qids[int(np.argmax(missing))], qrels.name)
     topics.r_topic, topics.keep_run, topics.missing = r_topic, keep_run, missing
 
 
@@ -758,7 +800,7 @@ def _rank_and_label(
         rg = rg_ranked
         r_dcode = _permuted(r_dcode, base, pos, src)
         rline = _permuted(rline, base, pos, src)
-        keep = np.arange(len(rg)) - starts[rg] < opts.max_docs
+        keep = top_rows(rg, starts, opts.max_docs)
         rg, r_dcode, rline = rg[keep], r_dcode[keep], rline[keep]
         starts[1:] = np.cumsum(np.bincount(rg, minlength=nq))
 

@@ -19,17 +19,16 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ClusterError, DuplicateDocError, InputError, NoQueriesError, UsageError
+from ..errors import ClusterError, DuplicateDocError, InputError, UsageError
 from ..io.dataset import INSTALL_HINT, Dataset
 from ..settings import EvalSettings
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from ..core.table import EvalOptions
-    from ..io.trec import Qrels, Run, ZScores
-    from ..measures.names import Request
+    from ..io.trec import Qrels, Run
     from .evaluate import Results
+    from .job import Job
 
 CONNECT_TIMEOUT = 5  # seconds to reach a --scheduler
 _CLIENT: ContextVar[Any] = ContextVar("irevalcli_dask_client", default=None)
@@ -184,15 +183,14 @@ class Scored:
 
 @dataclass(frozen=True)
 class Scoring:
-    requests: list[Request]
-    opts: EvalOptions
+    """What a partition's task needs beside the job (which every worker holds once)."""
+
     name: str
     runid: str
     labelled: bool
-    max_label: int | None
 
 
-def _score(df: Any, qrels: Qrels | None, subtopics: Any, how: Scoring) -> Scored:
+def _score(df: Any, job: Job, how: Scoring) -> Scored:
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -218,6 +216,7 @@ def _score(df: Any, qrels: Qrels | None, subtopics: Any, how: Scoring) -> Scored
     seen = pc.unique(run.qid)
     judged = None
     num_rel = 0
+    qrels = None  # the job's
     if how.labelled:
         rel = t.column("rel").combine_chunks()
         has = to_numpy(rel.is_valid())
@@ -225,9 +224,8 @@ def _score(df: Any, qrels: Qrels | None, subtopics: Any, how: Scoring) -> Scored
         qrels = labelled_qrels(run, labels, has, how.name)
         judged = pc.unique(qrels.qid)
         num_rel = int(np.count_nonzero(qrels.rel > 0))
-    assert qrels is not None
     # a duplicate is named by its order keys here, by file and line on the client
-    part = score_part(qrels, run, how.requests, how.opts, subtopics=subtopics, topics=seen, max_label=how.max_label)
+    part = score_part(job, run, qrels=qrels, topics=seen)
     return Scored(part, seen, judged, num_rel)
 
 
@@ -313,69 +311,31 @@ class DaskEvaluation:
     run: Run
 
 
-def evaluate_dask(
-    qrels: Qrels | None,
-    run_spec: str,
-    requests: list[Request],
-    opts: EvalOptions,
-    *,
-    num_qrels_topics: int = 0,
-    num_rel_complete: int = 0,
-    zscores: ZScores | None = None,
-    subtopics: Any = None,
-    run_format: str = "auto",
-    columns: Mapping[str, str] | None = None,
-    ranks: bool = False,
-    partitioned: bool = False,
-    hashing: bool = False,
-) -> DaskEvaluation:
-    """Evaluate the run (or, with ``qrels=None``, the labelled table) at ``run_spec`` on the
-    session's cluster (:func:`session`), or on a LocalCluster started for this call."""
+def evaluate_dask(job: Job, run_spec: str, settings: EvalSettings) -> DaskEvaluation:
+    """Evaluate the run (or, when ``job.qrels`` is None, the labelled table) at ``run_spec`` on
+    the session's cluster (:func:`session`), or on a LocalCluster started for this call;
+    ``settings`` says how the dataset is read (``run_format``, ``columns``, ``ties``,
+    ``partitioned``, ``hash_inputs``)."""
     with session("dask") as client:
-        return _evaluate(
-            client,
-            qrels,
-            run_spec,
-            requests,
-            opts,
-            num_qrels_topics=num_qrels_topics,
-            num_rel_complete=num_rel_complete,
-            zscores=zscores,
-            subtopics=subtopics,
-            run_format=run_format,
-            columns=dict(columns or {}),
-            ranks=ranks,
-            partitioned=partitioned,
-            hashing=hashing,
-        )
+        return _evaluate(client, job, run_spec, settings)
 
 
-def _evaluate(
-    client: Any,
-    qrels: Qrels | None,
-    run_spec: str,
-    requests: list[Request],
-    opts: EvalOptions,
-    *,
-    num_qrels_topics: int,
-    num_rel_complete: int,
-    zscores: ZScores | None,
-    subtopics: Any,
-    run_format: str,
-    columns: dict[str, str],
-    ranks: bool,
-    partitioned: bool,
-    hashing: bool,
-) -> DaskEvaluation:
+def _evaluate(client: Any, job: Job, run_spec: str, settings: EvalSettings) -> DaskEvaluation:
+    import dataclasses
+
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    from ..core.table import only_query_unjudged
     from ..io.arrow import binary_array
     from ..io.dataset import first_schema, open_dataset, relocate
     from ..io.trec import Qrels, Run
-    from .parts import finish, part_options
+    from .parts import finish
 
+    qrels, opts = job.qrels, job.opts
+    run_format, columns = settings.run_format, dict(settings.columns or {})
+    ranks, hashing = settings.ties == "rank", settings.hash_inputs
     labelled = qrels is None
     what = "labelled table" if labelled else "run"
     ds = open_dataset(run_spec, what)
@@ -384,9 +344,9 @@ def _evaluate(
     if not labelled and only is not None:
         assert qrels is not None
         if not pc.any(pc.equal(qrels.qid, pa.scalar(only, qrels.qid.type))).as_py():
-            raise NoQueriesError(f"-D: topic '{opts.only_query}' is not in the qrels: nothing to evaluate")
+            raise only_query_unjudged(opts, "the qrels")
     reading = Reading(run_format, columns, schema, ranks, labelled, only)
-    groups = _topic_groups(ds, columns, schema, partitioned)
+    groups = _topic_groups(ds, columns, schema, settings.partitioned)
 
     with _cluster_errors(client), client.as_current():
         import dask
@@ -394,11 +354,10 @@ def _evaluate(
 
         ends = ds.only(sorted({0, len(ds) - 1}))  # the first file (its hash) and the last (its runid)
         info = client.submit(_run_info, ends, run_format, columns, schema, ranks, hashing, pure=False)
-        max_label = None
-        if labelled:
+        if labelled:  # the whole table's highest label, which every part's measures need
             subsets = [ds.only([i]) for i in range(len(ds))]
             maxes = client.gather(client.map(_label_max, subsets, columns=columns, schema=schema, pure=False))
-            max_label = max(maxes) if maxes else 0
+            job = dataclasses.replace(job, max_label=max(maxes) if maxes else 0)
         runid, sha = client.gather(info)
         nthreads = sum(client.nthreads().values()) or 1
         if groups is None:
@@ -406,10 +365,9 @@ def _evaluate(
             frame = frame.shuffle(on="qid", npartitions=max(len(ds), 2 * nthreads))
         else:
             frame = dd.from_map(_frame, _bundles(groups, len(ds), nthreads, ds), reading=reading, meta=_meta(reading))
-        how = Scoring(requests, part_options(opts), ds.spec, runid, labelled, max_label)
-        q_future = client.scatter(qrels, broadcast=True) if qrels is not None else None
-        s_future = client.scatter(subtopics, broadcast=True) if subtopics is not None else None
-        tasks = [dask.delayed(_score)(p, q_future, s_future, how) for p in frame.to_delayed()]
+        how = Scoring(ds.spec, runid, labelled)
+        job_future = client.scatter(job, broadcast=True)  # the qrels and subtopics sent once to each worker
+        tasks = [dask.delayed(_score)(p, job_future, how) for p in frame.to_delayed()]
         try:
             scored: list[Scored] = client.gather(client.compute(tasks))
         except DuplicateDocError as exc:
@@ -422,12 +380,12 @@ def _evaluate(
     name = ds.spec
     if labelled:
         judged = pc.unique(pa.concat_arrays([s.judged for s in scored if s.judged is not None] or [binary_array([])]))
-        num_qrels_topics = len(judged)
-        num_rel_complete = sum(s.num_rel for s in scored)
+        # the whole-qrels facts of a table whose judgements only the workers saw
+        job = dataclasses.replace(job, num_qrels_topics=len(judged), num_rel_complete=sum(s.num_rel for s in scored))
         if only is not None:
             judged = judged.filter(pc.equal(judged, pa.scalar(only, judged.type)))
             if not len(judged):
-                raise NoQueriesError(f"-D: topic '{opts.only_query}' is not in the qrels: nothing to evaluate")
+                raise only_query_unjudged(opts, "the qrels")
         qrels_seen = Qrels(
             name, "", judged, judged, np.zeros(len(judged), dtype=np.int64), np.zeros(len(judged), dtype=np.int64)
         )
@@ -439,19 +397,7 @@ def _evaluate(
             final_qrels = qrels.take(
                 pc.equal(qrels.qid, pa.scalar(only, qrels.qid.type)).to_numpy(zero_copy_only=False)
             )
-    results = finish(
-        parts,
-        final_qrels,
-        seen,
-        requests,
-        opts,
-        path=name,
-        runid=runid,
-        num_qrels_topics=num_qrels_topics,
-        num_rel_complete=num_rel_complete,
-        zscores=zscores,
-        subtopics=subtopics,
-    )
+    results = finish(dataclasses.replace(job, qrels=final_qrels), parts, seen, path=name, runid=runid)
     # the run's identity and its topics, one row each (its rows stay on the cluster)
     info_run = Run(name, sha, seen, seen, np.zeros(len(seen)), np.zeros(len(seen), dtype=np.int64), runid)
     return DaskEvaluation(results=results, qrels=qrels if qrels is not None else final_qrels, run=info_run)

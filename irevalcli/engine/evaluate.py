@@ -9,15 +9,18 @@ trec_eval's accumulators add them.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..core.table import EvalOptions, EvalTable
-from ..io.trec import ZScores
 from ..measures.names import Request
 from ..measures.registry import Measure, values_2d
+
+if TYPE_CHECKING:
+    from .job import Job
 
 MIN_GEO_MEAN = 1e-5
 
@@ -108,7 +111,7 @@ class TopicColumn:
     weights: np.ndarray | None = None  # agg "wmean": each topic's weight (the row after the labels)
 
 
-def compute_topics(table: EvalTable, requests: list[Request]) -> list[TopicColumn]:
+def compute_topics(table: EvalTable, requests: Sequence[Request]) -> list[TopicColumn]:
     """Every requested label's value for every topic of ``table``.
 
     Topics are independent, so tables holding different topics (streamed
@@ -168,26 +171,22 @@ def concat_topics(parts: list[tuple[list[str], list[TopicColumn]]]) -> tuple[lis
 
 
 def summarize(
-    qids: list[str],
-    topic_columns: list[TopicColumn],
-    *,
-    opts: EvalOptions,
-    runid: str,
-    num_qrels_topics: int,
-    num_rel_complete: int,
-    zscores: ZScores | None = None,
+    job: Job, qids: list[str], topic_columns: list[TopicColumn], *, runid: str, opts: EvalOptions | None = None
 ) -> Results:
     """trec_eval's accumulate-then-average over per-topic values in topic order.
 
-    ``num_qrels_topics``: the number of judged topics (the ``-c`` denominator);
-    ``num_rel_complete``: qrels lines with rel > 0 over all topics (``num_rel``'s
-    summary under ``-c``); ``zscores``: convert every per-topic value to a
-    z-score before it is summarised (``-Z``), as trec_eval does.
+    From the job: ``-c``'s denominator (``num_qrels_topics``, the judged topics) and
+    ``num_rel``'s summary under ``-c`` (``num_rel_complete``); with ``zscores`` (``-Z``)
+    every per-topic value becomes a z-score before it is summarised, as in trec_eval.
+    ``opts``: the options the table was built with, when they are not the job's (a ``-R``
+    format's table keeps only those its format has).
     """
+    opts = opts or job.opts
+    zscores = job.zscores
     nq = len(qids)
     complete = opts.complete
     compat = opts.compat
-    denom = num_qrels_topics if complete else nq
+    denom = job.num_qrels_topics if complete else nq
     columns: list[Column] = []
     for tc in topic_columns:
         meas, label = tc.measure, tc.label
@@ -226,7 +225,7 @@ def summarize(
             elif meas.agg == "judged_sum":
                 # -c: every judged relevant document, topics without results included (trec_eval
                 # 9.0.4 to 10.0 alike, so --compat 9.0.8 too)
-                summary = num_rel_complete if complete else _seq_sum(v)
+                summary = job.num_rel_complete if complete else _seq_sum(v)
             else:
                 s = _seq_sum(v)
                 summary = s / denom if denom != 0 else s
@@ -238,21 +237,7 @@ def summarize(
     return Results(qids=qids, columns=columns, num_q=int(denom), runid=runid, zscore=zscores is not None, compat=compat)
 
 
-def evaluate_table(
-    table: EvalTable,
-    requests: list[Request],
-    *,
-    num_qrels_topics: int,
-    num_rel_complete: int,
-    zscores: ZScores | None = None,
-) -> Results:
-    """Compute every request over ``table`` and summarise (see :func:`summarize`)."""
-    return summarize(
-        table.qids,
-        compute_topics(table, requests),
-        opts=table.opts,
-        runid=table.runid,
-        num_qrels_topics=num_qrels_topics,
-        num_rel_complete=num_rel_complete,
-        zscores=zscores,
-    )
+def evaluate_table(job: Job, table: EvalTable) -> Results:
+    """The engine for a table in memory: compute every request of ``job`` over ``table``
+    (built from the job's whole judgements) and summarise (see :func:`summarize`)."""
+    return summarize(job, table.qids, compute_topics(table, job.requests), runid=table.runid, opts=table.opts)

@@ -11,14 +11,14 @@ the whole run in memory, so every path gives the same bytes.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ..core.table import EvalOptions, EvalTable, build_table
-from ..errors import MissingTopicError, NoQueriesError
+from ..core.table import EvalOptions, EvalTable, build_table, missing_topic_error
+from ..errors import NoQueriesError
 from ..io.arrow import to_numpy
-from ..io.trec import Qrels, Run, ZScores
-from ..measures.names import Request
+from ..io.trec import Qrels, Run
 from .evaluate import Results, TopicColumn, compute_topics, concat_topics, summarize
+from .job import Job
 
 if TYPE_CHECKING:
     import numpy as np
@@ -33,24 +33,22 @@ def part_options(opts: EvalOptions) -> EvalOptions:
 
 
 def score_part(
-    qrels: Qrels,
+    job: Job,
     run: Run,
-    requests: list[Request],
-    opts: EvalOptions,
     *,
-    subtopics: Any = None,
+    qrels: Qrels | None = None,
     run_blocks: tuple[np.ndarray, pa.Array] | None = None,
     topics: pa.Array | None = None,
-    max_label: int | None = None,
 ) -> Part | None:
     """Score one part: ``run`` holds every line of its topics (``topics``: their ids,
-    when known); ``qrels`` is the whole qrels. ``opts`` comes from :func:`part_options`.
-    ``max_label``: the whole qrels' highest label, when ``qrels`` holds only the part's
-    judgements (a labelled table's rows on a Dask worker). None when no topic of the part is
-    judged or evaluated.
+    when known), scored with :func:`part_options`. ``qrels``: the part's own judgements
+    (a labelled table's rows on a Dask worker) instead of the job's whole qrels. None when
+    no topic of the part is judged or evaluated.
     """
     import pyarrow.compute as pc
 
+    if qrels is None:
+        qrels = job.qrels
     if topics is None:
         topics = pc.unique(run.qid)
     judged = to_numpy(pc.is_in(qrels.qid, value_set=topics))
@@ -59,33 +57,18 @@ def score_part(
     table = build_table(
         qrels.take(judged),
         run,
-        opts,
-        doc_dict=subtopics is not None,
+        part_options(job.opts),
+        doc_dict=job.subtopics is not None,
         run_blocks=run_blocks,
         run_order=run_blocks is not None,  # concat_topics puts the topics in order
     )
-    table = whole_file_facts(table, qrels, subtopics)
-    if max_label is not None:
-        table.max_label = max_label
+    table = whole_file_facts(table, job)
     if not table.nq:
         return None
-    return table.qids, compute_topics(table, requests)
+    return table.qids, compute_topics(table, job.requests)
 
 
-def finish(
-    parts: list[Part],
-    qrels: Qrels,
-    seen: pa.Array,
-    requests: list[Request],
-    opts: EvalOptions,
-    *,
-    path: str,
-    runid: str,
-    num_qrels_topics: int,
-    num_rel_complete: int,
-    zscores: ZScores | None = None,
-    subtopics: Any = None,
-) -> Results:
+def finish(job: Job, parts: list[Part], seen: pa.Array, *, path: str, runid: str) -> Results:
     """The summary over every part; ``seen``: the ids of every topic the run has.
 
     Judged topics absent from the run are refused (trec_eval 10.0), or scored as
@@ -93,30 +76,22 @@ def finish(
     """
     import pyarrow.compute as pc
 
-    absent = absent_topics(qrels, seen, opts, path=path)
+    absent = absent_topics(job, seen, path=path)
     if len(absent):
+        qrels = job.qrels
         judged = to_numpy(pc.is_in(qrels.qid, value_set=absent))
         table = whole_file_facts(
-            build_table(qrels.take(judged), Run.empty(path, runid), opts, doc_dict=subtopics is not None),
-            qrels,
-            subtopics,
+            build_table(qrels.take(judged), Run.empty(path, runid), job.opts, doc_dict=job.subtopics is not None),
+            job,
         )
-        parts = [*parts, (table.qids, compute_topics(table, requests))]
+        parts = [*parts, (table.qids, compute_topics(table, job.requests))]
     if not parts:
-        raise NoQueriesError(f"{path}: the run shares no topic with {qrels.name}: nothing to evaluate")
+        raise NoQueriesError(f"{path}: the run shares no topic with {job.qrels.name}: nothing to evaluate")
     qids, columns = concat_topics(parts)
-    return summarize(
-        qids,
-        columns,
-        opts=opts,
-        runid=runid,
-        num_qrels_topics=num_qrels_topics,
-        num_rel_complete=num_rel_complete,
-        zscores=zscores,
-    )
+    return summarize(job, qids, columns, runid=runid)
 
 
-def absent_topics(qrels: Qrels, seen: pa.Array, opts: EvalOptions, *, path: str) -> pa.Array:
+def absent_topics(job: Job, seen: pa.Array, *, path: str) -> pa.Array:
     """The judged topics that have no results in the run (``seen``: the run's topic ids),
     in bytewise order, to be scored as placeholders under ``-c``; refused without it
     (trec_eval 10.0: the first of them is named); none with ``--compat 9.0.8``, which
@@ -125,6 +100,7 @@ def absent_topics(qrels: Qrels, seen: pa.Array, opts: EvalOptions, *, path: str)
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    qrels, opts = job.qrels, job.opts
     qtopics = pc.unique(qrels.qid.cast(pa.large_binary()))
     absent = qtopics.filter(pc.invert(pc.is_in(qtopics, value_set=seen.cast(pa.large_binary()))))
     if len(absent) and len(absent) == len(qtopics) and opts.only_query is None:  # with or without -c
@@ -133,18 +109,11 @@ def absent_topics(qrels: Qrels, seen: pa.Array, opts: EvalOptions, *, path: str)
         return absent.slice(0, 0)
     absent = absent.take(pc.sort_indices(absent))
     if not opts.complete:
-        qid = absent[0].as_py().decode("utf-8", "surrogateescape")
-        raise MissingTopicError(
-            path,
-            f"topic '{qid}' is judged in {qrels.name} but has no results in the run "
-            "(use -c to score missing topics as 0)",
-        )
+        raise missing_topic_error(path, absent[0].as_py().decode("utf-8", "surrogateescape"), qrels.name)
     return absent
 
 
-def whole_run_checks(
-    qrels: Qrels, seen: pa.Array, opts: EvalOptions, *, path: str, duplicate: Exception | None = None
-) -> None:
+def whole_run_checks(job: Job, seen: pa.Array, *, path: str, duplicate: Exception | None = None) -> None:
     """The errors the whole run's table raises, in its order, for a run scored in parts
     (``seen``: the run's topic ids): a judged topic without results (:func:`absent_topics`),
     then a document judged twice among the evaluated topics' judgements (with ``--compat
@@ -154,16 +123,17 @@ def whole_run_checks(
 
     from ..core.table import check_qrels_duplicates
 
-    absent_topics(qrels, seen, opts, path=path)
+    absent_topics(job, seen, path=path)
+    qrels = job.qrels
     check_qrels_duplicates(
-        qrels if opts.compat == "10.0" else qrels.take(to_numpy(pc.is_in(qrels.qid, value_set=seen)))
+        qrels if job.opts.compat == "10.0" else qrels.take(to_numpy(pc.is_in(qrels.qid, value_set=seen)))
     )
     if duplicate is not None:
         raise duplicate
 
 
-def whole_file_facts(table: EvalTable, qrels: Qrels, subtopics: Any) -> EvalTable:
+def whole_file_facts(table: EvalTable, job: Job) -> EvalTable:
     """What a part's table cannot see: the highest label of the whole qrels, the subtopic judgements."""
-    table.max_label = int(qrels.rel.max()) if len(qrels.rel) else 0
-    table.subtopics = subtopics
+    table.max_label = job.max_label
+    table.subtopics = job.subtopics
     return table

@@ -35,10 +35,9 @@ if TYPE_CHECKING:
     import numpy as np
     import pyarrow as pa
 
-    from ..core.table import EvalOptions
-    from ..io.trec import Qrels, Run, ZScores
-    from ..measures.names import Request
+    from ..io.trec import Run
     from .evaluate import Results
+    from .job import Job
 
 # Peak memory of evaluating a run, beyond what the process held before, per run line.
 # Measured (peak RSS) on a 1M-line, 10k-topic shuffled run (docnos of 10-14 bytes,
@@ -347,15 +346,9 @@ def _parsed_chunks(reader: Any, name: str) -> Iterator[tuple[Run, int, bool]]:
 
 
 def evaluate_out_of_core(
-    qrels: Qrels,
+    job: Job,
     path: str,
-    requests: list[Request],
-    opts: EvalOptions,
     *,
-    num_qrels_topics: int,
-    num_rel_complete: int,
-    zscores: ZScores | None = None,
-    subtopics: Any = None,
     spool: IO[bytes] | None = None,
     memory_limit: int | str | None = None,
     chunk_bytes: int | None = None,
@@ -376,18 +369,7 @@ def evaluate_out_of_core(
     chunk = chunk_bytes or max(1 << 20, min(CHUNK_BYTES, limit // 32))
     reader = ChunkReader(path, chunk, stdin=spool, spool=False)
     try:
-        done = _evaluate(
-            qrels,
-            reader,
-            requests,
-            opts,
-            limit=limit,
-            spool=spool,
-            num_qrels_topics=num_qrels_topics,
-            num_rel_complete=num_rel_complete,
-            zscores=zscores,
-            subtopics=subtopics,
-        )
+        done = _evaluate(job, reader, limit=limit, spool=spool)
     except NotGrouped:
         done = None
     except BaseException:
@@ -416,19 +398,7 @@ def _stored_size(reader: Any, spool: IO[bytes] | None) -> int:
         return 0
 
 
-def _evaluate(
-    qrels: Qrels,
-    reader: Any,
-    requests: list[Request],
-    opts: EvalOptions,
-    *,
-    limit: int,
-    spool: IO[bytes] | None,
-    num_qrels_topics: int,
-    num_rel_complete: int,
-    zscores: ZScores | None,
-    subtopics: Any,
-) -> tuple[Results, str] | None:
+def _evaluate(job: Job, reader: Any, *, limit: int, spool: IO[bytes] | None) -> tuple[Results, str] | None:
     from ..io.trec import READ_RANKS
     from .stream import prefetch
 
@@ -488,41 +458,17 @@ def _evaluate(
             except BaseException:
                 parts.abandon()
                 raise
-            return _score(
-                qrels,
-                parts,
-                requests,
-                opts,
-                name=name,
-                runid=runid,
-                num_qrels_topics=num_qrels_topics,
-                num_rel_complete=num_rel_complete,
-                zscores=zscores,
-                subtopics=subtopics,
-            ), reader.sha256
+            return _score(job, parts, name=name, runid=runid), reader.sha256
 
 
-def _score(
-    qrels: Qrels,
-    parts: _Partitions,
-    requests: list[Request],
-    opts: EvalOptions,
-    *,
-    name: str,
-    runid: str,
-    num_qrels_topics: int,
-    num_rel_complete: int,
-    zscores: ZScores | None,
-    subtopics: Any,
-) -> Results:
+def _score(job: Job, parts: _Partitions, *, name: str, runid: str) -> Results:
     """Score each partition; the errors the whole run's table would raise, in its order."""
-    from .parts import Part, finish, part_options, score_part, whole_run_checks
+    from .parts import Part, finish, score_part, whole_run_checks
 
     if parts.rows == 0:  # pragma: no cover (a run that is not grouped has rows)
         raise InputError(name, "the run file has no results (only comments or blank lines)")
     seen = parts.topics()
-    whole_run_checks(qrels, seen, opts, path=name)  # a missing topic, a judgement twice: before any part
-    part_opts = part_options(opts)
+    whole_run_checks(job, seen, path=name)  # a missing topic, a judgement twice: before any part
     scored: list[Part] = []
     duplicate: DuplicateDocError | None = None
     for i in range(parts.n):
@@ -530,7 +476,7 @@ def _score(
         if run is None:
             continue
         try:
-            part = score_part(qrels, run, requests, part_opts, subtopics=subtopics)
+            part = score_part(job, run)
         except DuplicateDocError as exc:  # the earliest line over all partitions is named
             if duplicate is None or (exc.line or 0) < (duplicate.line or 0):
                 duplicate = exc
@@ -542,16 +488,4 @@ def _score(
             scored.append(part)
     if duplicate is not None:
         raise duplicate
-    return finish(
-        scored,
-        qrels,
-        seen,
-        requests,
-        opts,
-        path=name,
-        runid=runid,
-        num_qrels_topics=num_qrels_topics,
-        num_rel_complete=num_rel_complete,
-        zscores=zscores,
-        subtopics=subtopics,
-    )
+    return finish(job, scored, seen, path=name, runid=runid)

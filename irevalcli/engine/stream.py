@@ -14,6 +14,7 @@ the caller falls back to reading it whole (more memory, same result).
 from __future__ import annotations
 
 import bz2
+import contextlib
 import gzip
 import hashlib
 import io
@@ -25,7 +26,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..core.table import EvalOptions, runs_of
+from ..core.table import runs_of
 from ..errors import DuplicateDocError, InputError
 from ..io import trec as readers
 from ..io.arrow import to_numpy
@@ -33,17 +34,15 @@ from ..io.trec import (
     GZIP_MAGIC,
     XZ_MAGIC,
     ZSTD_MAGIC,
-    Qrels,
     Run,
     Source,
-    ZScores,
     is_bzip2,
     line_too_long,
     parse_run,
 )
-from ..measures.names import Request
 from .evaluate import Results
-from .parts import Part, finish, part_options, score_part, whole_run_checks
+from .job import Job
+from .parts import Part, finish, score_part, whole_run_checks
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -80,12 +79,20 @@ class _HashingReader(io.RawIOBase):
         self.spool = spool
         self.ahead = b""
         self.count = 0  # bytes read from ``fh`` (as stored: compressed, if it is)
+        self.eof = False  # a read gave nothing: the input ended (a terminal's one Ctrl-D)
 
     def readable(self) -> bool:
         return True
 
     def _read(self, b: Any) -> int:
-        n = self.fh.readinto(b)  # type: ignore[attr-defined]
+        if self.eof:  # a terminal would wait for another Ctrl-D: the input ended at the first
+            return 0
+        # one read of the file at a time (readinto1): a buffered standard input's readinto
+        # would read on after a terminal's Ctrl-D to fill ``b``, swallowing the end of input
+        read = getattr(self.fh, "readinto1", None) or self.fh.readinto  # type: ignore[attr-defined]
+        n = read(b)
+        if not n:
+            self.eof = True
         if n:
             self.count += n
             if self.progress is not None:
@@ -179,6 +186,20 @@ class ChunkReader:
         return source, self._spool
 
     @property
+    def interactive(self) -> bool:
+        """Standard input is a terminal: typed by hand, read in the caller's thread (a Ctrl-C
+        then stops a read that would otherwise block a worker thread, and so the process)."""
+        if not self.is_stdin:
+            return False
+        import sys
+
+        source = self._stdin if self._stdin is not None else sys.stdin.buffer
+        try:
+            return bool(source.isatty())
+        except (AttributeError, ValueError, OSError):
+            return False
+
+    @property
     def raw_read(self) -> int:
         """Bytes read so far from the file as stored (compressed, if it is), read-ahead included."""
         return self._raw.count if self._raw is not None else 0
@@ -194,7 +215,8 @@ class ChunkReader:
         assert self._spool is not None
         source = self._stdin if self._stdin is not None else __import__("sys").stdin.buffer
         spool, self._spool = self._spool, None
-        while block := source.read(1 << 20):
+        read = getattr(source, "read1", None) or source.read  # one read at a time, as _HashingReader
+        while not (self._raw is not None and self._raw.eof) and (block := read(1 << 20)):
             spool.write(block)
         spool.seek(0)
         return spool
@@ -310,7 +332,7 @@ def _last_topic_start(qid: pa.Array) -> int:
         width *= 4
 
 
-def topic_batches(reader: ChunkReader, name: str) -> Iterator[tuple[Run, np.ndarray, pa.Array]]:
+def topic_batches(reader: ChunkReader, name: str) -> Generator[tuple[Run, np.ndarray, pa.Array], None, None]:
     """(run rows of complete topics, rows per topic, topic ids) from a grouped run file.
 
     The last topic of a chunk may go on in the next one, so its parsed rows are
@@ -556,16 +578,10 @@ def _parse_chunk(chunk: bytes, name: str, lines_before: int) -> Run:
 
 
 def evaluate_stream(
-    qrels: Qrels,
+    job: Job,
     path: str,
-    requests: list[Request],
-    opts: EvalOptions,
     *,
-    num_qrels_topics: int,
-    num_rel_complete: int,
-    zscores: ZScores | None = None,
     chunk_bytes: int = CHUNK_BYTES,
-    subtopics: Any = None,
     stdin: IO[bytes] | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> tuple[Results, str]:
@@ -578,16 +594,7 @@ def evaluate_stream(
     """
     reader = ChunkReader(path, chunk_bytes, stdin=stdin, progress=progress)
     try:
-        return _evaluate_stream(
-            qrels,
-            reader,
-            requests,
-            opts,
-            num_qrels_topics=num_qrels_topics,
-            num_rel_complete=num_rel_complete,
-            zscores=zscores,
-            subtopics=subtopics,
-        )
+        return _evaluate_stream(job, reader)
     except NotGrouped as exc:
         exc.rest = reader.rest() if reader.is_stdin and reader.spooled else None  # type: ignore[attr-defined]
         raise
@@ -595,27 +602,17 @@ def evaluate_stream(
         reader.close()
 
 
-def _evaluate_stream(
-    qrels: Qrels,
-    reader: ChunkReader,
-    requests: list[Request],
-    opts: EvalOptions,
-    *,
-    num_qrels_topics: int,
-    num_rel_complete: int,
-    zscores: ZScores | None,
-    subtopics: Any,
-) -> tuple[Results, str]:
+def _evaluate_stream(job: Job, reader: ChunkReader) -> tuple[Results, str]:
     import pyarrow as pa
 
-    batch_opts = part_options(opts)
     path = reader.name
     parts: list[Part] = []
     seen: list[pa.Array] = []
     runid = ""
     rows = 0
     duplicate: DuplicateDocError | None = None  # the first is the earliest line: topics come in file order
-    with prefetch(topic_batches(reader, path)) as batches:
+    batched = topic_batches(reader, path)
+    with contextlib.closing(batched) if reader.interactive else prefetch(batched) as batches:
         for batch, lengths, topics in batches:
             rows += len(batch)
             runid = batch.runid
@@ -623,9 +620,7 @@ def _evaluate_stream(
             if duplicate is not None:  # only the topics are needed now, for the checks made before it
                 continue
             try:
-                part = score_part(
-                    qrels, batch, requests, batch_opts, subtopics=subtopics, run_blocks=(lengths, topics), topics=topics
-                )
+                part = score_part(job, batch, run_blocks=(lengths, topics), topics=topics)
             except DuplicateDocError as exc:
                 duplicate = exc
                 continue
@@ -636,20 +631,8 @@ def _evaluate_stream(
             raise InputError(path, "the run file is empty")
         raise InputError(path, "the run file has no results (only comments or blank lines)")
     # as the whole run's table: a missing topic, then a judgement given twice, before a duplicate document
-    whole_run_checks(qrels, pa.concat_arrays(seen), opts, path=path, duplicate=duplicate)
-    results = finish(
-        parts,
-        qrels,
-        pa.concat_arrays(seen),
-        requests,
-        opts,
-        path=path,
-        runid=runid,
-        num_qrels_topics=num_qrels_topics,
-        num_rel_complete=num_rel_complete,
-        zscores=zscores,
-        subtopics=subtopics,
-    )
+    whole_run_checks(job, pa.concat_arrays(seen), path=path, duplicate=duplicate)
+    results = finish(job, parts, pa.concat_arrays(seen), path=path, runid=runid)
     return results, reader.sha256
 
 

@@ -39,7 +39,8 @@ if TYPE_CHECKING:
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _HIVE = re.compile(r"^([^=]+)=(.*)$")
 LINE_BITS = 32  # order key: file index << LINE_BITS | line
-INSTALL_HINT = "pip install 'irevalcli[dask]'"
+# the packages of the `dask` extra (pyproject.toml), by name: irevalcli is on no package index
+INSTALL_HINT = "pip install 'dask[dataframe]>=2024.12' 'distributed>=2024.12'"
 
 
 def is_url(spec: Any) -> bool:

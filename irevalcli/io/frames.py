@@ -6,18 +6,26 @@ pandas and pyarrow are imported inside the functions: ``ireval --help`` imports 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ..errors import InputError
 
 
-def frame_column(df: Any, role: str, name: str, what: str) -> str:
+def frame_column(df: Any, role: str, name: str, what: str, columns: Mapping[str, str] | None = None) -> str:
     """The DataFrame column playing ``role``, recognised by the same names (and the same
-    table, ``io.tabular.ALIASES``) as a CSV, TSV, JSON Lines or Parquet file's header."""
+    table, ``io.tabular.ALIASES``) as a CSV, TSV, JSON Lines or Parquet file's header, or
+    named by ``columns`` (role -> column name, as ``--column``)."""
     from .tabular import ALIASES, find_column
 
     names = [str(c) for c in df.columns]
-    col = find_column(role, names, {})
+    col = find_column(role, names, columns or {})
+    if col is None and columns and role in columns:
+        raise InputError(
+            name,
+            f"the {what} DataFrame has no column '{columns[role]}' (columns['{role}']; "
+            f"columns: {', '.join(names) or 'none'})",
+        )
     if col is None:
         known = ", ".join(f"'{a}'" for a in ALIASES[role])
         raise InputError(

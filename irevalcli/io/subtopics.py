@@ -31,9 +31,15 @@ class SubtopicQrels:
 
 def read_subtopics(path: str | os.PathLike[str]) -> SubtopicQrels:
     """A subtopic qrels file: exactly 4 fields per line, ``qid subtopic docno rel``."""
+    from .irds import is_dataset_id
     from .trec import parse_four_fields, read_source
 
-    src = read_source(path, what="subtopic qrels")
+    if is_dataset_id(path):  # an ir_datasets id (an existing file wins): io.irds
+        from .irds import subtopics_source
+
+        src = subtopics_source(os.fspath(path))
+    else:
+        src = read_source(path, what="subtopic qrels")
     (qid, subtopic, docno), rel, lineno = parse_four_fields(src, what="subtopic qrels", fields="qid subtopic docno rel")
     sub = SubtopicQrels(
         name=src.name, sha256=src.sha256, qid=qid, subtopic=subtopic, docno=docno, rel=rel, lineno=lineno

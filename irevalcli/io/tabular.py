@@ -299,7 +299,14 @@ def read_qrels_file(
     """A qrels file in any supported format (``fmt="auto"`` detects it)."""
     check_format(fmt, "qrels")
     cmap = parse_column_map(columns)
-    src = read_input(path, what="qrels", stdin=stdin, progress=progress)
+    from .irds import is_dataset_id
+
+    if is_dataset_id(path):  # an ir_datasets id (an existing file wins): io.irds
+        from .irds import qrels_source
+
+        src = qrels_source(os.fspath(path))
+    else:
+        src = read_input(path, what="qrels", stdin=stdin, progress=progress)
     return parse_qrels_source(src, fmt=fmt, columns=cmap)
 
 

@@ -101,15 +101,17 @@ class Ideal:
 
 def ideal(t: EvalTable) -> Ideal:
     """The ideal ranking of each topic: every judged document with a positive label, best first."""
-    if "ideal_labels" not in t._cache:
-        m = t.qrel > 0
-        qg, ql = t.qg[m], t.qrel[m]
-        order = np.lexsort((-ql, qg))
-        K = np.bincount(qg, minlength=t.nq).astype(np.int64)
-        start = np.zeros(t.nq + 1, dtype=np.int64)
-        np.cumsum(K, out=start[1:])
-        t._cache["ideal_labels"] = Ideal(label=ql[order].astype(np.float64), start=start, K=K)
-    return t._cache["ideal_labels"]
+    return t.memo("ideal_labels", lambda: _ideal(t))
+
+
+def _ideal(t: EvalTable) -> Ideal:
+    m = t.qrel > 0
+    qg, ql = t.qg[m], t.qrel[m]
+    order = np.lexsort((-ql, qg))
+    K = np.bincount(qg, minlength=t.nq).astype(np.int64)
+    start = np.zeros(t.nq + 1, dtype=np.int64)
+    np.cumsum(K, out=start[1:])
+    return Ideal(label=ql[order].astype(np.float64), start=start, K=K)
 
 
 def row_label(t: EvalTable) -> np.ndarray:
@@ -129,58 +131,51 @@ def at_level(t: EvalTable, level: int) -> EvalTable:
     """The same table judged at relevance level ``level`` (as -l would), cached on ``t``."""
     if level == t.level:
         return t
-    key = ("view_level", level)
-    if key not in t._cache:
-        t._cache[key] = dataclasses.replace(t, opts=dataclasses.replace(t.opts, rel_level=level), _cache={})
-    return t._cache[key]
+    return t.memo(("view_level", level), lambda: t.derive(opts=dataclasses.replace(t.opts, rel_level=level)))
 
 
 def binary(t: EvalTable, level: int) -> EvalTable:
     """Labels made binary at ``level``: relevant 1, judged below it 0; unjudged stay -1/-2."""
-    key = ("view_binary", level)
-    if key not in t._cache:
+
+    def view() -> EvalTable:
         lab = np.where(t.label >= level, 1, np.where(t.label >= 0, 0, t.label))
         qrel = np.where(t.qrel >= level, 1, np.where(t.qrel >= 0, 0, t.qrel))
-        opts = dataclasses.replace(t.opts, rel_level=1)
-        t._cache[key] = dataclasses.replace(t, label=lab, qrel=qrel, opts=opts, _cache={})
-    return t._cache[key]
+        return t.derive(label=lab, qrel=qrel, opts=dataclasses.replace(t.opts, rel_level=1))
+
+    return t.memo(("view_binary", level), view)
 
 
 def drop_below(t: EvalTable, level: int) -> EvalTable:
     """ranx's ``-lN``: judgements below ``level`` are dropped (label 0), relevant means >= level."""
-    key = ("view_drop", level)
-    if key not in t._cache:
+
+    def view() -> EvalTable:
         lab = np.where((t.label >= 0) & (t.label < level), 0, t.label)
         qrel = np.where((t.qrel >= 0) & (t.qrel < level), 0, t.qrel)
-        opts = dataclasses.replace(t.opts, rel_level=level)
-        t._cache[key] = dataclasses.replace(t, label=lab, qrel=qrel, opts=opts, _cache={})
-    return t._cache[key]
+        return t.derive(label=lab, qrel=qrel, opts=dataclasses.replace(t.opts, rel_level=level))
+
+    return t.memo(("view_drop", level), view)
 
 
-def _keep_rows(t: EvalTable, keep: np.ndarray, tag: tuple) -> EvalTable:
-    if tag not in t._cache:
-        g = t.g[keep]
-        starts = np.zeros(t.nq + 1, dtype=np.int64)
-        np.cumsum(np.bincount(g, minlength=t.nq), out=starts[1:])
-        doc = t.doc[keep] if t.doc is not None else None
-        t._cache[tag] = dataclasses.replace(t, g=g, label=t.label[keep], starts=starts, doc=doc, _cache={})
-    return t._cache[tag]
+def _keep_rows(t: EvalTable, keep: np.ndarray) -> EvalTable:
+    g = t.g[keep]
+    starts = np.zeros(t.nq + 1, dtype=np.int64)
+    np.cumsum(np.bincount(g, minlength=t.nq), out=starts[1:])
+    doc = t.doc[keep] if t.doc is not None else None
+    return t.derive(g=g, label=t.label[keep], starts=starts, doc=doc)
 
 
 def judged_only(t: EvalTable, _: int = 0) -> EvalTable:
     """ir_measures' judged_only=True: unjudged documents dropped from the ranking (as -J does)."""
-    return _keep_rows(t, t.label >= 0, ("view_judged",))
+    return t.memo(("view_judged",), lambda: _keep_rows(t, t.label >= 0))
 
 
 def top_k(t: EvalTable, k: int) -> EvalTable:
     """Only the top ``k`` documents of each ranking (as -M k does)."""
-    return _keep_rows(t, t.rank <= k, ("view_top", k))
+    return t.memo(("view_top", k), lambda: _keep_rows(t, t.rank <= k))
 
 
 def as_908(t: EvalTable, _: int = 0) -> EvalTable:
     """trec_eval 9.0.8's definitions where they differ (iprec_at_recall's K = trunc(x*R + 0.9))."""
     if t.opts.compat == "9.0.8":
         return t
-    if "view_908" not in t._cache:
-        t._cache["view_908"] = dataclasses.replace(t, opts=dataclasses.replace(t.opts, compat="9.0.8"), _cache={})
-    return t._cache["view_908"]
+    return t.memo("view_908", lambda: t.derive(opts=dataclasses.replace(t.opts, compat="9.0.8")))

@@ -184,8 +184,7 @@ def _relabel(t: Any, mapping: tuple[tuple[int, int], ...]) -> Any:
     ir_measures relabels the qrels for nDCG(gains=...)."""
     import numpy as np
 
-    key = ("view_gains", mapping)
-    if key not in t._cache:
+    def view() -> Any:
         src = np.array([k for k, _ in mapping], dtype=np.int64)
         dst = np.array([v for _, v in mapping], dtype=np.int64)
 
@@ -194,8 +193,9 @@ def _relabel(t: Any, mapping: tuple[tuple[int, int], ...]) -> Any:
             hit = (a >= 0) & (src[at] == a)
             return np.where(hit, dst[at], a).astype(a.dtype)
 
-        t._cache[key] = dataclasses.replace(t, label=relabel(t.label), qrel=relabel(t.qrel), max_label=None, _cache={})
-    return t._cache[key]
+        return t.derive(label=relabel(t.label), qrel=relabel(t.qrel), max_label=None)
+
+    return t.memo(("view_gains", mapping), view)
 
 
 def describe(spec: str) -> str | None:

@@ -19,18 +19,16 @@ INFAP_EPSILON = 1e-5
 def _ap_terms(t: EvalTable) -> np.ndarray:
     """Precision at each relevant retrieved rank, one per row of ``t.rel_rows`` (every other
     row's term is 0), in rank order."""
-    key = "ap_terms"
-    if key not in t._cache:
+
+    def terms() -> np.ndarray:
         rows = t.rel_rows
-        t._cache[key] = t.count_upto(rows, rows) / t.rank_at(rows).astype(np.float64)
-    return t._cache[key]
+        return t.count_upto(rows, rows) / t.rank_at(rows).astype(np.float64)
+
+    return t.memo("ap_terms", terms)
 
 
 def _ap_sum(t: EvalTable) -> np.ndarray:
-    key = "ap_sum"
-    if key not in t._cache:
-        t._cache[key] = np.bincount(t.g[t.rel_rows], weights=_ap_terms(t), minlength=t.nq)
-    return t._cache[key]
+    return t.memo("ap_sum", lambda: np.bincount(t.g[t.rel_rows], weights=_ap_terms(t), minlength=t.nq))
 
 
 def _ap(t: EvalTable) -> np.ndarray:
@@ -87,18 +85,16 @@ def yaap(t: EvalTable, p: Params) -> np.ndarray:
 
 def judged_nonrel_rows(t: EvalTable) -> np.ndarray:
     """Rows of judged non-relevant documents (0 <= label < level), ascending."""
-    key = "judged_nonrel_rows"
-    if key not in t._cache:
+
+    def rows() -> np.ndarray:
         j = t.judged_rows
-        t._cache[key] = j[t.label[j] < t.level]
-    return t._cache[key]
+        return j[t.label[j] < t.level]
+
+    return t.memo("judged_nonrel_rows", rows)
 
 
 def _bpref(t: EvalTable) -> np.ndarray:
-    key = "bpref"
-    if key not in t._cache:
-        t._cache[key] = _bpref_values(t)
-    return t._cache[key]
+    return t.memo("bpref", lambda: _bpref_values(t))
 
 
 def _bpref_values(t: EvalTable) -> np.ndarray:

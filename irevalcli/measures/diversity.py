@@ -58,9 +58,10 @@ def _subtopic_key(values: list[bytes]) -> list:
 
 
 def _prepare(t: EvalTable) -> _Subtopics:
-    key = ("subtopics", t.level)
-    if key in t._cache:
-        return t._cache[key]
+    return t.memo(("subtopics", t.level), lambda: _subtopics(t))
+
+
+def _subtopics(t: EvalTable) -> _Subtopics:
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -106,7 +107,7 @@ def _prepare(t: EvalTable) -> _Subtopics:
     pair_doc = doc_of_row[m]
     order = np.lexsort((scode[m], pair_doc))
     S = np.bincount(uniq // max(len(sdict), 1), minlength=t.nq).astype(np.int64)
-    out = _Subtopics(
+    return _Subtopics(
         doc_topic=doc_topic,
         doc_start=doc_start,
         doc_code=doc_code,
@@ -116,21 +117,20 @@ def _prepare(t: EvalTable) -> _Subtopics:
         S=S,
         sub_topic=(uniq // max(len(sdict), 1)).astype(np.int64),
     )
-    t._cache[key] = out
-    return out
 
 
 def _run_pairs(t: EvalTable, st: _Subtopics) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The retrieved relevant (document, subtopic) pairs: (ranked row, subtopic, times the
-    subtopic was covered above the row), in (row, subtopic) order, as ndeval's loop visits them."""
-    key = ("run_pairs", t.level)
-    if key in t._cache:
-        return t._cache[key]
+    subtopic was covered above the row), in (row, subtopic) order, as ndeval's loop visits them.
+    ``st``: the table's :func:`_prepare`."""
+    return t.memo(("run_pairs", t.level), lambda: _run_pairs_of(t, st))
+
+
+def _run_pairs_of(t: EvalTable, st: _Subtopics) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     ndoc = len(st.doc_topic)
     none = np.zeros(0, dtype=np.int64)
     if ndoc == 0 or len(st.pair_doc) == 0 or t.doc is None:
-        t._cache[key] = (none, none, none)
-        return t._cache[key]
+        return none, none, none
     # ranked row of each judged doc (-1 if not retrieved): match (topic, doc code)
     width = int(max(st.doc_code.max(initial=0), t.doc.max(initial=0))) + 1
     row_key = t.g * width + t.doc
@@ -156,8 +156,7 @@ def _run_pairs(t: EvalTable, st: _Subtopics) -> tuple[np.ndarray, np.ndarray, np
     seen[o] = np.arange(len(ps)) - grp_start
     # (row, subtopic) order, as ndeval's loop over subtopics adds
     o2 = np.lexsort((psub, prow))
-    t._cache[key] = (prow[o2], psub[o2], seen[o2])
-    return t._cache[key]
+    return prow[o2], psub[o2], seen[o2]
 
 
 def _run_gains(t: EvalTable, st: _Subtopics, alpha: float) -> np.ndarray:

@@ -59,9 +59,10 @@ class Gains:
 
 def gains(t: EvalTable, pairs: tuple[tuple[str, float], ...], rescale: bool = False) -> Gains:
     """Row gains and ideal lists for ``level=gain`` pairs (cached per pairs)."""
-    key = ("gains", pairs, rescale)
-    if key in t._cache:
-        return t._cache[key]
+    return t.memo(("gains", pairs, rescale), lambda: _gains(t, pairs, rescale))
+
+
+def _gains(t: EvalTable, pairs: tuple[tuple[str, float], ...], rescale: bool) -> Gains:
     nq = t.nq
     judged = t.judged
     jg, jl = t.qg[judged], t.qrel[judged]
@@ -147,9 +148,7 @@ def gains(t: EvalTable, pairs: tuple[tuple[str, float], ...], rescale: bool = Fa
     il_start = np.zeros(nq + 1, dtype=np.int64)
     np.cumsum(K, out=il_start[1:])
     keep = cand_gain != 0
-    out = Gains(nz=cand[keep], nz_gain=cand_gain[keep], n_rows=len(t.g), il_start=il_start, il_gain=ig, K=K)
-    t._cache[key] = out
-    return out
+    return Gains(nz=cand[keep], nz_gain=cand_gain[keep], n_rows=len(t.g), il_start=il_start, il_gain=ig, K=K)
 
 
 def _pairs(p: Params) -> tuple[tuple[str, float], ...]:

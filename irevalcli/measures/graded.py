@@ -37,28 +37,31 @@ def _gain(label: np.ndarray, form: str) -> np.ndarray:
 
 def _positive_rows(t: EvalTable) -> np.ndarray:
     """Rows with a positive label: the only rows with a gain (0 elsewhere, in both forms)."""
-    key = "positive_rows"
-    if key not in t._cache:
+
+    def rows() -> np.ndarray:
         j = t.judged_rows
-        t._cache[key] = j[t.label[j] > 0]
-    return t._cache[key]
+        return j[t.label[j] > 0]
+
+    return t.memo("positive_rows", rows)
 
 
 def _dcg_prefix(t: EvalTable, gain: str, disc: str) -> tuple[np.ndarray, np.ndarray]:
     """Running DCG within each topic (a ``t.sparse_running`` result: the other rows add 0)."""
-    key = ("dcg_prefix", gain, disc)
-    if key not in t._cache:
+
+    def prefix() -> tuple[np.ndarray, np.ndarray]:
         rows = _positive_rows(t)
-        t._cache[key] = dcg_kernel.running(t, rows, _gain(t.label[rows].astype(np.float64), gain), disc)
-    return t._cache[key]
+        return dcg_kernel.running(t, rows, _gain(t.label[rows].astype(np.float64), gain), disc)
+
+    return t.memo(("dcg_prefix", gain, disc), prefix)
 
 
 def _idcg_prefix(t: EvalTable, gain: str, disc: str) -> np.ndarray:
-    key = ("idcg_prefix", gain, disc)
-    if key not in t._cache:
+
+    def prefix() -> np.ndarray:
         il = ideal(t)
-        t._cache[key] = dcg_kernel.ideal_prefix(_gain(il.label, gain), il.pos, il.start, disc)
-    return t._cache[key]
+        return dcg_kernel.ideal_prefix(_gain(il.label, gain), il.pos, il.start, disc)
+
+    return t.memo(("idcg_prefix", gain, disc), prefix)
 
 
 def _dcg_at(t: EvalTable, k: np.ndarray | int, gain: str, disc: str) -> np.ndarray:
@@ -146,11 +149,13 @@ def ndcg_jk_cut(t: EvalTable, p: Params) -> np.ndarray:
 @measure("cg_cut", params="long_cutoffs", default=CUTOFFS, citation="Järvelin & Kekäläinen, SIGIR 2000")
 def cg_cut(t: EvalTable, p: Params) -> np.ndarray:
     """Cumulative gain at k: the sum of the relevance labels of the top k documents."""
-    key = "cg_prefix"
-    if key not in t._cache:
+
+    def prefix() -> tuple[np.ndarray, np.ndarray]:
         rows = _positive_rows(t)
-        t._cache[key] = t.sparse_running(rows, t.label[rows].astype(np.float64))
-    return np.stack([t.sparse_at_depth(t._cache[key], k) for k in p.values])
+        return t.sparse_running(rows, t.label[rows].astype(np.float64))
+
+    running = t.memo("cg_prefix", prefix)
+    return np.stack([t.sparse_at_depth(running, k) for k in p.values])
 
 
 spelling(
@@ -194,12 +199,13 @@ def _depth(p: Params, t: EvalTable) -> np.ndarray | int:
 
 
 def _err_prefix(t: EvalTable, g_max: int) -> np.ndarray:
-    key = ("err_prefix", g_max)
-    if key not in t._cache:
+
+    def prefix() -> np.ndarray:
         r = _stop_prob(t, g_max)
         reach = exclusive(t, seg_cumprod(1.0 - r, t.starts))
-        t._cache[key] = t.seg_cumsum_exact(r * reach / t.rank.astype(np.float64))
-    return t._cache[key]
+        return t.seg_cumsum_exact(r * reach / t.rank.astype(np.float64))
+
+    return t.memo(("err_prefix", g_max), prefix)
 
 
 @measure("err", params="pairs", citation="Chapelle, Metzler, Zhang & Grinspan, CIKM 2009")
@@ -239,12 +245,13 @@ def err_cut(t: EvalTable, p: Params) -> np.ndarray:
 
 
 def _pfound_prefix(t: EvalTable, g_max: int, p_break: float) -> np.ndarray:
-    key = ("pfound_prefix", g_max, p_break)
-    if key not in t._cache:
+
+    def prefix() -> np.ndarray:
         r = _stop_prob(t, g_max)
         look = exclusive(t, seg_cumprod((1.0 - r) * (1.0 - p_break), t.starts))
-        t._cache[key] = t.seg_cumsum_exact(look * r)
-    return t._cache[key]
+        return t.seg_cumsum_exact(look * r)
+
+    return t.memo(("pfound_prefix", g_max, p_break), prefix)
 
 
 def _p_break(p: Params, name: str) -> float:

@@ -8,7 +8,15 @@ trec_eval's rules, restated:
   a list of measures; parameters on a nickname are ignored.
 * Only the first parameter string given for a measure is used, and it also
   applies when the measure is marked through a nickname.
-* Output order is the registry's order, not the command line's.
+* Output order is the registry's order, not the command line's (trec text keeps it; the
+  other formats follow the order asked, :func:`asked_order`).
+
+ireval departs from trec_eval in two places, both refusals or widenings of input trec_eval
+reads wrongly: one ``-m`` argument may hold several measures separated by blanks
+(``-m 'ndcg_cut.10 map'``, as ir_measures reads it; :func:`split_specs`), and parameters on
+a measure or nickname that takes none (``recip_rank.10``) are an error naming the measure
+probably meant, where trec_eval drops them silently (``te_init_meas_s_double`` never looks
+at the parameter string).
 
 ireval also accepts the output labels as input (``P_5``, ``ndcg_cut_10``,
 ``iprec_at_recall_0.10``, ``utility_2,-1,0,0``): they mean ``P.5`` and so on.
@@ -89,8 +97,9 @@ def parse_params(meas: Measure, text: str, spec: str) -> Params:
     """Parse a parameter string the way the measure's kind does in trec_eval."""
     kind = meas.params
     if kind == "none":
-        # trec_eval ignores parameters on a measure that takes none
-        return Params(meas.default, None)
+        # trec_eval ignores parameters on a measure that takes none (recip_rank.10 is plain MRR);
+        # ireval refuses them and names the measure the user probably meant
+        raise MeasureParamError(f"{spec}: {meas.name} takes no parameters{_meant_instead(meas.name, text)}")
     items = text.split(",")
     if kind == "long_cutoffs":
         cut = sorted(_atol(t, spec, "cutoff") for t in items)
@@ -129,6 +138,40 @@ def _parse_pairs(text: str, spec: str) -> tuple[tuple[str, float], ...]:
             raise MeasureParamError(f"{spec}: level '{key}' is out of range")
         pairs.append((key, _atof(val, spec, f"value of '{key}'")))
     return tuple(pairs)
+
+
+def _meant_instead(name: str, text: str) -> str:
+    """`` (did you mean 'recip_rank_cut.10' or 'RR@10'?)`` for ``recip_rank.10``: the measure's
+    cutoff form in trec_eval's syntax and in ir_measures' (or another library's) spelling, each
+    offered only if it resolves to that measure at that cutoff; else a pointer to the bare name."""
+    bare = f"; write -m {name}"
+    if not re.fullmatch(r"[0-9]+", text) or int(text) <= 0:
+        return bare
+    offers: list[str] = []
+    registry = load()
+    cut = f"{name}_cut"
+    if cut in registry and registry[cut].params == "long_cutoffs":
+        offers.append(f"{cut}.{text}")
+    from .aliases import FAMILIES, parse
+
+    styles = ("ir_measures", "ranx", "ireval", "tf-ranking", "elasticsearch")
+    for style in styles:  # one friendly spelling, from the library listed first
+        for fam in FAMILIES.values():
+            if fam.style != style or not {name, cut} & set(fam.roots):
+                continue
+            spelled = f"{fam.name}@{text}"
+            try:
+                f = parse(spelled)
+            except MeasureParamError:
+                continue
+            if f is not None and f.target.root in (name, cut) and f.target.view is None:
+                offers.append(spelled)
+                break
+        if len(offers) > (cut in registry):
+            break
+    if not offers:
+        return bare
+    return " (did you mean " + " or ".join(f"'{o}'" for o in offers) + "?)"
 
 
 def label_form(name: str, registry: dict[str, Measure]) -> tuple[Measure, str] | None:
@@ -185,7 +228,8 @@ class Suggester:
         if "," in spec.partition(".")[0]:
             parts = [p.strip() for p in spec.split(",")]
             if len(parts) > 1 and all(p and self._resolves(p) for p in parts):
-                return " (did you mean '" + " ".join(f"-m {p}" for p in parts) + "'? one measure per -m)"
+                meant = " ".join(f"-m {p}" for p in parts)
+                return f" (did you mean '{meant}'? a comma separates parameters, not measures)"
         for cand in self.candidates(spec):
             if cand != spec and self._resolves(cand):
                 return f" (did you mean '{cand}'?)"
@@ -262,7 +306,7 @@ def resolve(
     everything = load()
     registry = {k: v for k, v in everything.items() if compat in v.versions}
     absent = {k for k in everything if k not in registry}  # measures this trec_eval version lacks
-    specs = list(specs) or list(default)
+    specs = split_specs(specs) or list(default)
     marked: set[str] = set()
     param_text: dict[str, tuple[str, str]] = {}  # root -> (params, the spec that gave them)
     friendly: dict[str, Friendly] = {}  # label -> friendly name (ir_measures, ranx, ireval syntax)
@@ -276,6 +320,8 @@ def resolve(
         if dot and text == "":
             raise MeasureParamError(f"{spec}: a '.' must be followed by parameters (e.g. P.5,10)")
         if name in NICKNAMES:
+            if dot:  # trec_eval drops them; they would silently mean nothing
+                raise MeasureParamError(f"{spec}: '{name}' is a nickname and takes no parameters; write -m {name}")
             marked.update(m for m in NICKNAMES[name] if m in registry)
             continue
         if name in registry:
@@ -318,6 +364,73 @@ def resolve(
     if friendly:
         requests = _with_friendly(requests, friendly, registry, rel_format, compat)
     return requests
+
+
+_OPEN, _CLOSE = "({[", ")}]"
+_BLANKS = " \t\n\v\f\r"  # C's isspace (str.isspace would also split at \x1c..\x1f and Unicode spaces)
+
+
+def split_specs(specs: Iterable[str]) -> list[str]:
+    """Every ``-m`` argument split into its measures: ``'ndcg_cut.10 map'`` is ``ndcg_cut.10``
+    and ``map``, as ir_measures reads a measure list (so a script's ``-m "$MEASURES"`` keeps
+    them all), in every spelling.
+
+    Blanks separate measures except inside parentheses, braces, brackets or quotes
+    (``nDCG(gains={0:1, 1:4})@10``) and next to a comma: trec_eval reads ``P.5, 10`` as
+    ``P.5,10`` (``atol`` skips the blank), so that argument is kept whole, byte for byte. An
+    argument that is all blanks is kept as it is (an unknown measure, as before)."""
+    out: list[str] = []
+    for spec in specs:
+        if not spec.strip(_BLANKS):
+            out.append(spec)
+            continue
+        parts: list[str] = []
+        cur: list[str] = []
+        depth, quote = 0, ""
+        i, n = 0, len(spec)
+        while i < n:
+            ch = spec[i]
+            if quote:
+                quote = "" if ch == quote else quote
+            elif ch in "'\"":
+                quote = ch
+            elif ch in _OPEN:
+                depth += 1
+            elif ch in _CLOSE:
+                depth = max(depth - 1, 0)
+            elif ch in _BLANKS and depth == 0:
+                j = i
+                while j < n and spec[j] in _BLANKS:
+                    j += 1
+                before = "".join(cur).rstrip(_BLANKS)
+                if before.endswith(",") or (j < n and spec[j] == ","):
+                    cur.append(spec[i:j])  # "P.5, 10": one measure, as trec_eval reads it
+                elif cur:
+                    parts.append("".join(cur))
+                    cur = []
+                i = j
+                continue
+            cur.append(ch)
+            i += 1
+        if cur:
+            parts.append("".join(cur))
+        out.extend(parts)
+    return out
+
+
+def asked_order(specs: Sequence[str], *, rel_format: str = "qrels", compat: str = "10.0") -> dict[str, int]:
+    """Output label -> the place the user asked for it: the index of the first measure (after
+    :func:`split_specs`) that gives the label. The formats other than trec text list measures
+    in this order (``-m ndcg_cut.10 -m map``: ndcg_cut_10, then map); a measure's own labels
+    (its cutoffs, a nickname's members) keep their order. Labels of the measures' roots are
+    keyed too (``root:NAME``), for output labels a request does not list in advance."""
+    order: dict[str, int] = {}
+    for i, spec in enumerate(split_specs(specs)):
+        for r in resolve([spec], rel_format=rel_format, compat=compat, hints=False):
+            for label in r.labels:
+                order.setdefault(label, i)
+            order.setdefault(f"root:{r.measure.name}", i)
+    return order
 
 
 def parse_friendly(spec: str) -> Friendly | None:

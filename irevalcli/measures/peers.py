@@ -178,9 +178,10 @@ def _subtopic_entries(t: EvalTable) -> tuple[np.ndarray, np.ndarray, np.ndarray,
     """The subtopic judgements of retrieved documents as (ranked row, subtopic id, label)
     arrays, ordered by subtopic then rank, and per topic the number of subtopics with a relevant
     (label >= -l) document in the judgements (retrieved or not)."""
-    key = ("peer_subtopics", t.level)
-    if key in t._cache:
-        return t._cache[key]
+    return t.memo(("peer_subtopics", t.level), lambda: _subtopic_entries_of(t))
+
+
+def _subtopic_entries_of(t: EvalTable) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -224,9 +225,7 @@ def _subtopic_entries(t: EvalTable) -> tuple[np.ndarray, np.ndarray, np.ndarray,
     ok = row >= 0
     row, sid, label = row[ok], sid[ok], label[ok]
     o = np.lexsort((row, sid))
-    out = (row[o], sid[o], label[o].astype(np.float64), S)
-    t._cache[key] = out
-    return out
+    return row[o], sid[o], label[o].astype(np.float64), S
 
 
 @measure(

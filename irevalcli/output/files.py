@@ -50,6 +50,7 @@ EXTENSION_FORMATS = {
     ".tex": "latex",
     ".png": "png",
     ".svg": "svg",
+    ".pdf": "pdf",
     ".xml": "junit",
 }
 
@@ -255,7 +256,7 @@ def _umask() -> int:
 def write_stdout(data: bytes | Iterable[bytes], fmt: str = "") -> None:
     """Write ``data`` to standard output. A reader that goes away (``| head``) is not an
     error; a closed or full standard output is (exit 2)."""
-    binary = fmt in ("parquet", "png")
+    binary = fmt in ("parquet", "png", "pdf")
     if binary and _isatty(sys.stdout):
         raise UsageError(f"--format {fmt} writes binary data: give --output PATH or redirect stdout")
     out = getattr(sys.stdout, "buffer", None)
