@@ -356,8 +356,12 @@ def evaluate(
     ``run_format`` and ``columns`` (role -> column name) say how the dataset's files are read.
     Raises :class:`irevalcli.errors.IrevalError` subclasses with user-facing messages.
     """
+    from .io.source import reading_session
+
     s = EvalSettings.given(options, settings, "evaluate()")
-    with s.reading():  # inputs hashed (or not), run ranks read (or not), as the settings say
+    # inputs hashed (or not), run ranks read (or not), as the settings say; a pipe named as a
+    # path read from its source once, however often it is opened (sniffed, then read)
+    with reading_session(), s.reading():
         counts = _judged_counts(measures, s)
         ev = _evaluate(qrels, run, measures, s, progress or NO_PROGRESS, stdin, counts)
     if s.rel_format == "qrels" and s.zscores is None:
@@ -506,8 +510,16 @@ def _streams(given: RunInput) -> bool:
 def _on_dask(job: Job, given: RunInput) -> Evaluation:
     """``engine="dask"``: the qrels (and subtopics, z-scores) read here, the run on the cluster."""
     from .engine.dask_engine import evaluate_dask
+    from .io.dataset import is_url
+    from .io.source import reread_safe
 
     assert given.path is not None
+    local = given.path
+    if not is_url(local) and not os.path.isdir(local) and not reread_safe(local):  # each worker opens it itself
+        raise UsageError(
+            f"--engine dask reads the run from a file, a directory or a URL, not a pipe or FIFO ({local}); "
+            "save it to a file first"
+        )
     ev = evaluate_dask(job, given.path, given.settings)
     return Evaluation(results=ev.results, qrels=ev.qrels, run=ev.run)
 

@@ -424,3 +424,27 @@ def test_api(cluster, data):
     with session("dask", scheduler=cluster[0]):
         dask = evaluate(str(data / "qrels.txt"), str(data / "txt"), ["map", "gauc"], complete=True, engine="dask")
     assert local.per_query.equals(dask.per_query) and local.summary.equals(dask.summary)
+
+
+def test_empty_parts_and_text_hive_layouts_on_dask(cli, cluster, tmp_path):
+    """Issue 21 item 16 on the Dask engine: an empty Parquet part (an empty partition) adds
+    nothing, and a hive layout of CSV files gets its topic from the directories, as locally."""
+    (tmp_path / "q").write_bytes(b"1 0 a 1\n1 0 b 0\n2 0 c 1\n")
+    ds = tmp_path / "ds"
+    ds.mkdir()
+    pq.write_table(pa.table({"qid": ["1", "1"], "docno": ["a", "b"], "score": [2.0, 1.0]}), ds / "part-0.parquet")
+    empty = pa.table(
+        {"qid": pa.array([], pa.string()), "docno": pa.array([], pa.string()), "score": pa.array([], pa.float64())}
+    )
+    pq.write_table(empty, ds / "part-1.parquet")
+    pq.write_table(pa.table({"qid": ["2"], "docno": ["c"], "score": [1.0]}), ds / "part-2.parquet")
+    pq.write_table(empty, ds / "part-3.parquet")
+    local, dask = _both(cli, cluster, ["-q", "-m", "map", "-m", "num_ret", "q", "ds"], tmp_path)
+    assert local == dask
+    assert b"num_ret               \tall\t3\n" in local
+    for q, rows in (("1", "a,2.0\nb,1.0\n"), ("2", "c,1.0\n")):
+        (tmp_path / "hive" / f"qid={q}").mkdir(parents=True)
+        (tmp_path / "hive" / f"qid={q}" / "part.csv").write_text("docno,score\n" + rows)
+    hive_local, hive_dask = _both(cli, cluster, ["-q", "-m", "map", "-m", "num_ret", "q", "hive"], tmp_path)
+    assert hive_local == hive_dask
+    assert hive_local.replace(b"hive", b"ds") == local

@@ -281,7 +281,8 @@ def curve_command(
 ) -> None:
     """The precision-recall curve of each RUN as data: interpolated (trec_eval's iprec_at_recall,
     mean over topics) or every point."""
-    from ..io.tabular import expand_runs, read_qrels_file, read_run_file
+    from ..api import load_qrels, load_run
+    from ..io.tabular import expand_runs
     from ..output.files import check_not_input, check_output_path, is_stdout, write_output
     from ..settings import EvalSettings
 
@@ -296,11 +297,11 @@ def curve_command(
         check_not_input(output, inputs)
     settings = EvalSettings.of(complete=complete, rel_level=rel_level, ties=ties)
     with settings.reading():
-        q = read_qrels_file(qrels)
+        q = load_qrels(qrels)  # a file or a dataset, as every command reads it
     curves = []
     for path in paths:
         with settings.reading():
-            r = read_run_file(path)
+            r = load_run(path)
         t = build_curve_table(q, r, options=settings)
         c = all_points(t) if points == "all" else interpolated_curve(t, levels)
         curves.append((path, r.runid, c))

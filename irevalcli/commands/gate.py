@@ -11,7 +11,6 @@ this module reads the options and the TOML config into a
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections.abc import Sequence
@@ -35,7 +34,7 @@ from ..output.tables import (
     short,
     stdout_is_terminal,
 )
-from .options import Decimal, Integer, engine_options, ties_option
+from .options import Decimal, Integer, engine_options, remote_config_option, ties_option
 
 GATE_FORMATS = ("table", "json", "markdown", "junit")
 CONFIG_KEYS = (
@@ -75,34 +74,6 @@ def parse_cli_check(kind: str, text: str) -> Check:
     return make_check(kind, spec, value, f"{option} {text}")
 
 
-def _toml_loads(text: str) -> dict[str, Any]:
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef, unused-ignore]
-    return tomllib.loads(text)
-
-
-def read_config(path: str) -> tuple[dict[str, Any], str]:
-    """Parse a TOML gate config (never evaluated): its table and the SHA-256 of its bytes."""
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-    except FileNotFoundError:
-        raise InputError(path, "cannot read config file: no such file") from None
-    except IsADirectoryError:
-        raise InputError(path, "cannot read config file: it is a directory") from None
-    except OSError as exc:
-        raise InputError(path, f"cannot read config file: {exc.strerror or exc}") from None
-    try:
-        doc = _toml_loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise InputError(path, "not valid TOML: the file is not UTF-8") from None
-    except ValueError as exc:  # tomllib.TOMLDecodeError
-        raise InputError(path, f"not valid TOML: {exc}") from None
-    return doc, hashlib.sha256(raw).hexdigest()
-
-
 def _flatten(table: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
     """TOML reads the bare key ``ndcg_cut.10 = 0.5`` as a table ``ndcg_cut`` holding ``10``:
     join nested keys back into the dotted measure name."""
@@ -116,14 +87,15 @@ def _flatten(table: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
     return out
 
 
-def apply_config(spec: GateSpec, path: str) -> None:
-    """Fill ``spec`` from a config file; relative paths in it are relative to the file."""
+def apply_config(spec: GateSpec, path: str, *, allow_remote: bool = False) -> None:
+    """Fill ``spec`` from a config file; the paths in it resolved by :func:`resolve_config_path`."""
+    from ..io.config import read_config, resolve_config_path
+
     doc, sha = read_config(path)
     spec.config = {"path": path, "sha256": sha}
     unknown = [k for k in doc if k not in CONFIG_KEYS]
     if unknown:
         raise InputError(path, f"unknown key '{unknown[0]}' (known: {', '.join(CONFIG_KEYS)})")
-    base = os.path.dirname(path)
 
     def string(key: str) -> str:
         v = doc[key]
@@ -134,7 +106,7 @@ def apply_config(spec: GateSpec, path: str) -> None:
     for key in ("qrels", "run", "baseline"):
         if key in doc:
             p = string(key)
-            near = p if os.path.isabs(p) or p == "-" else os.path.join(base, p)
+            near = resolve_config_path(p, path, key, allow_remote=allow_remote)
             if key == "qrels" and not os.path.exists(near):
                 from ..io.irds import is_dataset_id
 
@@ -222,11 +194,12 @@ def build_spec(
     rel_level: int | None,
     config: str | None,
     ties: str | None = None,
+    allow_remote_config_paths: bool = False,
 ) -> GateSpec:
     """Config file first, then the command line on top (a check on the same measure replaces it)."""
     spec = GateSpec()
     if config is not None:
-        apply_config(spec, config)
+        apply_config(spec, config, allow_remote=allow_remote_config_paths)
     if len(files) > 2:
         raise UsageError(f"expected [QRELS] RUN, got {len(files)} arguments; usage: ireval gate [OPTIONS] [QRELS] RUN")
     if len(files) == 2:
@@ -601,6 +574,7 @@ or baseline sharing no topic with QRELS).
     "[max_losers], test, alpha; "
     "command-line options override it.",
 )
+@remote_config_option
 @click.option(
     "--format",
     "fmt",
@@ -638,6 +612,7 @@ def gate_command(
     engine: str = "local",
     scheduler: str | None = None,
     workers: int | None = None,
+    allow_remote_config_paths: bool = False,
 ) -> None:
     """Check RUN against quality floors and a baseline; exit 1 if a check fails.
 
@@ -668,7 +643,10 @@ def gate_command(
         rel_level=rel_level,
         config=config,
         ties=ties,
+        allow_remote_config_paths=allow_remote_config_paths,
     )
+    if not is_stdout(output):  # the inputs the config file names, before any work
+        check_not_input(output, [spec.qrels, spec.run, spec.baseline])
     from ..engine.dask_engine import session
 
     with session(engine, scheduler, workers):  # --engine dask: one cluster for both runs

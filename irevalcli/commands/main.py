@@ -931,6 +931,7 @@ def _invoke(cmd: click.Command, args: list[str], prog_name: str) -> None:
     # failed-gate code) and prints a blank line on Ctrl-C. Shell completion is
     # answered in entry(), only when a shell asks (completion.requested).
     from ..errors import IN_CLI
+    from ..io.source import reading_session
     from ..output.files import COMMAND_INPUTS, command_inputs
 
     token = IN_CLI.set(True)  # errors name the command line's options, not the API's
@@ -942,7 +943,10 @@ def _invoke(cmd: click.Command, args: list[str], prog_name: str) -> None:
             # every write refuses these as outputs (plot, a group, passes its inputs itself)
             inputs = COMMAND_INPUTS.set(command_inputs(ctx.params))
             try:
-                cmd.invoke(ctx)
+                # every input that is not a regular file is read from its source once, and every
+                # file read is known to the writers, which refuse to replace it
+                with reading_session():
+                    cmd.invoke(ctx)
             finally:
                 COMMAND_INPUTS.reset(inputs)
     finally:

@@ -144,6 +144,15 @@ def ties_option(default: str | None = "docno", extra: str = "") -> F:
     )
 
 
+remote_config_option = click.option(
+    "--allow-remote-config-paths",
+    "allow_remote_config_paths",
+    is_flag=True,
+    help="Read URLs (s3://, http://, ...) named in the --config file. Without it a config file may "
+    "name local files only, so a config never makes ireval connect anywhere.",
+)
+
+
 class Decimal(click.ParamType):
     """A finite number in decimal notation and nothing else (``0.05``, ``5e-2``): what ireval's
     own commands take for probabilities and levels. Unlike click's float, no ``1_0``, ``nan``,

@@ -203,15 +203,16 @@ def _settings(
 
 
 def _load(qrels: str, runs: Sequence[str], settings: EvalSettings, *, expand: bool = True) -> tuple:
-    from ..io.tabular import expand_runs, read_qrels_file, read_run_file
+    from ..api import load_qrels, load_run
+    from ..io.tabular import expand_runs
 
     paths = expand_runs(runs) if expand else list(runs)
     if paths.count("-") > 1:
         raise UsageError("only one run can be read from standard input ('-')")
     fmt, cmap = settings.run_format, settings.columns
     with settings.reading():
-        q = read_qrels_file(qrels, fmt=settings.qrels_format, columns=cmap)
-        return q, [read_run_file(p, fmt=fmt, columns=cmap) for p in paths]
+        q = load_qrels(qrels, fmt=settings.qrels_format, columns=cmap)  # a file or a dataset
+        return q, [load_run(p, fmt=fmt, columns=cmap) for p in paths]
 
 
 def pr_curves(qrels: Any, runs: Sequence[Any], *, options: EvalSettings | None = None, **settings: Any) -> list:

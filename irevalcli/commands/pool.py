@@ -289,7 +289,8 @@ def pool_command(
     ties: str = "docno",
 ) -> None:
     """Build a judgment pool: the union of each RUN's top N documents per topic."""
-    from ..io.tabular import expand_runs, parse_column_map, read_qrels_file, read_run_file
+    from ..api import load_qrels, load_run
+    from ..io.tabular import expand_runs, parse_column_map
     from ..output.files import check_not_input, check_output_path, is_stdout, write_files, write_stdout
     from ..settings import EvalSettings
 
@@ -314,8 +315,8 @@ def pool_command(
             check_output_path(path, option=option)  # type: ignore[arg-type]
             check_not_input(path, inputs, option=option)
     with settings.reading():
-        q = read_qrels_file(qrels, fmt=qrels_format, columns=cmap) if qrels else None
-        loaded = [read_run_file(p, fmt=run_format, columns=cmap) for p in paths]
+        q = load_qrels(qrels, fmt=qrels_format, columns=cmap) if qrels else None  # a file or a dataset
+        loaded = [load_run(p, fmt=run_format, columns=cmap) for p in paths]
     pool = build_pool(loaded, depth, q, settings.ties)
     data = pool_bytes(pool, label)
     # every file only once everything is made (a failure above writes nothing), each atomically

@@ -264,8 +264,10 @@ def _run_info(ds: Dataset, fmt: str, columns: Mapping[str, str], schema: Any, ra
 
     from ..io.dataset import dataset_runid, read_part
 
-    last = len(ds) - 1
-    part = read_part(ds, last, fmt=fmt, columns=columns, schema=schema, ranks=ranks)
+    for last in range(len(ds) - 1, -1, -1):  # the last file with rows (empty parts add nothing)
+        part = read_part(ds, last, fmt=fmt, columns=columns, schema=schema, ranks=ranks)
+        if len(part.run):
+            break
     sha = hashlib.sha256(ds.read_bytes(0, "run")).hexdigest() if hashing and len(ds) == 1 else ""
     return dataset_runid(ds, part.run), sha
 

@@ -393,7 +393,12 @@ def _release() -> None:
 
 def _stored_size(reader: Any, spool: IO[bytes] | None) -> int:
     try:
-        return os.fstat(spool.fileno()).st_size if spool is not None else os.path.getsize(reader.path)
+        if spool is not None:
+            return os.fstat(spool.fileno()).st_size
+        from ..io.source import stored_head
+
+        found = stored_head(reader.path)  # a pipe named as a path: the size of its spool
+        return found[1] if found is not None else 0
     except (OSError, ValueError, AttributeError):
         return 0
 

@@ -13,14 +13,9 @@ the caller falls back to reading it whole (more memory, same result).
 
 from __future__ import annotations
 
-import bz2
 import contextlib
-import gzip
-import hashlib
 import io
-import lzma
 import os
-import zlib
 from collections.abc import Callable, Generator, Iterator
 from typing import IO, TYPE_CHECKING, Any
 
@@ -30,13 +25,10 @@ from ..core.table import runs_of
 from ..errors import DuplicateDocError, InputError
 from ..io import trec as readers
 from ..io.arrow import to_numpy
+from ..io.source import DECOMPRESS_ERRORS, HEAD_BYTES, Tap, corrupt, is_compressed, open_decompressed
 from ..io.trec import (
-    GZIP_MAGIC,
-    XZ_MAGIC,
-    ZSTD_MAGIC,
     Run,
     Source,
-    is_bzip2,
     line_too_long,
     parse_run,
 )
@@ -58,81 +50,6 @@ class NotGrouped(Exception):
     """A topic reappeared after its block ended (or a lone CR ends lines): evaluate the file in memory."""
 
 
-class _HashingReader(io.RawIOBase):
-    """Passes bytes through and hashes them (the SHA-256 is of the file as stored).
-
-    With a ``spool`` file it also copies every byte it reads there: standard input
-    cannot be read again, so a run that turns out not to be grouped by topic (or not
-    TREC text) is read whole from the spool plus the rest of the input (:meth:`rest`).
-    :meth:`head` reads the first bytes ahead (to recognise a compressed stream
-    without seeking) and gives them again to the next reads."""
-
-    def __init__(
-        self, fh: IO[bytes], spool: IO[bytes] | None = None, progress: Callable[[int], None] | None = None
-    ) -> None:
-        from ..io.trec import HASH_INPUTS
-
-        self.fh = fh
-        self.progress = progress
-        self.sha = hashlib.sha256()
-        self.enabled = HASH_INPUTS.get()
-        self.spool = spool
-        self.ahead = b""
-        self.count = 0  # bytes read from ``fh`` (as stored: compressed, if it is)
-        self.eof = False  # a read gave nothing: the input ended (a terminal's one Ctrl-D)
-
-    def readable(self) -> bool:
-        return True
-
-    def _read(self, b: Any) -> int:
-        if self.eof:  # a terminal would wait for another Ctrl-D: the input ended at the first
-            return 0
-        # one read of the file at a time (readinto1): a buffered standard input's readinto
-        # would read on after a terminal's Ctrl-D to fill ``b``, swallowing the end of input
-        read = getattr(self.fh, "readinto1", None) or self.fh.readinto  # type: ignore[attr-defined]
-        n = read(b)
-        if not n:
-            self.eof = True
-        if n:
-            self.count += n
-            if self.progress is not None:
-                self.progress(n)
-            if self.enabled:
-                self.sha.update(memoryview(b)[:n])
-            if self.spool is not None:
-                try:
-                    self.spool.write(memoryview(b)[:n])
-                except OSError as exc:  # a full disk: the bytes read could not be read again
-                    raise InputError(
-                        "<stdin>",
-                        f"cannot keep a temporary copy of standard input ({exc.strerror or exc}); "
-                        "give the run as a file, or set TMPDIR to a directory with room",
-                    ) from None
-        return n or 0
-
-    def head(self, size: int) -> bytes:
-        buf = bytearray(size)
-        got = 0
-        while got < size:
-            n = self._read(memoryview(buf)[got:])
-            if not n:
-                break
-            got += n
-        self.ahead = bytes(buf[:got])
-        return self.ahead
-
-    def readinto(self, b: Any) -> int:
-        if self.ahead:
-            n = min(len(b), len(self.ahead))
-            b[:n] = self.ahead[:n]
-            self.ahead = self.ahead[n:]
-            return n
-        return self._read(b)
-
-    def close(self) -> None:  # the file is its owner's to close (standard input stays open)
-        super().close()
-
-
 class ChunkReader:
     """Reads the file's bytes (decompressed) in chunks that end at a line end.
 
@@ -141,7 +58,10 @@ class ChunkReader:
     anyway; None: the reader counts them itself), so that an error found while reading
     (a NUL byte, a line too long) names its line without a second scan of every chunk.
 
-    ``progress`` is called with the number of bytes read (as stored) as they are read.
+    ``progress`` is called with the number of bytes read (as stored) as they are read;
+    ``hash``: compute the SHA-256 of the bytes as stored (None: as ``HASH_INPUTS`` says).
+    A pipe or FIFO named as a path is read once, through the spool of
+    :func:`irevalcli.io.source.open_input`, like a file.
     ``path`` ``-`` reads standard input (``stdin``, else ``sys.stdin.buffer``), as it
     arrives, spooling what it reads to an unnamed temporary file for :meth:`rest`;
     its format is not known beforehand, so a first chunk that is not TREC text
@@ -156,7 +76,11 @@ class ChunkReader:
         stdin: IO[bytes] | None = None,
         spool: bool = True,
         progress: Callable[[int], None] | None = None,
+        hash: bool | None = None,
     ) -> None:
+        from ..io.trec import HASH_INPUTS
+
+        self.hash = HASH_INPUTS.get() if hash is None else hash
         self.path = path
         self.progress = progress
         self.chunk_bytes = chunk_bytes
@@ -167,16 +91,23 @@ class ChunkReader:
         self._stdin = stdin
         self._keep_spool = spool  # False: ``stdin`` is a spool already (read again), not spooled twice
         self._spool: IO[bytes] | None = None
-        self._raw: _HashingReader | None = None
+        self._raw: Tap | None = None
 
     def _open(self) -> tuple[IO[bytes], IO[bytes] | None]:
         """The raw input and, for standard input, the spool."""
         if not self.is_stdin:
-            return open(self.path, "rb"), None
+            from ..io.source import open_input
+
+            fh = open_input(self.path, what="run")
+            fh.seek(0)
+            return fh, None
         import sys
         import tempfile
 
+        from ..io.source import record_stdin
+
         source = self._stdin if self._stdin is not None else sys.stdin.buffer
+        record_stdin(source)
         if not self._keep_spool:
             return source, None
         try:
@@ -215,7 +146,7 @@ class ChunkReader:
         assert self._spool is not None
         source = self._stdin if self._stdin is not None else __import__("sys").stdin.buffer
         spool, self._spool = self._spool, None
-        read = getattr(source, "read1", None) or source.read  # one read at a time, as _HashingReader
+        read = getattr(source, "read1", None) or source.read  # one read at a time, as io.source.Tap
         while not (self._raw is not None and self._raw.eof) and (block := read(1 << 20)):
             spool.write(block)
         spool.seek(0)
@@ -238,27 +169,13 @@ class ChunkReader:
                 fh.close()
 
     def _chunks(self, fh: IO[bytes], spool: IO[bytes] | None) -> Generator[tuple[bytearray, bool], int | None, None]:
-        from ..io.trec import ZSTD_MAGIC
-
-        raw = self._raw = _HashingReader(fh, spool, self.progress)
-        head = raw.head(10)
+        raw = self._raw = Tap(fh, hash=self.hash, progress=self.progress, spool=spool, name=self.name)
+        head = raw.head(HEAD_BYTES)
         buffered = io.BufferedReader(raw, buffer_size=1 << 20)
         sniff = self.is_stdin  # a file's format was recognised before streaming it
         if sniff and head.startswith(b"PAR1"):
             raise NotGrouped  # read whole: Parquet is not streamed
-        stream: Any
-        if head.startswith(ZSTD_MAGIC):
-            import pyarrow as pa
-
-            stream = pa.CompressedInputStream(pa.PythonFile(buffered, mode="r"), "zstd")
-        elif head.startswith(GZIP_MAGIC):
-            stream = gzip.GzipFile(fileobj=buffered)
-        elif is_bzip2(head):
-            stream = bz2.BZ2File(buffered)
-        elif head.startswith(XZ_MAGIC):
-            stream = lzma.LZMAFile(buffered)  # noqa: SIM115 (closed with the reader, in finally)
-        else:
-            stream = buffered
+        stream: Any = open_decompressed(buffered, head)
         carry = b""  # a line begun at the end of the last block
         last = False
         lines = 0  # physical lines in the chunks given so far
@@ -271,10 +188,8 @@ class ChunkReader:
             buf[: len(lead)] = lead
             try:
                 n = _fill(stream, memoryview(buf)[len(lead) :])
-            except (OSError, EOFError, lzma.LZMAError, zlib.error) as exc:
-                raise InputError(
-                    self.name, f"cannot read run file: corrupt or truncated compressed data ({exc})"
-                ) from None
+            except DECOMPRESS_ERRORS as exc:
+                raise corrupt(self.name, "run", exc) from None
             self.size += n
             last = n < want
             del buf[len(lead) + n :]
@@ -299,7 +214,7 @@ class ChunkReader:
             else:
                 while buffered.read(1 << 20):  # hash whatever the decompressor left unread
                     pass
-                self.sha256 = raw.sha.hexdigest() if raw.enabled else ""
+                self.sha256 = raw.hexdigest()
             counted = yield buf, last
             lines += counted if counted is not None else buf.count(b"\n")
 
@@ -652,13 +567,10 @@ def should_stream(path: object, stream: bool | None) -> bool:
         return bool(stream)
     if os.fspath(path) == "-":
         return True
-    try:
-        if not os.path.isfile(path):
-            return False
-        if os.path.getsize(path) >= STREAM_THRESHOLD:
-            return True
-        with open(path, "rb") as fh:
-            head = fh.read(10)
-    except OSError:
+    from ..io.source import stored_head
+
+    found = stored_head(path)  # a pipe or FIFO named as a path: spooled, then sized like a file
+    if found is None:
         return False
-    return head.startswith((GZIP_MAGIC, XZ_MAGIC, ZSTD_MAGIC)) or is_bzip2(head)
+    head, size = found
+    return size >= STREAM_THRESHOLD or is_compressed(head)

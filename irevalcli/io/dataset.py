@@ -95,9 +95,10 @@ class Dataset:
     def read_bytes(self, i: int, what: str) -> bytes:
         name = self.names[i]
         try:
-            if self.fs is None:
-                with open(self.files[i], "rb") as fh:
-                    return fh.read()
+            if self.fs is None:  # a member is read as the same file alone would be
+                from .source import read_whole
+
+                return read_whole(self.files[i], what=what, hash=False, name=name).data
             with self.fs.open(self.files[i], "rb") as fh:
                 return bytes(fh.read())
         except FileNotFoundError:
@@ -146,6 +147,7 @@ def open_dataset(spec: str, what: str) -> Dataset:
 
     else:
         fs = None
+        protocol = ""
         if os.path.isdir(spec):
             root = spec.rstrip("/") or "/"
             files = sorted(
@@ -182,6 +184,14 @@ def open_dataset(spec: str, what: str) -> Dataset:
         keys &= {k for k, _ in h}
     if len(files) >= 1 << (63 - LINE_BITS):
         raise InputError(spec, f"cannot read {what} dataset: more than {1 << (63 - LINE_BITS)} files")
+    if fs is None or protocol == "file":  # local members are inputs no output may replace
+        from .source import record_input
+
+        for p in files:
+            try:
+                record_input(os.stat(p), shown(p))
+            except OSError:
+                pass
     return Dataset(
         spec=spec,
         fs=fs,
@@ -196,12 +206,12 @@ def open_dataset(spec: str, what: str) -> Dataset:
 # ---------------------------------------------------------------- schemas
 
 
-def _kind(data: bytes, fmt: str, columns: Mapping[str, str]) -> str:
+def _kind(data: bytes, fmt: str, columns: Mapping[str, str], hive: Sequence[tuple[str, str]] = ()) -> str:
     from .tabular import detect
 
     if fmt != "auto":
         return fmt
-    return detect(data, columns)
+    return detect(data, columns, [k for k, _ in hive])
 
 
 def schema_of(data: bytes, kind: str, name: str) -> tuple[str, ...]:
@@ -299,12 +309,14 @@ def read_part(
     import numpy as np
 
     from .tabular import find_column, parse_run_source
-    from .trec import decompress, reading_ranks
+    from .trec import decompress
 
     columns = dict(columns or {})
     name = ds.names[i]
     data = decompress(ds.read_bytes(i, what), name, what)
-    kind = _kind(data, fmt, columns)
+    if not data.strip():  # an empty part (an empty partition): no rows, and no format to check
+        return _empty_part(name, ranks, labelled)
+    kind = _kind(data, fmt, columns, ds.hive[i])
     check_schema(name, schema_of(data, kind, name), schema, ds.first_name)
     label_col = None
     nulls = None
@@ -325,16 +337,35 @@ def read_part(
     if kind == "parquet" and (ds.hive[i] or (label_col is not None and nulls is not None)):
         data = _with_hive(data, name, ds.hive[i], label_col)  # rewritten only when it must be
     src = Source(name=name, data=data, sha256="")
-    with reading_ranks(ranks):
-        run = parse_run_source(src, fmt=fmt if fmt != "auto" else kind, columns=columns)
+    # a member is read as the same file alone would be, but may hold no rows; its hive
+    # directories give it the columns it lacks, whatever its format (Parquet: added above)
+    run = parse_run_source(
+        src,
+        fmt=fmt if fmt != "auto" else kind,
+        columns=columns,
+        ranks=ranks,
+        constants=ds.hive[i] if kind != "parquet" else (),
+        allow_empty=True,
+    )
     run.lineno = (np.int64(ds.place(i)) << LINE_BITS) | run.lineno
     if not labelled:
         return Part(run)
     from .tabular import parse_qrels_source
 
-    q = parse_qrels_source(Source(name=name, data=data, sha256=""), fmt="parquet", columns=columns)
+    q = parse_qrels_source(Source(name=name, data=data, sha256=""), fmt="parquet", columns=columns, allow_empty=True)
     has = np.ones(len(q.rel), dtype=bool) if nulls is None else ~nulls
     return Part(run, labels=np.where(has, q.rel, 0), labelled=has)
+
+
+def _empty_part(name: str, ranks: bool, labelled: bool) -> Part:
+    import numpy as np
+
+    run = Run.empty(name)
+    if ranks:
+        run.rank = np.zeros(0, dtype=np.int64)
+    if not labelled:
+        return Part(run)
+    return Part(run, labels=np.zeros(0, dtype=np.int64), labelled=np.zeros(0, dtype=bool))
 
 
 def _null_rows(data: bytes, col: str) -> np.ndarray | None:
@@ -361,11 +392,19 @@ def read_qrels_part(
     columns = dict(columns or {})
     name = ds.names[i]
     data = decompress(ds.read_bytes(i, "qrels"), name, "qrels")
-    kind = _kind(data, fmt, columns)
+    if not data.strip():  # an empty part: no judgements, no format to check
+        return parse_qrels_source(Source(name=name, data=b"", sha256=""), fmt="trec", allow_empty=True)
+    kind = _kind(data, fmt, columns, ds.hive[i])
     check_schema(name, schema_of(data, kind, name), schema, ds.first_name)
     if kind == "parquet" and ds.hive[i]:
         data = _with_hive(data, name, ds.hive[i], None)
-    q = parse_qrels_source(Source(name=name, data=data, sha256=""), fmt=fmt if fmt != "auto" else kind, columns=columns)
+    q = parse_qrels_source(
+        Source(name=name, data=data, sha256=""),
+        fmt=fmt if fmt != "auto" else kind,
+        columns=columns,
+        constants=ds.hive[i] if kind != "parquet" else (),
+        allow_empty=True,
+    )
     q.lineno = (np.int64(ds.place(i)) << LINE_BITS) | q.lineno
     return q
 
@@ -375,8 +414,11 @@ def first_schema(
 ) -> tuple[str, ...]:
     from .trec import decompress
 
-    data = decompress(ds.read_bytes(0, what), ds.names[0], what)
-    return schema_of(data, _kind(data, fmt, dict(columns or {})), ds.names[0])
+    for i in range(len(ds)):  # the first file with any content (an empty part has no format)
+        data = decompress(ds.read_bytes(i, what), ds.names[i], what)
+        if data.strip():
+            return schema_of(data, _kind(data, fmt, dict(columns or {}), ds.hive[i]), ds.names[i])
+    return ("empty",)
 
 
 # ---------------------------------------------------------------- whole datasets (local engine)
@@ -409,7 +451,7 @@ def dataset_runid(ds: Dataset, last: Run) -> str:
     TREC text); else one made from the dataset's name, as a single file's is from its name."""
     from .tabular import default_runid
 
-    if last.runid == default_runid(ds.names[-1]):
+    if last.runid == default_runid(last.name):
         return default_runid(ds.spec.rstrip("/"))
     return last.runid
 
@@ -423,6 +465,9 @@ def read_run_dataset(
     schema = first_schema(ds, "run", fmt, columns)
     want_ranks = READ_RANKS.get() if ranks is None else ranks
     runs = [read_part(ds, i, fmt=fmt, columns=columns, schema=schema, ranks=want_ranks).run for i in range(len(ds))]
+    runs = [r for r in runs if len(r)]  # empty parts (empty partitions) add nothing
+    if not runs:
+        raise InputError(ds.spec, "the run dataset has no results (every file is empty)")
     return concat_runs(runs, ds.spec, dataset_runid(ds, runs[-1]))
 
 
@@ -433,6 +478,9 @@ def read_qrels_dataset(spec: str, *, fmt: str = "auto", columns: Mapping[str, st
     ds = open_dataset(spec, "qrels")
     schema = first_schema(ds, "qrels", fmt, columns)
     parts = [read_qrels_part(ds, i, fmt=fmt, columns=columns, schema=schema) for i in range(len(ds))]
+    parts = [q for q in parts if len(q.rel)]  # empty parts add nothing
+    if not parts:
+        raise InputError(ds.spec, "the qrels dataset has no judgements (every file is empty)")
     return Qrels(
         name=ds.spec,
         sha256="",
@@ -473,6 +521,9 @@ def read_labelled_dataset(
         read_part(ds, i, what="labelled table", columns=columns, schema=schema, ranks=want_ranks, labelled=True)
         for i in range(len(ds))
     ]
+    parts = [p for p in parts if len(p.run)]  # empty parts add nothing
+    if not parts:
+        raise InputError(ds.spec, "the labelled table has no rows (every file is empty)")
     run = concat_runs([p.run for p in parts], ds.spec, dataset_runid(ds, parts[-1].run))
     labels = np.concatenate([p.labels for p in parts])
     has = np.concatenate([p.labelled for p in parts])

@@ -166,11 +166,12 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def detect(data: bytes, columns: Mapping[str, str] | None = None) -> str:
+def detect(data: bytes, columns: Mapping[str, str] | None = None, extra: Sequence[str] = ()) -> str:
     """The format of (decompressed) ``data``: parquet, jsonl, tsv, csv or trec.
 
     A first line split by tabs (or commas) that names a qid and a docno column
-    is a header; anything else is TREC text.
+    is a header; anything else is TREC text. ``extra``: column names the file's rows
+    get from elsewhere (a dataset's hive directories, ``qid=301/``).
     """
     columns = columns or {}
     if is_parquet(data):
@@ -180,7 +181,7 @@ def detect(data: bytes, columns: Mapping[str, str] | None = None) -> str:
     line = _first_line(data)
     for delim, fmt in ((b"\t", "tsv"), (b",", "csv")):
         if delim in line:
-            names = _header_fields(line, delim)
+            names = [*_header_fields(line, delim), *extra]
             if find_column("qid", names, columns) and find_column("docno", names, columns):
                 return fmt
             return "trec"
@@ -211,39 +212,13 @@ def _json_object_line(line: bytes) -> bool:
         return False
 
 
-def _sniff_head(path: str, size: int = 1 << 16) -> bytes | None:
-    """The first decompressed bytes of a file, or None when it cannot be read."""
-    import bz2
-    import gzip
-    import lzma
-    import zlib
-
-    from .trec import GZIP_MAGIC, XZ_MAGIC, ZSTD_MAGIC, is_bzip2
-
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(10)
-            fh.seek(0)
-            if head.startswith(ZSTD_MAGIC):
-                import pyarrow as pa
-
-                return pa.CompressedInputStream(pa.PythonFile(fh, mode="r"), "zstd").read(size)
-            if head.startswith(GZIP_MAGIC):
-                return gzip.GzipFile(fileobj=fh).read(size)
-            if is_bzip2(head):
-                return bz2.BZ2File(fh).read(size)
-            if head.startswith(XZ_MAGIC):
-                return lzma.LZMAFile(fh).read(size)
-            return fh.read(size)
-    except (OSError, EOFError, lzma.LZMAError, zlib.error):
-        return None
-
-
 def streamable(path: Any, fmt: str = "auto") -> bool:
     """Whether the bounded-memory streaming reader can take this run: TREC text, plain or compressed."""
+    from .source import sniff_head
+
     if fmt not in ("auto", "trec") or not isinstance(path, (str, os.PathLike)) or os.fspath(path) == "-":
         return False
-    head = _sniff_head(os.fspath(path))
+    head = sniff_head(os.fspath(path))  # a pipe named as a path is spooled: the sniff loses nothing
     if head is None:
         return False
     if fmt == "trec":
@@ -258,34 +233,18 @@ def streamable(path: Any, fmt: str = "auto") -> bool:
 
 
 def read_input(
-    path: str | os.PathLike[str], *, what: str, stdin: BinaryIO | None = None, progress: Progress | None = None
+    path: str | os.PathLike[str],
+    *,
+    what: str,
+    stdin: BinaryIO | None = None,
+    progress: Progress | None = None,
+    hash: bool | None = None,
 ) -> Source:
-    """:func:`readers.read_source`, reporting bytes read to ``progress`` as it goes."""
-    spath = os.fspath(path)
-    if progress is None or spath == "-":
-        return read_source(path, what=what, stdin=stdin)
-    import hashlib
-
-    from .trec import HASH_INPUTS, decompress
-
-    hashing = HASH_INPUTS.get()
-    sha = hashlib.sha256()
-    parts = []
-    try:
-        with open(spath, "rb") as fh:
-            while True:
-                block = fh.read(8 << 20)
-                if not block:
-                    break
-                if hashing:
-                    sha.update(block)
-                parts.append(block)
-                progress(len(block))
-    except OSError:
-        return read_source(path, what=what)  # raises the usual message
-    raw = b"".join(parts)
-    del parts
-    return Source(name=spath, data=decompress(raw, spath, what), sha256=sha.hexdigest() if hashing else "")
+    """:func:`readers.read_source`, reporting bytes read to ``progress`` as it goes (not for
+    standard input, whose size is not known)."""
+    if os.fspath(path) == "-":
+        progress = None
+    return read_source(path, what=what, stdin=stdin, hash=hash, progress=progress)
 
 
 def read_qrels_file(
@@ -295,8 +254,10 @@ def read_qrels_file(
     columns: Mapping[str, str] | Sequence[str] | None = None,
     stdin: BinaryIO | None = None,
     progress: Progress | None = None,
+    hash: bool | None = None,
 ) -> Qrels:
-    """A qrels file in any supported format (``fmt="auto"`` detects it)."""
+    """A qrels file in any supported format (``fmt="auto"`` detects it). ``hash``: record
+    its SHA-256 (None: as :data:`irevalcli.io.trec.HASH_INPUTS` says)."""
     check_format(fmt, "qrels")
     cmap = parse_column_map(columns)
     from .irds import is_dataset_id
@@ -306,7 +267,7 @@ def read_qrels_file(
 
         src = qrels_source(os.fspath(path))
     else:
-        src = read_input(path, what="qrels", stdin=stdin, progress=progress)
+        src = read_input(path, what="qrels", stdin=stdin, progress=progress, hash=hash)
     return parse_qrels_source(src, fmt=fmt, columns=cmap)
 
 
@@ -317,21 +278,36 @@ def read_run_file(
     columns: Mapping[str, str] | Sequence[str] | None = None,
     stdin: BinaryIO | None = None,
     progress: Progress | None = None,
+    hash: bool | None = None,
+    ranks: bool | None = None,
 ) -> Run:
-    """A run file in any supported format (``fmt="auto"`` detects it; ``msmarco`` must be asked for)."""
+    """A run file in any supported format (``fmt="auto"`` detects it; ``msmarco`` must be asked for).
+    ``hash``: record its SHA-256; ``ranks``: keep its rank column (None: as the context says)."""
     check_format(fmt, "run")
     cmap = parse_column_map(columns)
-    src = read_input(path, what="run", stdin=stdin, progress=progress)
-    return parse_run_source(src, fmt=fmt, columns=cmap)
+    src = read_input(path, what="run", stdin=stdin, progress=progress, hash=hash)
+    return parse_run_source(src, fmt=fmt, columns=cmap, ranks=ranks)
 
 
-def parse_qrels_source(src: Source, *, fmt: str = "auto", columns: Mapping[str, str] | None = None) -> Qrels:
+def parse_qrels_source(
+    src: Source,
+    *,
+    fmt: str = "auto",
+    columns: Mapping[str, str] | None = None,
+    constants: Sequence[tuple[str, str]] = (),
+    allow_empty: bool = False,
+) -> Qrels:
+    """Qrels from their bytes. ``constants``: (column, value) pairs every row has unless the
+    file has that column (a dataset's hive directories). ``allow_empty``: a file without
+    judgements (a dataset's empty part) gives empty qrels instead of an error."""
     from .trec import parse_qrels
 
     columns = columns or {}
     strip_header_bom(src, fmt, columns)
     refuse_bom(src)
-    kind = detect(src.data, columns) if fmt == "auto" else fmt
+    kind = detect(src.data, columns, [k for k, _ in constants]) if fmt == "auto" else fmt
+    if allow_empty and (not src.data.strip() or (kind == "trec" and _only_comments(src.data))):
+        return _empty_qrels(src.name)
     if kind == "trec":
         try:
             return parse_qrels(src)
@@ -344,8 +320,10 @@ def parse_qrels_source(src: Source, *, fmt: str = "auto", columns: Mapping[str, 
             raise type(exc)(src.name, exc.detail + hint, exc.line) from None
     if not src.data:
         raise InputError(src.name, "the qrels file is empty")
-    tab = _read_tabular(src, kind, ("qid", "docno", "rel"), (), columns, "qrels")
+    tab = _read_tabular(src, kind, ("qid", "docno", "rel"), (), columns, "qrels", constants)
     if len(tab.lineno) == 0:
+        if allow_empty:
+            return _empty_qrels(src.name)
         raise InputError(src.name, "the qrels file has no judgements (only a header)")
     return Qrels(
         name=src.name,
@@ -357,32 +335,51 @@ def parse_qrels_source(src: Source, *, fmt: str = "auto", columns: Mapping[str, 
     )
 
 
-def parse_run_source(src: Source, *, fmt: str = "auto", columns: Mapping[str, str] | None = None) -> Run:
+def parse_run_source(
+    src: Source,
+    *,
+    fmt: str = "auto",
+    columns: Mapping[str, str] | None = None,
+    ranks: bool | None = None,
+    constants: Sequence[tuple[str, str]] = (),
+    allow_empty: bool = False,
+) -> Run:
+    """A run's rows from its bytes; ``ranks``: keep the rank column, for ``--ties rank``
+    (None: as :data:`irevalcli.io.trec.READ_RANKS` says). ``constants``: (column, value)
+    pairs every row has unless the file has that column (a dataset's hive directories).
+    ``allow_empty``: a file without results (a dataset's empty part) gives an empty run
+    instead of an error."""
     from .trec import parse_run
 
+    if ranks is None:
+        ranks = READ_RANKS.get()
     columns = columns or {}
     strip_header_bom(src, fmt, columns)
     refuse_bom(src)
-    kind = detect(src.data, columns) if fmt == "auto" else fmt
+    kind = detect(src.data, columns, [k for k, _ in constants]) if fmt == "auto" else fmt
+    if allow_empty and (not src.data.strip() or (kind == "trec" and _only_comments(src.data))):
+        return _empty_run(src.name, ranks)
     if kind == "trec":
         try:
-            return parse_run(src)
+            return parse_run(src, ranks=ranks)
         except InputError as exc:
             raise explain_run_error(exc, src.data) from None
     if not src.data:
         raise InputError(src.name, "the run file is empty")
     if kind == "msmarco":
-        return _parse_msmarco(src)
+        return _parse_msmarco(src, ranks)
     import numpy as np
 
     by_rank = "rank" in columns and "score" not in columns  # --column rank=NAME: score = -rank
-    ranks = READ_RANKS.get()  # --ties rank orders by the rank column; a score only breaks equal ranks
+    # --ties rank orders by the rank column; a score only breaks equal ranks
     if ranks:
         required, optional = ("qid", "docno", "rank"), ("runid",) if by_rank else ("runid", "score")
     else:
         required, optional = ("qid", "docno", "rank" if by_rank else "score"), ("runid",)
-    tab = _read_tabular(src, kind, required, optional, columns, "run")
+    tab = _read_tabular(src, kind, required, optional, columns, "run", constants)
     if tab.nrows == 0:
+        if allow_empty:
+            return _empty_run(src.name, ranks)
         raise InputError(src.name, "the run file has no results")
     rank = _ranks(tab) if by_rank or ranks else None
     if "score" in tab.cols:
@@ -404,6 +401,29 @@ def parse_run_source(src: Source, *, fmt: str = "auto", columns: Mapping[str, st
         runid=runid,
         rank=rank if ranks else None,
     )
+
+
+def _only_comments(data: bytes) -> bool:
+    """TREC text with no data line: only blank lines and ``#`` comment lines."""
+    return all(not line.strip() or line.lstrip().startswith(b"#") for line in data.splitlines())
+
+
+def _empty_qrels(name: str) -> Qrels:
+    import numpy as np
+
+    from .arrow import binary_array
+
+    none = binary_array([])
+    return Qrels(name, "", none, none, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+
+
+def _empty_run(name: str, ranks: bool) -> Run:
+    import numpy as np
+
+    run = Run.empty(name, default_runid(name))
+    if ranks:
+        run.rank = np.zeros(0, dtype=np.int64)
+    return run
 
 
 def _ranks(tab: _Table) -> np.ndarray:
@@ -460,7 +480,7 @@ def _bad_line(data: bytes, line: int | None) -> bytes:
     return data[start : end if end >= 0 else len(data)]
 
 
-def _parse_msmarco(src: Source) -> Run:
+def _parse_msmarco(src: Source, ranks: bool) -> Run:
     import numpy as np
     import pyarrow as pa
 
@@ -493,16 +513,14 @@ def _parse_msmarco(src: Source) -> Run:
         score=-rank.astype(np.float64),
         lineno=lineno,
         runid=default_runid(src.name),
-        rank=_msmarco_ranks(rank, lineno, src.name),
+        rank=_msmarco_ranks(rank, lineno, src.name) if ranks else None,
     )
 
 
 def _msmarco_ranks(rank: np.ndarray, lineno: np.ndarray, name: str) -> np.ndarray | None:
-    """An MS MARCO run's ranks kept for --ties rank (None otherwise)."""
+    """An MS MARCO run's ranks kept for --ties rank."""
     from .trec import check_rank_range
 
-    if not READ_RANKS.get():
-        return None
     check_rank_range(rank, lineno, name)
     return rank
 
@@ -546,12 +564,19 @@ def _resolve(
 ) -> dict[str, str]:
     found: dict[str, str] = {}
     listing = ", ".join(names) if names else "none"
+    seen: set[str] = set()
+    for name in names:  # every format alike: a repeated name would pick one of them silently
+        if name in seen:
+            raise InputError(
+                src, f"the column '{name}' appears twice (columns: {listing}); give each column its own name"
+            )
+        seen.add(name)
     for role in (*required, *optional):
         col = find_column(role, names, columns)
         if col is None:
             if role in columns:
                 raise InputError(src, f"--column {role}={columns[role]}: no such column (columns: {listing})")
-            if role == "rank" and what == "run" and READ_RANKS.get():
+            if role == "rank" and what == "run" and "score" in optional:  # --ties rank: rank required
                 raise InputError(
                     src,
                     f"no 'rank' column for the run (columns: {listing}); --ties rank orders by it: name one "
@@ -575,15 +600,63 @@ def _resolve(
 
 
 def _read_tabular(
-    src: Source, kind: str, required: Sequence[str], optional: Sequence[str], columns: Mapping[str, str], what: str
+    src: Source,
+    kind: str,
+    required: Sequence[str],
+    optional: Sequence[str],
+    columns: Mapping[str, str],
+    what: str,
+    constants: Sequence[tuple[str, str]] = (),
 ) -> _Table:
-    if kind in ("tsv", "csv"):
-        return _read_delimited(src, "\t" if kind == "tsv" else ",", kind, required, optional, columns, what)
-    if kind == "jsonl":
-        return _read_jsonl(src, required, optional, columns, what)
-    if kind == "parquet":
-        return _read_parquet(src, required, optional, columns, what)
-    raise UsageError(f"unknown {what} format '{kind}'")
+    """The roles' columns of a tabular file; a ``constants`` column the file lacks is every
+    row's value (as a hive directory gives it), in every format alike."""
+    import pyarrow as pa
+
+    values = dict(constants)
+    reader = _TableReader(src, kind, required, optional, columns, what, tuple(values))
+    tab = reader.read()
+    for role, col in reader.constant_roles.items():
+        tab.cols[role] = pa.array([values[col]] * tab.nrows, pa.string())
+    return tab
+
+
+class _TableReader:
+    """One tabular file's reading: the columns it has, plus any ``extra`` column names its
+    rows get from elsewhere (:attr:`constant_roles`: the roles found among those)."""
+
+    def __init__(
+        self,
+        src: Source,
+        kind: str,
+        required: Sequence[str],
+        optional: Sequence[str],
+        columns: Mapping[str, str],
+        what: str,
+        extra: tuple[str, ...],
+    ) -> None:
+        self.src, self.kind, self.required, self.optional = src, kind, required, optional
+        self.columns, self.what, self.extra = columns, what, extra
+        self.constant_roles: dict[str, str] = {}
+
+    def resolve(self, names: Sequence[str]) -> dict[str, str]:
+        """Roles -> the file's column names (roles met by an extra column kept apart)."""
+        missing = [k for k in self.extra if k not in names]
+        found = _resolve([*names, *missing], self.required, self.optional, self.columns, self.src.name, self.what)
+        self.constant_roles = {r: c for r, c in found.items() if c in missing}
+        return {r: c for r, c in found.items() if c not in missing}
+
+    def read(self) -> _Table:
+        src, kind = self.src, self.kind
+        if kind in ("tsv", "csv"):
+            return _read_delimited(src, "\t" if kind == "tsv" else ",", kind, self.resolve)
+        if kind == "jsonl":
+            return _read_jsonl(src, self.resolve)
+        if kind == "parquet":
+            return _read_parquet(src, self.resolve)
+        raise UsageError(f"unknown {self.what} format '{kind}'")
+
+
+Resolve = Callable[[Sequence[str]], dict[str, str]]
 
 
 def _line_numbers(data: bytes, nrows: int, skip: int, blank: str) -> np.ndarray:
@@ -613,21 +686,13 @@ def _line_numbers(data: bytes, nrows: int, skip: int, blank: str) -> np.ndarray:
     return rows.astype(np.int64)
 
 
-def _read_delimited(
-    src: Source,
-    delim: str,
-    kind: str,
-    required: Sequence[str],
-    optional: Sequence[str],
-    columns: Mapping[str, str],
-    what: str,
-) -> _Table:
+def _read_delimited(src: Source, delim: str, kind: str, resolve: Resolve) -> _Table:
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
     header = _first_line(src.data)
     names = _header_fields(header, delim.encode())
-    found = _resolve(names, required, optional, columns, src.name, what)
+    found = resolve(names)
     # Arrow takes the columns by position (c0, c1, ...): a header name need not be UTF-8
     position = {name: f"c{i}" for i, name in reversed(list(enumerate(names)))}
     found = {role: position[name] for role, name in found.items()}
@@ -716,9 +781,7 @@ def _json_kind(value: Any) -> str:
     return "an array" if isinstance(value, list) else "an object"
 
 
-def _read_jsonl(
-    src: Source, required: Sequence[str], optional: Sequence[str], columns: Mapping[str, str], what: str
-) -> _Table:
+def _read_jsonl(src: Source, resolve: Resolve) -> _Table:
     import json
 
     import pyarrow as pa
@@ -729,12 +792,18 @@ def _read_jsonl(
     end = data.find(b"\n", start)
     first_line = data.count(b"\n", 0, start) + 1
     try:
-        first = json.loads(data[start : end if end >= 0 else len(data)])
+        pairs: list[str] = []
+
+        def keys(items: list[tuple[str, Any]]) -> dict[str, Any]:
+            pairs[:] = [k for k, _ in items]  # the last object closed is the outermost: its keys, repeated too
+            return dict(items)
+
+        first = json.loads(data[start : end if end >= 0 else len(data)], object_pairs_hook=keys)
     except ValueError as exc:
         raise InputError(src.name, f"not valid JSON ({exc.args[0].split(':')[0]})", first_line) from None
     if not isinstance(first, dict):
         raise InputError(src.name, f"expected a JSON object, got {_json_kind(first)}", first_line)
-    found = _resolve(list(first), required, optional, columns, src.name, what)
+    found = resolve(pairs)
     fields = []
     for role, col in found.items():
         typ = _json_type(first[col])
@@ -793,9 +862,7 @@ def _jsonl_error(src: Source, types: dict[str, pa.DataType], exc: Exception) -> 
     return InputError(src.name, f"cannot read the JSON Lines file ({detail})")
 
 
-def _read_parquet(
-    src: Source, required: Sequence[str], optional: Sequence[str], columns: Mapping[str, str], what: str
-) -> _Table:
+def _read_parquet(src: Source, resolve: Resolve) -> _Table:
     import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -803,7 +870,7 @@ def _read_parquet(
     try:
         pf = pq.ParquetFile(pa.BufferReader(src.data))
         names = pf.schema_arrow.names
-        found = _resolve(names, required, optional, columns, src.name, what)
+        found = resolve(names)
         table = pf.read(columns=list(dict.fromkeys(found.values())), use_threads=True)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
         detail = " ".join(str(exc).split())

@@ -14,14 +14,8 @@ anywhere else (inside a docno, say) is data.
 
 from __future__ import annotations
 
-import bz2
-import gzip
-import hashlib
-import lzma
 import os
-import sys
-import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -30,23 +24,11 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import numpy as np
 
 from ..errors import InputError
+from . import source
 from .arrow import binary_array, from_numpy, to_numpy
 
 if TYPE_CHECKING:
     import pyarrow as pa
-
-GZIP_MAGIC = b"\x1f\x8b"
-BZ2_MAGIC = b"BZh"
-BZ2_BLOCK_MAGICS = (b"1AY&SY", b"\x17rE8P\x90")  # a compressed block, or the end of an empty stream
-
-
-def is_bzip2(head: bytes) -> bool:
-    """bzip2 by content: 'BZh', a block size digit, then a block or end-of-stream magic."""
-    return head.startswith(BZ2_MAGIC) and head[3:4].isdigit() and head[4:10] in BZ2_BLOCK_MAGICS
-
-
-XZ_MAGIC = b"\xfd7zXZ\x00"
-ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
 
 @dataclass
@@ -58,9 +40,10 @@ class Source:
     sha256: str  # of the bytes as read (before decompression)
 
 
-# Whether readers compute the SHA-256 of what they read. Hashing a 300 MB run costs
-# about half a second; only outputs that record it (JSON, Parquet, compare, gate)
-# need it, so api.evaluate(hash_inputs=...) switches it for one evaluation.
+# Whether readers compute the SHA-256 of what they read, when their caller does not say
+# (``hash=``). Hashing a 300 MB run costs about half a second; only outputs that record it
+# (JSON, Parquet, compare, gate) need it, so api.evaluate(hash_inputs=...) switches it for
+# one evaluation.
 HASH_INPUTS: ContextVar[bool] = ContextVar("HASH_INPUTS", default=True)
 
 
@@ -74,49 +57,31 @@ def hashing(enabled: bool) -> Iterator[None]:
         HASH_INPUTS.reset(token)
 
 
-def read_source(path: str | os.PathLike[str], *, what: str, stdin: BinaryIO | None = None) -> Source:
-    """Read a whole input: a path, or ``-`` for standard input; gzip, bzip2, xz and zstd by content."""
-    spath = os.fspath(path)
-    if spath == "-":
-        stream = stdin if stdin is not None else sys.stdin.buffer
-        name = "<stdin>"
-        raw = _read_all(stream, name)
-    else:
-        name = spath
-        try:
-            with open(spath, "rb") as fh:
-                raw = _read_all(fh, name)
-        except FileNotFoundError:
-            raise InputError(name, f"cannot read {what} file: no such file") from None
-        except IsADirectoryError:
-            raise InputError(name, f"cannot read {what} file: it is a directory") from None
-        except PermissionError:
-            raise InputError(name, f"cannot read {what} file: permission denied") from None
-        except OSError as exc:
-            raise InputError(name, f"cannot read {what} file: {exc.strerror or exc}") from None
-    digest = hashlib.sha256(raw).hexdigest() if HASH_INPUTS.get() else ""
-    data = decompress(raw, name, what)
-    return Source(name=name, data=data, sha256=digest)
+def read_source(
+    path: str | os.PathLike[str],
+    *,
+    what: str,
+    stdin: BinaryIO | None = None,
+    hash: bool | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Source:
+    """Read a whole input: a path, or ``-`` for standard input; gzip, bzip2, xz and zstd by
+    content (:mod:`irevalcli.io.source`). ``hash``: compute its SHA-256 (None: as
+    :data:`HASH_INPUTS` says)."""
+    raw = source.read_whole(path, what=what, stdin=stdin, hash=_hash(hash), progress=progress)
+    return Source(name=raw.name, data=decompress(raw.data, raw.name, what), sha256=raw.sha256)
+
+
+def source_of(raw: source.Raw, what: str) -> Source:
+    """A :class:`Source` of stored bytes read already, decompressed."""
+    return Source(name=raw.name, data=decompress(raw.data, raw.name, what), sha256=raw.sha256)
+
+
+def _hash(hash: bool | None) -> bool:
+    return HASH_INPUTS.get() if hash is None else hash
 
 
 MAX_LINE = 16 << 20  # bytes a single line may take: longer is an error, not gigabytes of memory
-_FIRST_BLOCK = 1 << 20
-
-
-def _read_all(fh: BinaryIO, name: str) -> bytes:
-    """The whole stream; text whose first block holds a NUL byte (``/dev/zero``) fails at once
-    instead of being read until memory runs out."""
-    first = fh.read(_FIRST_BLOCK)
-    check_first_block(first, name)
-    rest = fh.read() if len(first) == _FIRST_BLOCK else b""
-    return first + rest if rest else first
-
-
-def check_first_block(block: bytes, name: str) -> None:
-    """A NUL byte in the first block of an uncompressed, non-Parquet input is an error now."""
-    if block[:4] == b"PAR1" or block.startswith((GZIP_MAGIC, XZ_MAGIC, ZSTD_MAGIC)) or is_bzip2(block[:10]):
-        return
-    _check_nul(block, name)
 
 
 def check_line_lengths(data: bytes, name: str, nl: np.ndarray | None = None) -> None:
@@ -158,24 +123,7 @@ def bare_cr_to_lf(data: bytes) -> bytes:
 
 def decompress(raw: bytes, name: str, what: str) -> bytes:
     """The decompressed bytes, with lone CR line ends read as line ends."""
-    return bare_cr_to_lf(_inflate(raw, name, what))
-
-
-def _inflate(raw: bytes, name: str, what: str) -> bytes:
-    try:
-        if raw.startswith(GZIP_MAGIC):
-            return gzip.decompress(raw)
-        if is_bzip2(raw[:10]):
-            return bz2.decompress(raw)
-        if raw.startswith(XZ_MAGIC):
-            return lzma.decompress(raw)
-        if raw.startswith(ZSTD_MAGIC):  # pyarrow's zstd codec: no extra dependency
-            import pyarrow as pa
-
-            return pa.CompressedInputStream(pa.BufferReader(raw), "zstd").read()
-    except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error) as exc:
-        raise InputError(name, f"cannot read {what} file: corrupt or truncated compressed data ({exc})") from None
-    return raw
+    return bare_cr_to_lf(source.inflate(raw, name, what))
 
 
 # --------------------------------------------------------------------------
@@ -601,9 +549,9 @@ def check_rank_range(rank: np.ndarray, lines_no: np.ndarray, name: str) -> None:
         raise InputError(name, f"rank '{int(rank[i])}' is out of range", int(lines_no[i]))
 
 
-def read_qrels(path: str | os.PathLike[str], *, stdin: BinaryIO | None = None) -> Qrels:
+def read_qrels(path: str | os.PathLike[str], *, stdin: BinaryIO | None = None, hash: bool | None = None) -> Qrels:
     """A qrels file: exactly 4 fields per line, ``qid iter docno rel``."""
-    src = read_source(path, what="qrels", stdin=stdin)
+    src = read_source(path, what="qrels", stdin=stdin, hash=hash)
     return parse_qrels(src)
 
 
@@ -651,14 +599,17 @@ def parse_qrels(src: Source) -> Qrels:
     return Qrels(name=src.name, sha256=src.sha256, qid=qid, docno=docno, rel=rel, lineno=lineno)
 
 
-def read_run(path: str | os.PathLike[str], *, stdin: BinaryIO | None = None) -> Run:
+def read_run(
+    path: str | os.PathLike[str], *, stdin: BinaryIO | None = None, hash: bool | None = None, ranks: bool | None = None
+) -> Run:
     """A TREC run: ``qid iter docno rank score runid`` (more fields are ignored)."""
-    src = read_source(path, what="run", stdin=stdin)
-    return parse_run(src)
+    src = read_source(path, what="run", stdin=stdin, hash=hash)
+    return parse_run(src, ranks=ranks)
 
 
-def parse_run(src: Source, *, allow_empty: bool = False) -> Run:
-    """Parse a whole run (or, with ``allow_empty``, a chunk that may hold no data line)."""
+def parse_run(src: Source, *, allow_empty: bool = False, ranks: bool | None = None) -> Run:
+    """Parse a whole run (or, with ``allow_empty``, a chunk that may hold no data line).
+    ``ranks``: keep the rank column (None: as :data:`READ_RANKS` says)."""
     import numpy as np
     import pyarrow as pa
 
@@ -666,7 +617,7 @@ def parse_run(src: Source, *, allow_empty: bool = False) -> Run:
         return Run.empty(src.name)
     refuse_bom(src)
 
-    ranks = READ_RANKS.get()
+    ranks = READ_RANKS.get() if ranks is None else ranks
     want = {0: pa.large_binary(), 2: pa.large_binary(), 4: pa.float64(), 5: pa.binary()}
     if ranks:
         want[3] = pa.large_binary()
@@ -751,7 +702,7 @@ class ZScores:
 
 def read_zscores(path: str | os.PathLike[str]) -> ZScores:
     """A -Z file: ``qid measure mean stddev`` per line (``#`` lines are comments)."""
-    src = read_source(path, what="z-score", stdin=None)
+    src = read_source(path, what="z-score", stdin=None, hash=False)
     refuse_bom(src)
     lines = tokenize(src.data, src.name, blank_lines_ok=False, what="z-score")
     bad = lines.ntok != 4

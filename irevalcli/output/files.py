@@ -10,7 +10,9 @@ Every command that writes (``ireval``, ``compare``, ``gate``, ``pool``, ``curve`
   its name: a character device (``/dev/null``), a FIFO, or a file descriptor named as a
   path (``/dev/fd/N``, ``/dev/stderr``, ``/proc/self/fd/N``);
 - an output that is one of the command's inputs (same device and inode, through
-  symlinks) is refused before anything is written;
+  symlinks; a member of an input directory; any file the command read, however it was
+  named: a config file's path, ``--subtopics``, ``-Z``, standard input redirected from a
+  file) is refused before anything is written;
 - a command writing several files (``pool --output --counts``) writes them only once
   all of them are made, each atomically (:func:`write_files`);
 - ``-`` is standard output.
@@ -137,25 +139,73 @@ def _stat(path: str) -> os.stat_result | None:
         return None
 
 
+def _destroys(option: str, output: str, inp: str) -> OutputError:
+    return OutputError(
+        f"{option} {output}: is the input file {inp}; writing it would destroy the input (give another output file)"
+    )
+
+
+def _local(inp: str) -> str | None:
+    """An input's local path: a ``file://`` URL's path; None for other URLs (not local)."""
+    if inp.startswith("file://"):
+        return inp[len("file://") :] or "/"
+    if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", inp):
+        return None
+    return inp
+
+
 def check_not_input(output: str | None, inputs: Iterable[str | None], *, option: str = "--output") -> None:
     """Refuse an ``output`` that is the same file as one of ``inputs`` (same device and
-    inode, symlinks followed): writing it would destroy the input. Inputs that are ``-``
-    or None, and outputs that do not exist yet or are not regular files, never clash."""
+    inode, symlinks followed), or a file inside an input directory (a dataset's member):
+    writing it would destroy the input. ``-`` is standard input, which is a file when
+    redirected from one (``< run.txt``). Outputs that do not exist yet or are not regular
+    files never clash; nor do URLs other than ``file://``. Every file actually read is
+    checked again when the output is written (:func:`write_files`)."""
     if is_stdout(output):
         return
     assert output is not None
     out = _stat(output)
     if out is None or not stat.S_ISREG(out.st_mode):
         return
+    inside = os.path.realpath(output)
     for inp in inputs:
-        if inp is None or inp == "-":
+        if inp is None:
             continue
-        st = _stat(str(inp))
-        if st is not None and (st.st_dev, st.st_ino) == (out.st_dev, out.st_ino):
+        if inp == "-":
+            try:
+                st: os.stat_result | None = os.fstat(0)
+            except OSError:
+                st = None
+            if st is not None and (st.st_dev, st.st_ino) == (out.st_dev, out.st_ino):
+                raise _destroys(option, output, "standard input")
+            continue
+        local = _local(str(inp))
+        if local is None:
+            continue
+        st = _stat(local)
+        if st is None:
+            continue
+        if (st.st_dev, st.st_ino) == (out.st_dev, out.st_ino):
+            raise _destroys(option, output, str(inp))
+        if stat.S_ISDIR(st.st_mode) and inside.startswith(os.path.join(os.path.realpath(local), "")):
             raise OutputError(
-                f"{option} {output}: is the input file {inp}; writing it would destroy the input "
+                f"{option} {output}: is a file of the input dataset {inp}; writing it would destroy the input "
                 "(give another output file)"
             )
+
+
+def check_not_read(output: str, *, option: str = "--output") -> None:
+    """Refuse an ``output`` that is a file read as an input in this command, however it was
+    named (a config file's path, a dataset's member, ``--subtopics``, ``-Z``, standard input
+    redirected from a file)."""
+    from ..io.source import inputs_read
+
+    read = inputs_read()
+    if not read or is_stdout(output):
+        return
+    out = _stat(output)
+    if out is not None and stat.S_ISREG(out.st_mode) and (out.st_dev, out.st_ino) in read:
+        raise _destroys(option, output, read[(out.st_dev, out.st_ino)])
 
 
 def check_output_path(path: str, *, option: str = "--output") -> None:
@@ -323,6 +373,7 @@ def write_files(
     for path, data, option in files:
         target, st, in_place = _target(path, option)
         check_not_input(path, inputs, option=option)
+        check_not_read(path, option=option)
         key: tuple[int, int] | str = (st.st_dev, st.st_ino) if st is not None else target
         if key in seen and not in_place:
             raise OutputError(f"{option} {path}: is the same file as {seen[key]}; give each output its own file")
