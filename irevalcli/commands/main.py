@@ -465,6 +465,10 @@ def run_eval(
         for i, path in enumerate(run_paths):
             label = path if len(run_paths) == 1 else f"run {i + 1}/{len(run_paths)} {path}"
             ev = evaluate(judgements, path, measures, options=settings, progress=prog.naming(path, label))
+            if ev.results.judged_retrieved == 0:  # every score is about nothing (issue 21)
+                from ..api import nothing_judged
+
+                _say(f"ireval: warning: {ev.run.name}: {nothing_judged(ev.qrels.name)}")
             judgements = ev.qrels
             if first is None:
                 first = (ev.qrels.name, ev.qrels.sha256, ev.run.name, ev.run.sha256, ev.results)
