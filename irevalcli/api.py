@@ -7,14 +7,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from .core.judged import build_jg_table, build_prefs_table
 from .core.table import EvalOptions, build_table
 from .engine.evaluate import Results, evaluate_table
 from .engine.job import Job
 from .engine.stream import should_stream
 from .errors import DuplicateDocError, InputError, IrevalError, UsageError
 from .io.frames import frame_column, frame_to_binary
-from .io.judgements import load_judgements
 from .io.subtopics import load_subtopics
 from .io.tabular import streamable
 from .io.trec import Qrels, Run, read_zscores
@@ -50,18 +48,28 @@ def _load_qrels(rel: Any, settings: EvalSettings, advance: Advance | None) -> Qr
     return load_qrels(rel, fmt=settings.qrels_format, columns=settings.columns, progress=advance)
 
 
-def _judgements_builder(rel_format: str, build: Callable[[Any, Run, EvalOptions], Any]) -> TableBuilder:
-    return TableBuilder(
-        load=lambda rel, settings, advance: load_judgements(rel, rel_format),
-        build=lambda j, r, opts, _: build(j, r, opts),
-    )
+def _judgements_builder(rel_format: str, builder: str) -> TableBuilder:
+    """A ``-R`` format read by io.judgements and ranked by ``core.judged.<builder>``, both
+    imported when the format is used (5 ms of every other run's start-up)."""
+
+    def load(rel: Any, settings: EvalSettings, advance: Advance | None) -> Any:
+        from .io.judgements import load_judgements
+
+        return load_judgements(rel, rel_format)
+
+    def build(j: Any, r: Run, opts: EvalOptions, _: Any) -> Any:
+        from .core import judged
+
+        return getattr(judged, builder)(j, r, opts)
+
+    return TableBuilder(load=load, build=build)
 
 
 TABLE_BUILDERS: dict[str, TableBuilder] = {
     "qrels": TableBuilder(load=_load_qrels, build=_qrels_table, is_qrels=True),
-    "qrels_jg": _judgements_builder("qrels_jg", build_jg_table),
-    "prefs": _judgements_builder("prefs", build_prefs_table),
-    "qrels_prefs": _judgements_builder("qrels_prefs", build_prefs_table),
+    "qrels_jg": _judgements_builder("qrels_jg", "build_jg_table"),
+    "prefs": _judgements_builder("prefs", "build_prefs_table"),
+    "qrels_prefs": _judgements_builder("qrels_prefs", "build_prefs_table"),
 }
 assert tuple(TABLE_BUILDERS) == REL_FORMATS, "settings.REL_FORMATS names the table builders"
 
@@ -362,9 +370,45 @@ def evaluate(
     # inputs hashed (or not), run ranks read (or not), as the settings say; a pipe named as a
     # path read from its source once, however often it is opened (sniffed, then read)
     with reading_session(), s.reading():
-        ev = _evaluate(qrels, run, measures, s, progress or NO_PROGRESS, stdin)
+        counts = _judged_counts(measures, s)
+        ev = _evaluate(qrels, run, measures, s, progress or NO_PROGRESS, stdin, counts)
+    if s.rel_format == "qrels" and s.zscores is None:
+        _count_judged(ev.results, counts)
     ev.asked = asked_order(_flat_specs(measures), rel_format=s.rel_format, compat=s.compat)
     return ev
+
+
+# Retrieved documents with a judgement (rel >= 0) are these two counts together: every engine
+# computes them beside the measures asked for, so that a run none of whose documents is judged
+# (document qrels against a passage run) is noticed (Results.judged_retrieved).
+JUDGED_COUNTS = ("num_rel_ret", "num_nonrel_judged_ret")
+
+
+def nothing_judged(qrels_name: str) -> str:
+    """What is wrong with a run none of whose retrieved documents is judged (its scores say nothing)."""
+    return (
+        f"none of the documents it retrieved is judged in {qrels_name}: the document ids do not line up "
+        "(document qrels against a passage run, or another collection's ids?)"
+    )
+
+
+def _judged_counts(measures: Any, s: EvalSettings) -> list[str]:
+    """The judged counts to compute beside ``measures`` (those not asked for already)."""
+    if s.rel_format != "qrels" or s.zscores is not None:  # -Z needs z-scores for every measure
+        return []
+    asked = {label for r in _requests(measures, rel_format=s.rel_format, compat=s.compat) for label in r.labels}
+    return [name for name in JUDGED_COUNTS if name not in asked]
+
+
+def _count_judged(results: Results, hidden: list[str]) -> None:
+    """Set ``results.judged_retrieved`` and drop the counts that were not asked for."""
+    import numpy as np
+
+    cols = {c.label: c for c in results.columns if c.label in JUDGED_COUNTS and c.per_query is not None}
+    if len(cols) == len(JUDGED_COUNTS):
+        results.judged_retrieved = int(sum(np.nansum(np.asarray(c.per_query, dtype=np.float64)) for c in cols.values()))
+    if hidden:
+        results.columns = [c for c in results.columns if c.label not in hidden]
 
 
 def _path(x: Any) -> str | None:
@@ -373,9 +417,17 @@ def _path(x: Any) -> str | None:
 
 
 def _evaluate(
-    qrels: Any, run: Any, measures: Any, s: EvalSettings, progress: ProgressReport, stdin: BinaryIO | None
+    qrels: Any,
+    run: Any,
+    measures: Any,
+    s: EvalSettings,
+    progress: ProgressReport,
+    stdin: BinaryIO | None,
+    counts: Sequence[str] = (),
 ) -> Evaluation:
     requests = _requests(measures, rel_format=s.rel_format, compat=s.compat)
+    if counts:
+        requests += resolve(list(counts), rel_format=s.rel_format, compat=s.compat)
     need = [r.labels[0] for r in requests if r.measure.needs_subtopics]
     if need and s.subtopics is None:
         raise UsageError(f"measure '{need[0]}' needs subtopic judgements: give --subtopics FILE")

@@ -86,7 +86,9 @@ def test_gate_refuses_bad_checks_with_one_line(files):
     q, run = files / "qrels.txt", files / "worse.txt"
     with pytest.raises(UsageError, match=r"^max_drop\['map'\]: a drop needs a baseline: give baseline=$"):
         irevalcli.gate(q, run, max_drop={"map": 0.1})
-    with pytest.raises(UsageError, match=r"^nothing to check: give min, max_drop or max_drop_rel$"):
+    with pytest.raises(
+        UsageError, match=r"^nothing to check: give min, max_drop, max_drop_rel, non_inferior or max_losers$"
+    ):
         irevalcli.gate(q, run)
     with pytest.raises(UsageError, match=r"^alpha=2: expected a number between 0 and 1, or None$"):
         irevalcli.gate(q, run, min={"map": 0.1}, alpha=2)

@@ -210,6 +210,7 @@ def test_a_real_bash_offers_the_subcommands(tmp_path):
         "pool",
         "plot",
         "curve",
+        "similarity",
         "compare-notes.txt",
         "qrels.txt",
         "runs/",

@@ -208,8 +208,8 @@ def test_missing_topics_count_as_zero(gate):
         (
             ["qrels.txt", "perfect.txt"],
             (
-                "nothing to check: give --min, --max-drop or --max-drop-rel "
-                "(or [min], [max_drop], [max_drop_rel] tables in a --config file)"
+                "nothing to check: give --min, --max-drop, --max-drop-rel, --non-inferior or --max-losers "
+                "(or [min], [max_drop], [max_drop_rel], [non_inferior], [max_losers] tables in a --config file)"
             ),
         ),
         (
@@ -262,7 +262,8 @@ def test_malformed_input_gives_2_not_1(gate, data):
             "tresholds = 1\n",
             (
                 "gate.toml: unknown key 'tresholds' (known: qrels, run, baseline, measures, min, "
-                "max_drop, max_drop_rel, alpha, test, seed, permutations, level_for_rel, ties)"
+                "max_drop, max_drop_rel, alpha, test, seed, permutations, level_for_rel, ties, non_inferior, "
+                "max_losers, interval, confidence, bootstrap)"
             ),
         ),
         ("alpha = 2\n[min]\nmap = 0.1\n", "gate.toml: 'alpha' must be a number between 0 and 1, got 2"),
@@ -388,6 +389,12 @@ def test_json_report(gate, data):
         "reason": "at or above the floor: 0.9375 >= 0.5",
         "source": "--min map=0.5",
         "direction": "higher",
+        "ci_low": None,
+        "ci_high": None,
+        "interval": None,
+        "confidence": None,
+        "epsilon": None,
+        "losers": None,
     }
     assert (drop["verdict"], drop["reason"]) == ("fail", "drop 0.0625 > 0.01")
 
@@ -763,7 +770,7 @@ def _strategies():
         max_size=3,
     )
     check = st.tuples(
-        st.sampled_from(["min", "max_drop", "max_drop_rel"]),
+        st.sampled_from(["min", "max_drop", "max_drop_rel", "non_inferior", "max_losers"]),
         # every direction (arp and unj.5: lower is better; num_ret: none) and every rule for a topic
         # without results (opa and arp: refused; unj.5: scores 1, its worst; the rest: their value)
         st.sampled_from(
@@ -780,6 +787,16 @@ def _strategies():
     )
 
 
+def _losers_budget(threshold: float) -> tuple[int, float]:
+    """The property's max_losers check from its threshold: N = 4 x threshold, EPSILON = threshold."""
+    return int(threshold * 4), threshold
+
+
+def _losers_arg(threshold: float) -> str:
+    n, eps = _losers_budget(threshold)
+    return f"{n}@{eps}"
+
+
 def _oracle_worse(kind: str, value: float | None, base: float | None, threshold: float, lower: bool = False) -> bool:
     """Worse than the floor or the tolerance, or no value to judge: from the main command's numbers."""
     if value is None or (kind != "min" and base is None):
@@ -789,6 +806,8 @@ def _oracle_worse(kind: str, value: float | None, base: float | None, threshold:
     drop = value - base if lower else base - value
     if kind == "max_drop":
         return drop > threshold + 1e-12
+    if kind == "non_inferior":  # worse than the margin on the summaries: no interval can show otherwise
+        return drop >= threshold + 1e-12
     rel = drop / base if base > 0 else (0.0 if drop <= 0 else float("inf"))
     return rel > threshold + 1e-12
 
@@ -871,6 +890,26 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
         level=1,
         test="t",
     )
+    # issue 24: a loser budget of 0 topics by more than 0.01, with one topic lost
+    @example(
+        qrels={1: {0: 1, 1: 0}, 2: {0: 1, 1: 0}},
+        cand={1: [(1, 1.0), (0, 0.5)], 2: [(0, 1.0), (1, 0.5)]},
+        base={1: [(0, 1.0), (1, 0.5)], 2: [(0, 1.0), (1, 0.5)]},
+        checks=[("max_losers", "map", 0.01), ("max_losers", "arp", 0.25)],
+        alpha=0.5,
+        level=1,
+        test="t",
+    )
+    # issue 24: non-inferiority, a drop beyond the margin and one within it on two topics
+    @example(
+        qrels={1: {0: 1, 1: 0}, 2: {0: 1, 1: 0}},
+        cand={1: [(1, 1.0), (0, 0.5)], 2: [(0, 1.0), (1, 0.5)]},
+        base={1: [(0, 1.0), (1, 0.5)], 2: [(0, 1.0), (1, 0.5)]},
+        checks=[("non_inferior", "map", 0.1), ("non_inferior", "unj.5", 0.5)],
+        alpha=None,
+        level=1,
+        test="t",
+    )
     @given(
         qrels=qrels_st,
         cand=run_st,
@@ -892,14 +931,22 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
             args += ["--alpha", str(alpha)]
         for kind, measure, threshold in checks:
             args += [
-                {"min": "--min", "max_drop": "--max-drop", "max_drop_rel": "--max-drop-rel"}[kind],
-                f"{measure}={threshold}",
+                {
+                    "min": "--min",
+                    "max_drop": "--max-drop",
+                    "max_drop_rel": "--max-drop-rel",
+                    "non_inferior": "--non-inferior",
+                    "max_losers": "--max-losers",
+                }[kind],
+                f"{measure}={_losers_arg(threshold)}" if kind == "max_losers" else f"{measure}={threshold}",
             ]
         code, out, err = _main(args)
         reg = load()
         declared = {m: reg[m.split(".")[0]] for _, m, _ in checks}
         if any(
-            (kind == "min" and declared[m].direction == "lower") or (kind != "min" and declared[m].direction == "none")
+            (kind == "min" and declared[m].direction == "lower")
+            or (kind != "min" and declared[m].direction == "none")
+            or (kind == "non_inferior" and declared[m].agg not in ("mean", "nanmean", "sum"))
             for kind, m, _ in checks
         ):
             assert code == 2 and out == b"", err  # a floor on a lower-is-better measure, a drop without direction
@@ -908,9 +955,13 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
         if not {t for t, d in cand.items() if d} & judged or not {t for t, d in base.items() if d} & judged:
             assert code == 2 and out == b"", err  # no topic in common: an input error, never a pass
             return
+        for who in (cand, base):
+            if not any(d in qrels[t] for t, docs in who.items() if t in judged for d, _ in docs):
+                assert code == 2 and out == b"", err  # nothing it retrieved is judged: refused, never a pass
+                return
         assert code in (0, 1), err
         measures = [a for m in dict.fromkeys(m for _, m, _ in checks) for a in ("-m", m)]
-        summaries, unscorable, per_topic = {}, {}, {}
+        summaries, unscorable, per_topic, topic_values = {}, {}, {}, {}
         for who, path, topics in (("value", c, cand), ("base", b, base)):
             rc, js, e = _main(["-c", "-q", "-l", str(level), *measures, "--format", "json", str(q), str(path)])
             assert rc == 0, e
@@ -920,6 +971,12 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
             missing = sorted(judged - {t for t, d in topics.items() if d})
             for m, decl in declared.items():
                 label = m.replace(".", "_")
+                topic_values[(who, label)] = {
+                    t: decl.unanswered
+                    if t in missing and isinstance(decl.unanswered, float)
+                    else doc["per_query"].get(str(t), {}).get(label)
+                    for t in judged
+                }
                 if missing and decl.unanswered == "refuse":
                     unscorable[(who, label)] = True
                 elif missing and isinstance(decl.unanswered, float):  # the worst value for a missing topic
@@ -938,9 +995,23 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
         for kind, measure, threshold in checks:
             label = measure.replace(".", "_")
             summary = {who: summaries[who][label] for who in ("value", "base")}
-            worse = _oracle_worse(
-                kind, summary["value"], summary["base"], threshold, declared[measure].direction == "lower"
-            )
+            lower = declared[measure].direction == "lower"
+            if kind == "max_losers":  # more topics lost by more than epsilon than allowed
+                n_allowed, eps = _losers_budget(threshold)
+                c_vals, b_vals = topic_values[("value", label)], topic_values[("base", label)]
+                lost = sum(
+                    1
+                    for t in judged
+                    if (c_vals[t] is None and b_vals[t] is not None)
+                    or (
+                        c_vals[t] is not None
+                        and b_vals[t] is not None
+                        and (b_vals[t] - c_vals[t] if not lower else c_vals[t] - b_vals[t]) > eps + 1e-12
+                    )
+                )
+                worse = summary["value"] is None or summary["base"] is None or lost > n_allowed
+            else:
+                worse = _oracle_worse(kind, summary["value"], summary["base"], threshold, lower)
             refused = unscorable.get(("value", label)) or (kind != "min" and unscorable.get(("base", label)))
             verdicts[(kind, label)] = (worse or bool(refused), summary, refused)
         report = json.loads(out)
@@ -955,12 +1026,17 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
                 assert row["value"] == pytest.approx(summary["value"], rel=1e-12, abs=1e-15)
             if worse and (
                 alpha is None
-                or row["kind"] == "min"
+                or row["kind"] in ("min", "non_inferior", "max_losers")  # --alpha never lets these pass
                 or summary["value"] is None
                 or summary["base"] is None
                 or row["p_value"] is None
             ):
                 assert row["verdict"] == "fail", row
+            if row["kind"] == "non_inferior":  # passes only when its interval is above -margin
+                if row["verdict"] == "pass":
+                    assert row["ci_low"] is not None and row["ci_low"] > -row["threshold"], row
+                    assert paired[row["measure"]] >= 2, row
+                continue
             if not worse:
                 assert row["verdict"] == "pass", row
             if worse and row["verdict"] == "pass":  # only a non-significant drop under --alpha
@@ -968,7 +1044,8 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
                 assert paired[row["measure"]] >= 2  # never on fewer than two topics with a value
         any_worse = any(w for w, _, _ in verdicts.values())
         if alpha is None:
-            assert code == (1 if any_worse else 0)
+            unproven = any(r["kind"] == "non_inferior" and r["verdict"] == "fail" for r in report["checks"])
+            assert code == (1 if any_worse or unproven else 0)
         elif code == 0:
             assert all(r["verdict"] == "pass" for r in report["checks"])
 

@@ -52,6 +52,79 @@ def test_trec_evaluation_does_not_import_pandas(args):
     assert r.stderr.strip().splitlines()[-1] == "pandas not imported"
 
 
+# The process entry point (``ireval``'s console script), run to its end; instead of leaving
+# with os._exit it prints what was imported and which Arrow allocator served the run.
+ENTRY_PROBE = """
+import json, os, sys
+import irevalcli.commands.main as cli
+
+def report(code):
+    sys.stdout.flush()
+    pool = sys.modules["pyarrow"].default_memory_pool().backend_name if "pyarrow" in sys.modules else None
+    tops = sorted({m.split(".")[0] for m in sys.modules})
+    print(json.dumps({"code": code, "modules": tops, "pool": pool}), file=sys.stderr)
+    sys.stderr.flush()
+    os._exit(0)
+
+cli._exit = report
+sys.argv = ["ireval", *sys.argv[1:]]
+cli.entry()
+"""
+HEAVY = ("pandas", "rich", "scipy", "dask", "distributed", "matplotlib")
+
+
+def run_entry(args, env_pool=None):
+    import json
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
+    if env_pool is not None:
+        env["ARROW_DEFAULT_MEMORY_POOL"] = env_pool
+    r = subprocess.run([sys.executable, "-c", ENTRY_PROBE, *args], capture_output=True, text=True, env=env, check=True)
+    return r.stdout, json.loads(r.stderr.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["-q", "-m", "all_trec"],
+        ["-m", "map", "-m", "ndcg_cut.10"],
+        ["-c", "-q", "-m", "all_trec", "--compat", "9.0.8"],
+        ["-M", "5", "-J", "-l", "2", "-m", "official"],
+    ],
+)
+def test_main_command_writing_trec_text_imports_no_heavy_library(args):
+    """The main command writing trec text loads what it uses: numpy and pyarrow, never
+    pandas, rich, scipy, dask or matplotlib (each costs start-up time on every small run)."""
+    qrels, run = str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "run.txt")
+    out, probe = run_entry([*args, qrels, run])
+    assert probe["code"] == 0
+    assert out.split("\t")[0].strip() in ("runid", "num_ret", "map", "num_q")
+    assert "numpy" in probe["modules"] and "pyarrow" in probe["modules"]
+    assert [m for m in HEAVY if m in probe["modules"]] == []
+    # several runs against one reading of the qrels: the same
+    out, probe = run_entry([*args, qrels, run, run])
+    assert probe["code"] == 0 and [m for m in HEAVY if m in probe["modules"]] == []
+
+
+@pytest.mark.parametrize("args", [["--help"], ["-v"]])
+def test_help_and_version_import_neither_numpy_nor_pyarrow(args):
+    out, probe = run_entry(args)
+    assert probe["code"] == 0 and out.startswith(("Usage: ireval", "ireval "))
+    assert [m for m in ("numpy", "pyarrow", *HEAVY) if m in probe["modules"]] == []
+
+
+def test_ireval_process_uses_the_system_allocator_unless_told_otherwise():
+    """The ireval process sets Arrow's allocator to malloc (less resident memory on small and
+    medium runs, see commands/main.py ARROW_POOL); ARROW_DEFAULT_MEMORY_POOL set by the user wins."""
+    args = ["-m", "map", str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "run.txt")]
+    out, probe = run_entry(args)
+    assert probe["pool"] == "system" and out.startswith("map")
+    out, probe = run_entry(args, env_pool="mimalloc")
+    assert probe["pool"] == "mimalloc" and out.startswith("map")
+
+
 def test_prefetch_keeps_order():
     with prefetch(iter(range(1000)), depth=2) as it:
         assert list(it) == list(range(1000))

@@ -160,3 +160,48 @@ def test_memo_computes_once_and_derive_starts_afresh():
     assert t.R.tolist() == [2, 1]
     assert strict.memo(("k", 1), lambda: "view's own") == "view's own"
     assert strict.label is t.label and strict.opts.rel_level == 2
+
+
+@pytest.mark.parametrize(
+    "lines, dup",
+    [
+        # grouped, equal blocks, the same ids in two topics: no duplicate
+        (["1 5000000", "1 7000000", "2 7000000", "2 5000000"], None),
+        # grouped, equal blocks, a duplicate in the second topic
+        (
+            ["1 5000000", "1 7000000", "2 7000000", "2 7000000"],
+            "f:4: document '7000000' is retrieved twice for topic '2' (first at line 3)",
+        ),
+        # unequal blocks (padded rows must not match each other or an id)
+        (["1 5000000", "2 5000001", "2 5000002", "2 5000003", "3 5000001"], None),
+        (
+            ["1 5000000", "2 5000001", "2 5000002", "2 5000001", "3 9"],
+            "f:4: document '5000001' is retrieved twice for topic '2' (first at line 2)",
+        ),
+        # a topic in two blocks (not grouped): its repeat across the blocks is found
+        (
+            ["1 5000000", "2 5000001", "1 5000000"],
+            "f:3: document '5000000' is retrieved twice for topic '1' (first at line 1)",
+        ),
+        (["1 5000000", "2 5000001", "1 5000002"], None),
+        # blocks too unequal for the matrix: the sort of every key decides
+        (
+            ["1 5000000", *[f"2 {5000000 + i}" for i in range(1, 40)], "2 5000005"],
+            "f:41: document '5000005' is retrieved twice for topic '2' (first at line 6)",
+        ),
+    ],
+)
+def test_duplicates_among_sparse_numeric_ids(lines, dup):
+    """Sparse numeric docnos (a streamed chunk of MS MARCO passage ids) are checked topic
+    block by topic block; every layout gives the whole sort's answer."""
+    rows = [x.split() for x in lines]
+    topics = sorted({t for t, _ in rows})
+    q = parse_qrels(src("".join(f"{t} 0 5000001 1\n" for t in topics)))  # every topic has results
+    r = parse_run(src("".join(f"{t} Q0 {d} 1 {100 - i} r\n" for i, (t, d) in enumerate(rows))))
+    if dup is None:
+        t = build_table(q, r, EvalOptions(), doc_dict=False)
+        assert t.qids == topics and int(t.n.sum()) == len(lines)
+    else:
+        with pytest.raises(DuplicateDocError) as e:
+            build_table(q, r, EvalOptions(), doc_dict=False)
+        assert str(e.value) == dup

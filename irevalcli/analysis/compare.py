@@ -162,6 +162,10 @@ def score_run(
     judged = set(qids)
     if not run_topics & judged:
         raise _no_topic_in_common(qrels, evaluated, run_topics)
+    if ev.results.judged_retrieved == 0:  # document qrels against a passage run: every value 0, "no drop"
+        from ..api import nothing_judged
+
+        raise InputError("-" if evaluated.name == "<stdin>" else evaluated.name, nothing_judged(qrels.name))
     missing = [q for q in qids if q not in run_topics]
     unscorable: dict[str, str] = {}
     if missing:

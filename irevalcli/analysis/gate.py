@@ -31,7 +31,9 @@ from typing import Any
 from ..errors import InputError, UsageError
 from ..output.tables import distinct, fmt_value, short
 from .compare import (
+    SUMMED,
     Scored,
+    TopicLoss,
     comparable_labels,
     load_inputs,
     measure_batches,
@@ -39,10 +41,16 @@ from .compare import (
     scoring_settings,
     unanswered_text,
 )
-from .stats import TEST_NAMES, TESTS, ratio
+from .stats import INTERVALS, TEST_NAMES, TESTS, ratio
 
-KINDS = ("min", "max_drop", "max_drop_rel")
-OPTION_OF = {"min": "--min", "max_drop": "--max-drop", "max_drop_rel": "--max-drop-rel"}
+KINDS = ("min", "max_drop", "max_drop_rel", "non_inferior", "max_losers")
+OPTION_OF = {
+    "min": "--min",
+    "max_drop": "--max-drop",
+    "max_drop_rel": "--max-drop-rel",
+    "non_inferior": "--non-inferior",
+    "max_losers": "--max-losers",
+}
 # Absolute slack when comparing a value with a threshold, so that a drop of
 # exactly the tolerance (0.30 - 0.28 = 0.020000000000000018) is within it.
 EPS = 1e-12
@@ -56,6 +64,7 @@ class Check:
     threshold: float
     source: str  # where it came from: "--min map=0.2" or "gate.toml [min] map"
     direction: str = "higher"  # the measure's: a drop is a fall (higher) or a rise (lower is better)
+    epsilon: float = 0.0  # max_losers: a topic is lost when it gets worse by more than this
 
     @property
     def worse(self) -> str:
@@ -68,6 +77,10 @@ class Check:
             return f"{self.label} >= {short(self.threshold)}"
         if self.kind == "max_drop":
             return f"{self.label} {self.worse} <= {short(self.threshold)}"
+        if self.kind == "non_inferior":
+            return f"{self.label} non-inferior, margin {short(self.threshold)}"
+        if self.kind == "max_losers":
+            return f"{self.label} losers <= {int(self.threshold)} (by > {short(self.epsilon)})"
         return f"{self.label} {self.worse} <= {short(self.threshold * 100)}%"
 
 
@@ -87,6 +100,9 @@ class GateSpec:
     rel_level: int = 1
     ties: str = "docno"
     config: dict[str, str] | None = None  # path and sha256 of the config file
+    interval: str = "bootstrap"  # non-inferiority: bootstrap | t
+    confidence: float = 0.95
+    bootstrap: int = 10000
 
     def ordered_checks(self) -> list[Check]:
         return sorted(self.checks.values(), key=lambda c: KINDS.index(c.kind))
@@ -120,9 +136,14 @@ def make_check(kind: str, spec: str, value: Any, source: str, *, file: str | Non
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise UsageError(f"{source}: the threshold must be a number, got {value!r}")
     text = str(value)
-    threshold = parse_number(text, source, percent=kind == "max_drop_rel")
+    epsilon = 0.0
+    if kind == "max_losers":
+        threshold, epsilon = parse_losers(text, source)
+    else:
+        threshold = parse_number(text, source, percent=kind == "max_drop_rel")
     if kind != "min" and threshold < 0:
-        raise UsageError(f"{source}: a tolerance cannot be negative (an improvement never fails)")
+        what = "a margin" if kind == "non_inferior" else "a tolerance"
+        raise UsageError(f"{source}: {what} cannot be negative (an improvement never fails)")
     if kind == "max_drop_rel" and threshold > 1 and not text.strip().endswith("%"):
         raise UsageError(
             f"{source}: a relative tolerance is a fraction of the baseline, and {text.strip()} is "
@@ -144,7 +165,24 @@ def make_check(kind: str, spec: str, value: Any, source: str, *, file: str | Non
             f"{source}: {labels[0]} has no direction (neither a higher nor a lower value is better), "
             "so it cannot be gated on a drop; a floor (min) can check it"
         )
-    return Check(kind, spec, labels[0], threshold, source, direction)
+    if kind == "non_inferior" and requests[0].measure.agg not in ("mean", "nanmean", "sum"):
+        raise UsageError(
+            f"{source}: {labels[0]}'s summary is weighted ({requests[0].measure.agg}), not a mean over topics, "
+            "so the interval of the per-topic differences does not bound it; check it with max_drop"
+        )
+    return Check(kind, spec, labels[0], threshold, source, direction, epsilon)
+
+
+def parse_losers(text: str, where: str) -> tuple[float, float]:
+    """``N@EPSILON`` for max_losers: at most N topics (an integer >= 0) worse by more than
+    EPSILON (a decimal >= 0)."""
+    n, at, eps = text.strip().partition("@")
+    if not at or not re.fullmatch(r"[0-9]+", n.strip()):
+        raise UsageError(f"{where}: expected N@EPSILON (at most N topics worse by more than EPSILON), e.g. 3@0.05")
+    epsilon = parse_number(eps, where)
+    if epsilon < 0:
+        raise UsageError(f"{where}: EPSILON cannot be negative")
+    return float(int(n)), epsilon
 
 
 def labels_in(spec: str, source: str | None, file: str | None) -> tuple[Any, list[str]]:
@@ -215,6 +253,10 @@ def judge(check: Check, cand: Scored, base: Scored | None, spec: GateSpec, p_cac
             verdict="fail", reason=f"no baseline value: {check.label} is undefined on every topic of the baseline"
         )
         return CheckResult(**row)
+    if check.kind == "non_inferior":
+        return _non_inferior(check, cand, base, spec, row, value, b)
+    if check.kind == "max_losers":
+        return _max_losers(check, cand, base, row)
     lower = check.direction == "lower"
     if check.label not in p_cache:
         x, y = cand.values[check.label], base.values[check.label]
@@ -260,6 +302,68 @@ def judge(check: Check, cand: Scored, base: Scored | None, spec: GateSpec, p_cac
     return CheckResult(**row)
 
 
+def _max_losers(check: Check, cand: Scored, base: Scored, row: dict[str, Any]) -> CheckResult:
+    """At most N topics worse than the baseline by more than epsilon (in the measure's
+    direction); a topic where the candidate has no value and the baseline has one is lost."""
+    import numpy as np
+
+    sign = -1.0 if check.direction == "lower" else 1.0
+    x = np.asarray(cand.values[check.label], dtype=np.float64)
+    y = np.asarray(base.values[check.label], dtype=np.float64)
+    d = sign * (x - y)
+    with np.errstate(invalid="ignore"):
+        lost = (d < -check.epsilon - EPS) | (np.isnan(x) & ~np.isnan(y))
+    qids = cand.qids
+    order = sorted(np.flatnonzero(lost).tolist(), key=lambda i: (-math.inf if math.isnan(d[i]) else d[i], qids[i]))
+    losers = tuple(TopicLoss(qids[i], float(x[i]), float(y[i]), float(x[i] - y[i])) for i in order)
+    allowed = int(check.threshold)
+    shown = " ".join(t.qid for t in losers[:5]) + (" ..." if len(losers) > 5 else "")
+    row.update(epsilon=check.epsilon, losers=losers)
+    k = len(losers)
+    if k > allowed:
+        row.update(verdict="fail", reason=f"{k} topics lost > {allowed}: {shown}")
+    elif k:
+        row["reason"] = f"{k} topic{'s' if k != 1 else ''} lost, at most {allowed}: {shown}"
+    else:
+        row["reason"] = f"no topic lost more than {short(check.epsilon)}"
+    return CheckResult(**row)
+
+
+def _non_inferior(
+    check: Check, cand: Scored, base: Scored, spec: GateSpec, row: dict[str, Any], value: float, b: float
+) -> CheckResult:
+    """Non-inferiority: the lower bound of the interval of the paired difference (per topic,
+    oriented so that better is positive) must be above -margin, and so must the difference of
+    the summaries (a check that passes only when the candidate is not worse by the margin)."""
+    from .stats import INTERVAL_NAMES, bootstrap_ci, paired_count, t_interval
+
+    sign = -1.0 if check.direction == "lower" else 1.0
+    x, y = cand.values[check.label], base.values[check.label]
+    d = sign * (x - y)
+    paired = paired_count(x, y)
+    if spec.interval == "t":
+        low, high = t_interval(d, confidence=spec.confidence)
+    else:
+        low, high = bootstrap_ci(d, confidence=spec.confidence, resamples=spec.bootstrap, seed=spec.seed)
+    if base.aggs.get(check.label) in SUMMED and low is not None and high is not None:
+        low, high = low * paired, high * paired  # the summary is a sum over topics: so is its difference
+    row.update(interval=spec.interval, confidence=spec.confidence, ci_low=low, ci_high=high)
+    margin = check.threshold
+    how = f"{spec.confidence * 100:g}% {INTERVAL_NAMES[spec.interval]} interval"
+    if low is None or high is None:
+        row.update(verdict="fail", reason=f"no {how}: only {paired} topic{'s' if paired != 1 else ''} with a value")
+        return CheckResult(**row)
+    shown = f"[{fmt_value(low, '+.4f')}, {fmt_value(high, '+.4f')}]"
+    point = sign * (value - b)
+    if low <= -margin:
+        row.update(verdict="fail", reason=f"CI {shown} reaches -{short(margin)}: may be worse by more")
+    elif point <= -margin:  # (a percentile interval above its own mean: never a pass)
+        row.update(verdict="fail", reason=f"CI {shown}, but the mean is worse by {fmt_value(-point)}")
+    else:
+        row["reason"] = f"CI {shown} above -{short(margin)}"
+    return CheckResult(**row)
+
+
 def _p_text(p: float | None) -> str:
     if p is None:
         return "no p-value"
@@ -288,6 +392,14 @@ class CheckResult:
     reason: str
     source: str  # where the check came from ("--min map=0.2", "gate.toml [min] map")
     direction: str = "higher"  # the measure's: higher or lower is better
+    # non_inferior: the interval of the paired difference (candidate better: positive), how it was made
+    ci_low: float | None = None
+    ci_high: float | None = None
+    interval: str | None = None  # bootstrap | t
+    confidence: float | None = None
+    # max_losers: the topics worse by more than epsilon, worst first
+    epsilon: float | None = None
+    losers: tuple[TopicLoss, ...] | None = None
 
     @property
     def passed(self) -> bool:
@@ -374,6 +486,8 @@ def run_gate(spec: GateSpec, engine: str = "local") -> GateReport:
         "rel_level": spec.rel_level,
         "ties": spec.ties,
     }
+    if any(c.kind == "non_inferior" for c in checks):
+        options.update(interval=spec.interval, confidence=spec.confidence, bootstrap=spec.bootstrap)
     inputs = {
         "qrels": {"path": qrels.name, "sha256": qrels.sha256},
         "run": cand.source(),
@@ -399,17 +513,25 @@ def gate(
     min: Mapping[str, float] | None = None,
     max_drop: Mapping[str, float] | None = None,
     max_drop_rel: Mapping[str, float | str] | None = None,
+    non_inferior: Mapping[str, float] | None = None,
+    max_losers: Mapping[str, str] | None = None,
     measures: Sequence[str] = (),
     alpha: float | None = None,
     test: str = "t",
     seed: int = 0,
     permutations: int = 10000,
+    interval: str = "bootstrap",
+    confidence: float = 0.95,
+    bootstrap: int = 10000,
     rel_level: int = 1,
     ties: str = "docno",
 ) -> GateReport:
     """Check ``run`` as ``ireval gate`` does: ``min={"map": 0.25}`` (floors),
-    ``max_drop={"map": 0.01}`` and ``max_drop_rel={"ndcg_cut.10": "2%"}`` (against
-    ``baseline``). Inputs are paths or DataFrames. Returns a :class:`GateReport`
+    ``max_drop={"map": 0.01}``, ``max_drop_rel={"ndcg_cut.10": "2%"}`` and
+    ``max_losers={"map": "3@0.05"}`` (at most 3 topics worse by more than 0.05) and
+    ``non_inferior={"map": 0.02}`` (against ``baseline``; the lower bound of the
+    ``confidence`` interval of the paired difference, ``interval="bootstrap"`` or ``"t"``,
+    must be above -margin). Inputs are paths or DataFrames. Returns a :class:`GateReport`
     (``report.passed``); raises :class:`irevalcli.errors.UsageError` for a bad check
     and :class:`~irevalcli.errors.InputError` for a bad input, never for a failed check.
     """
@@ -417,7 +539,11 @@ def gate(
         raise UsageError(f"test={test!r}: expected one of {', '.join(TESTS)}")
     if alpha is not None and (isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1):
         raise UsageError(f"alpha={alpha!r}: expected a number between 0 and 1, or None")
-    for name, v, low in (("seed", seed, 0), ("permutations", permutations, 1)):
+    if interval not in INTERVALS:
+        raise UsageError(f"interval={interval!r}: expected one of {', '.join(INTERVALS)}")
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
+        raise UsageError(f"confidence={confidence!r}: expected a number between 0 and 1")
+    for name, v, low in (("seed", seed, 0), ("permutations", permutations, 1), ("bootstrap", bootstrap, 1)):
         if isinstance(v, bool) or not isinstance(v, int) or v < low:
             raise UsageError(f"{name}={v!r}: expected an integer >= {low}")
     spec = GateSpec(
@@ -431,18 +557,29 @@ def gate(
         permutations=permutations,
         rel_level=rel_level,
         ties=ties,
+        interval=interval,
+        confidence=float(confidence),
+        bootstrap=bootstrap,
     )
-    for kind, table in (("min", min), ("max_drop", max_drop), ("max_drop_rel", max_drop_rel)):
+    checks = (
+        ("min", min),
+        ("max_drop", max_drop),
+        ("max_drop_rel", max_drop_rel),
+        ("non_inferior", non_inferior),
+        ("max_losers", max_losers),
+    )
+    for kind, table in checks:
         for check in _api_checks(kind, table):
             if (kind, check.label) in spec.checks:
                 raise UsageError(f"{check.source}: {kind} names {check.label} twice")
             spec.checks[(kind, check.label)] = check
     if not spec.checks:
-        raise UsageError("nothing to check: give min, max_drop or max_drop_rel")
+        raise UsageError("nothing to check: give min, max_drop, max_drop_rel, non_inferior or max_losers")
     if baseline is None:
         relative = [c for c in spec.ordered_checks() if c.kind != "min"]
         if relative:
-            raise UsageError(f"{relative[0].source}: a drop needs a baseline: give baseline=")
+            need = "non-inferiority" if relative[0].kind == "non_inferior" else "a drop"
+            raise UsageError(f"{relative[0].source}: {need} needs a baseline: give baseline=")
     for m in spec.measures:
         comparable_labels(m, where=f"measures {m!r}")
     scoring_settings(rel_level, ties)  # checked before any file is read

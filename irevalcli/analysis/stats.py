@@ -43,6 +43,8 @@ TEST_NAMES = {
 }
 ALTERNATIVES = ("two-sided", "less", "greater")
 CORRECTIONS = ("holm", "bonferroni", "none")
+INTERVALS = ("bootstrap", "t")  # how a non-inferiority check bounds the paired difference
+INTERVAL_NAMES = {"bootstrap": "paired bootstrap percentile", "t": "paired t"}
 RISKS = ("URisk", "TRisk")
 
 # Upper bound on the numbers drawn per resampling batch (resamples x topics),
@@ -216,6 +218,24 @@ def bootstrap_ci(
         )
     ci = res.confidence_interval
     return _finite(ci.low), _finite(ci.high)
+
+
+def t_interval(diff: Sequence[float] | np.ndarray, *, confidence: float = 0.95) -> tuple[float | None, float | None]:
+    """Two-sided ``confidence`` interval of the mean of ``diff`` from Student's t
+    (``scipy.stats.t.ppf``): mean ± t_{(1+c)/2, n-1} · sd / √n. ``(None, None)`` with fewer
+    than two topics; the mean itself when every difference is the same."""
+    import numpy as np
+    import scipy.stats
+
+    d = _values(diff)
+    if len(d) < 2:
+        return None, None
+    m = float(np.mean(d))
+    sd = float(np.std(d, ddof=1))
+    if sd == 0.0:
+        return m, m
+    half = float(scipy.stats.t.ppf((1 + confidence) / 2, len(d) - 1)) * sd / math.sqrt(len(d))
+    return m - half, m + half
 
 
 def effect_size(diff: Sequence[float] | np.ndarray) -> float | None:

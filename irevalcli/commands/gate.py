@@ -20,11 +20,20 @@ import click
 
 from ..analysis.compare import comparable_labels
 from ..analysis.gate import KINDS, OPTION_OF, Check, GateReport, GateSpec, labels_in, make_check, run_gate
-from ..analysis.stats import TESTS
+from ..analysis.stats import INTERVAL_NAMES, INTERVALS, TESTS
 from ..errors import GateFailed, InputError, UsageError
 from ..output.cells import markdown_cell
 from ..output.files import no_short_output_option
-from ..output.tables import dump_json, fmt_p, fmt_value, markdown_table, plain_table, rich_table, stdout_is_terminal
+from ..output.tables import (
+    dump_json,
+    fmt_p,
+    fmt_value,
+    markdown_table,
+    plain_table,
+    rich_table,
+    short,
+    stdout_is_terminal,
+)
 from .options import Decimal, Integer, engine_options, remote_config_option, ties_option
 
 GATE_FORMATS = ("table", "json", "markdown", "junit")
@@ -42,6 +51,11 @@ CONFIG_KEYS = (
     "permutations",
     "level_for_rel",
     "ties",
+    "non_inferior",
+    "max_losers",
+    "interval",
+    "confidence",
+    "bootstrap",
 )
 
 
@@ -49,7 +63,13 @@ def parse_cli_check(kind: str, text: str) -> Check:
     spec, eq, value = text.rpartition("=")
     option = OPTION_OF[kind]
     if not eq or not spec or not value:
-        example = {"min": "map=0.25", "max_drop": "map=0.01", "max_drop_rel": "ndcg_cut.10=0.02"}[kind]
+        example = {
+            "min": "map=0.25",
+            "max_drop": "map=0.01",
+            "max_drop_rel": "ndcg_cut.10=0.02",
+            "non_inferior": "ndcg_cut.10=0.02",
+            "max_losers": "map=3@0.05",
+        }[kind]
         raise UsageError(f"{option} {text}: expected MEASURE=VALUE, e.g. {option} {example}")
     return make_check(kind, spec, value, f"{option} {text}")
 
@@ -105,12 +125,22 @@ def apply_config(spec: GateSpec, path: str, *, allow_remote: bool = False) -> No
         if t not in TIE_RULES:
             raise InputError(path, f"'ties' must be one of {', '.join(TIE_RULES)}, got '{t}'")
         spec.ties = t
+    if "interval" in doc:
+        t = string("interval")
+        if t not in INTERVALS:
+            raise InputError(path, f"'interval' must be one of {', '.join(INTERVALS)}, got '{t}'")
+        spec.interval = t
+    if "confidence" in doc:
+        a = doc["confidence"]
+        if isinstance(a, bool) or not isinstance(a, (int, float)) or not 0 < a < 1:
+            raise InputError(path, f"'confidence' must be a number between 0 and 1, got {a!r}")
+        spec.confidence = float(a)
     if "alpha" in doc:
         a = doc["alpha"]
         if isinstance(a, bool) or not isinstance(a, (int, float)) or not 0 < a < 1:
             raise InputError(path, f"'alpha' must be a number between 0 and 1, got {a!r}")
         spec.alpha = float(a)
-    for key, low in (("seed", 0), ("permutations", 1), ("level_for_rel", None)):
+    for key, low in (("seed", 0), ("permutations", 1), ("bootstrap", 1), ("level_for_rel", None)):
         if key in doc:
             v = doc[key]
             if isinstance(v, bool) or not isinstance(v, int) or (low is not None and v < low):
@@ -153,6 +183,11 @@ def build_spec(
     max_drop_rel: Sequence[str],
     measures: Sequence[str],
     alpha: float | None,
+    non_inferior: Sequence[str] = (),
+    max_losers: Sequence[str] = (),
+    interval: str | None = None,
+    confidence: float | None = None,
+    bootstrap: int | None = None,
     test: str | None,
     seed: int | None,
     permutations: int | None,
@@ -184,6 +219,9 @@ def build_spec(
         (permutations, "permutations"),
         (rel_level, "rel_level"),
         (ties, "ties"),
+        (interval, "interval"),
+        (confidence, "confidence"),
+        (bootstrap, "bootstrap"),
     ):
         if v is not None:
             setattr(spec, attr, v)
@@ -192,7 +230,14 @@ def build_spec(
 
         spec.measures = split_specs(measures)  # -m 'map P.10': two measures
     cli_checks: dict[tuple[str, str], Check] = {}
-    for kind, texts in (("min", floors), ("max_drop", max_drop), ("max_drop_rel", max_drop_rel)):
+    given = (
+        ("min", floors),
+        ("max_drop", max_drop),
+        ("max_drop_rel", max_drop_rel),
+        ("non_inferior", non_inferior),
+        ("max_losers", max_losers),
+    )
+    for kind, texts in given:
         for text in texts:
             check = parse_cli_check(kind, text)
             key = (kind, check.label)
@@ -205,19 +250,23 @@ def build_spec(
     spec.checks.update(cli_checks)
     if not spec.checks:
         raise UsageError(
-            "nothing to check: give --min, --max-drop or --max-drop-rel "
-            "(or [min], [max_drop], [max_drop_rel] tables in a --config file)"
+            "nothing to check: give --min, --max-drop, --max-drop-rel, --non-inferior or --max-losers "
+            "(or [min], [max_drop], [max_drop_rel], [non_inferior], [max_losers] tables in a --config file)"
         )
     if spec.baseline is None:
         relative = [c for c in spec.ordered_checks() if c.kind != "min"]
         if relative:
             raise UsageError(
-                f"{relative[0].source}: a drop needs a baseline: give --baseline RUN "
+                f"{relative[0].source}: {_needs(relative[0])} needs a baseline: give --baseline RUN "
                 "(or 'baseline' in the --config file)"
             )
     for m in spec.measures:  # report-only measures: check the names before reading any file
         comparable_labels(m)
     return spec
+
+
+def _needs(check: Check) -> str:
+    return "non-inferiority" if check.kind == "non_inferior" else "a drop"
 
 
 # ---------------------------------------------------------------- formats
@@ -262,7 +311,8 @@ def _notes(report: dict[str, Any]) -> list[str]:
             "(a topic without results scores 0)."
         )
     ]
-    if inp["baseline"]:
+    kinds = {c["kind"] for c in report["checks"]}
+    if inp["baseline"] and (kinds & {"max_drop", "max_drop_rel"} or kinds <= {"min"}):
         test = TEST_NAMES[o["test"]]
         if o["test"] == "randomization":
             test += f" ({o['permutations']} permutations, seed {o['seed']})"
@@ -272,6 +322,16 @@ def _notes(report: dict[str, Any]) -> list[str]:
             else "a drop beyond its tolerance fails (no --alpha)"
         )
         notes.append(f"p: one-sided {test}, candidate worse than baseline; {rule}.")
+    if any(c["kind"] == "non_inferior" for c in report["checks"]):
+        how = f"{o['confidence'] * 100:g}% {INTERVAL_NAMES[o['interval']]} interval"
+        if o["interval"] == "bootstrap":
+            how += f" ({o['bootstrap']} resamples, seed {o['seed']})"
+        notes.append(f"non-inferior: the {how} of the paired difference (better is +) must lie above -margin.")
+    for c in report["checks"]:
+        if c["kind"] == "max_losers" and c["losers"]:
+            lost = ", ".join(f"{t['qid']} {fmt_value(t['diff'], '+.4f')}" for t in c["losers"][:10])
+            more = f" (and {len(c['losers']) - 10} more)" if len(c["losers"]) > 10 else ""
+            notes.append(f"Losers ({c['measure']}, by > {short(c['epsilon'])}): {lost}{more}")
     checked = {c["measure"] for c in report["checks"]}
     for m in report["measures"]:
         if m["measure"] not in checked:
@@ -434,6 +494,43 @@ or baseline sharing no topic with QRELS).
     help="Fail if the run falls more than FRACTION (0.02 or 2%; above 1 only with %) of the baseline's mean below it.",
 )
 @click.option(
+    "--non-inferior",
+    "non_inferior",
+    multiple=True,
+    metavar="MEASURE=MARGIN",
+    help="Fail unless the lower bound of the interval of the paired difference (run - baseline, per topic) "
+    "is above -MARGIN: the run is shown not worse by MARGIN or more (repeatable; recommended).",
+)
+@click.option(
+    "--max-losers",
+    "max_losers",
+    multiple=True,
+    metavar="MEASURE=N@EPSILON",
+    help="Fail if more than N topics are worse than the baseline by more than EPSILON; the losers are "
+    "listed (repeatable).",
+)
+@click.option(
+    "--interval",
+    type=click.Choice(INTERVALS),
+    default=None,
+    help="Interval for --non-inferior: paired bootstrap percentile or paired t [default: bootstrap].",
+)
+@click.option(
+    "--confidence",
+    type=Decimal(),
+    default=None,
+    callback=_probability,
+    metavar="LEVEL",
+    help="Two-sided confidence level of the --non-inferior interval [default: 0.95].",
+)
+@click.option(
+    "--bootstrap",
+    type=Integer(min=1),
+    default=None,
+    metavar="N",
+    help="Bootstrap resamples for --non-inferior [default: 10000; seeded by --seed].",
+)
+@click.option(
     "-m",
     "--measure",
     "measures",
@@ -473,7 +570,8 @@ or baseline sharing no topic with QRELS).
 @click.option(
     "--config",
     metavar="FILE",
-    help="TOML file with qrels, run, baseline, measures, [min], [max_drop], [max_drop_rel], test, alpha; "
+    help="TOML file with qrels, run, baseline, measures, [min], [max_drop], [max_drop_rel], [non_inferior], "
+    "[max_losers], test, alpha; "
     "command-line options override it.",
 )
 @remote_config_option
@@ -495,6 +593,11 @@ def gate_command(
     floors: tuple[str, ...],
     max_drop: tuple[str, ...],
     max_drop_rel: tuple[str, ...],
+    non_inferior: tuple[str, ...],
+    max_losers: tuple[str, ...],
+    interval: str | None,
+    confidence: float | None,
+    bootstrap: int | None,
     measures: tuple[str, ...],
     alpha: float | None,
     test: str | None,
@@ -527,6 +630,11 @@ def gate_command(
         floors=floors,
         max_drop=max_drop,
         max_drop_rel=max_drop_rel,
+        non_inferior=non_inferior,
+        max_losers=max_losers,
+        interval=interval,
+        confidence=confidence,
+        bootstrap=bootstrap,
         measures=measures,
         alpha=alpha,
         test=test,

@@ -47,6 +47,8 @@ class Results:
     zscore: bool = False  # values are z-scores (-Z): trec output prefixes labels with Z
     compat: str = "10.0"
     diagnostics: list[str] = field(default_factory=list)
+    # retrieved documents (of the evaluated topics) that are judged, rel >= 0; None: not counted
+    judged_retrieved: int | None = None
 
     def per_query_frame(self) -> Any:
         """Tidy per-topic table: qid, measure, value (strings in ``text``)."""

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..core.table import EvalOptions
+from ..core.table import EvalOptions, count_distinct
 from ..io.trec import Qrels
 
 if TYPE_CHECKING:
@@ -66,9 +66,8 @@ def whole_qrels_facts(qrels: Any) -> tuple[int, int, int]:
     :class:`Job`); zeros for None. Only plain qrels have labels to count."""
     if qrels is None:
         return 0, 0, 0
-    import pyarrow.compute as pc
 
-    topics = int(pc.count_distinct(qrels.qid).as_py())
+    topics = count_distinct(qrels.qid)
     if not isinstance(qrels, Qrels):  # a -R format: no rel column
         return topics, 0, 0
     import numpy as np

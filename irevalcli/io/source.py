@@ -479,7 +479,13 @@ def _read_all(fh: BinaryIO, name: str, what: str, hash: bool, progress: Progress
     tap = Tap(fh, hash=hash, progress=progress, name=name)
     parts: list[bytes] = []
     try:
-        first = tap.read(FIRST_BLOCK)
+        buf = bytearray()
+        while len(buf) < FIRST_BLOCK:  # a terminal or pipe gives what it has, a line at a time
+            got = tap.read(FIRST_BLOCK - len(buf))
+            if not got:
+                break
+            buf += got
+        first = bytes(buf)
         check_first_block(first, name)
         parts.append(first)
         if len(first) == FIRST_BLOCK:

@@ -41,6 +41,7 @@ def read_subtopics(path: str | os.PathLike[str]) -> SubtopicQrels:
     else:
         src = read_source(path, what="subtopic qrels")
     (qid, subtopic, docno), rel, lineno = parse_four_fields(src, what="subtopic qrels", fields="qid subtopic docno rel")
+    assert qid is not None and subtopic is not None and docno is not None
     sub = SubtopicQrels(
         name=src.name, sha256=src.sha256, qid=qid, subtopic=subtopic, docno=docno, rel=rel, lineno=lineno
     )

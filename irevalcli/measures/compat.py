@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.table import EvalTable
+from ..core.table import EvalTable, distinct
 from ..errors import MeasureParamError
 from ._util import pair
 from .registry import Params, measure
@@ -51,7 +51,7 @@ def compat(t: EvalTable, p: Params) -> np.ndarray:
     m = t.judged & (t.qrel >= t.level)
     qg, ql = t.qg[m], t.qrel[m]
     K = np.bincount(qg, minlength=t.nq).astype(np.int64)
-    levels = np.unique(ql)
+    levels = distinct(ql)
     nd = max(len(levels), 1)
     keys = np.sort(qg * nd + (nd - 1 - np.searchsorted(levels, ql)))
     # retrieved relevant rows: their ideal position = (relevant judged with a higher label)

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.table import EvalTable, seg_cumsum_exact
+from ..core.table import EvalTable, distinct, seg_cumsum_exact
 from ..errors import MeasureParamError
 from . import dcg as dcg_kernel
 from .precision import CUTOFFS
@@ -66,7 +66,7 @@ def _gains(t: EvalTable, pairs: tuple[tuple[str, float], ...], rescale: bool) ->
     nq = t.nq
     judged = t.judged
     jg, jl = t.qg[judged], t.qrel[judged]
-    levels = np.unique(jl)  # judged levels present anywhere (>= 0)
+    levels = distinct(jl)  # judged levels present anywhere (>= 0)
     col = np.searchsorted(levels, jl)
     counts = np.bincount(jg * len(levels) + col, minlength=nq * len(levels)).astype(np.int64).reshape(nq, len(levels))
     NL = np.zeros(nq, dtype=np.int64)
@@ -87,7 +87,7 @@ def _gains(t: EvalTable, pairs: tuple[tuple[str, float], ...], rescale: bool) ->
     row_group = NL[t.g[cand]]
     cand_gain = np.zeros(len(cand), dtype=np.float64)
     il_parts: list[tuple[np.ndarray, np.ndarray]] = []  # (topic per element, gain)
-    for nl in np.unique(NL).tolist():
+    for nl in distinct(NL).tolist():
         topics = np.flatnonzero(nl == NL)
         # entries: [level, gain, level whose judged count it takes (or None)]
         entries: list[list[Any]] = [[lv, g, None] for lv, g in pair_entries]

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.table import EvalTable
+from ..core.table import EvalTable, distinct
 from ..errors import MeasureParamError
 from . import dcg as dcg_kernel
 from ._util import opt, safe_div
@@ -149,7 +149,7 @@ def opa(t: EvalTable, p: Params) -> np.ndarray:
     lab = np.maximum(t.label, 0)
     correct = np.zeros(t.nq)
     pairs = np.zeros(t.nq)
-    for v in np.unique(lab[lab > 0]).tolist():  # a few label levels, not documents
+    for v in distinct(lab[lab > 0]).tolist():  # a few label levels, not documents
         lower = (lab < v).astype(np.int64)
         above = t.seg_cumsum(lower)  # lower-labelled documents at or above each row
         total_lower = t.seg_sum(lower.astype(np.float64))
@@ -206,7 +206,7 @@ def _subtopic_entries_of(t: EvalTable) -> tuple[np.ndarray, np.ndarray, np.ndarr
     width = int(scode.max(initial=0)) + 1
     sid = topic * width + scode
     rel = label >= t.level
-    S = np.bincount(np.unique(sid[rel]) // width, minlength=t.nq).astype(np.float64) if rel.any() else np.zeros(t.nq)
+    S = np.bincount(distinct(sid[rel]) // width, minlength=t.nq).astype(np.float64) if rel.any() else np.zeros(t.nq)
     # the ranked row of each judged document (-1: not retrieved)
     row = np.full(len(topic), -1, dtype=np.int64)
     if t.doc is not None and t.doc_dict is not None and len(topic) and len(t.g):

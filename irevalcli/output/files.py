@@ -26,7 +26,6 @@ import os
 import re
 import stat
 import sys
-import tempfile
 from collections.abc import Iterable, Sequence
 from contextvars import ContextVar
 from typing import Any
@@ -409,6 +408,8 @@ def _write_temp(
 ) -> tuple[str, str, str, str]:
     directory = os.path.dirname(target) or "."
     mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_umask()
+    import tempfile  # (2 ms of start-up when the output goes to stdout)
+
     tmp = None
     fh = None
     try:

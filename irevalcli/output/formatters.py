@@ -11,7 +11,6 @@ several runs.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -201,6 +200,8 @@ def format_json(results: Results, *, per_query: bool = False, summary: bool = Tr
     """Full-precision JSON: ``summary`` (label -> value), ``per_query`` (qid -> label -> value)
     with -q, plus the metadata the CLI passes (version, options, input hashes).
     Values that are not finite (trec_eval's -nan) are null."""
+    import json
+
     doc = results_dict(results, per_query=per_query, summary=summary, meta=meta)
     text = json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False)
     return (text + "\n").encode("utf-8", "surrogateescape")
@@ -212,6 +213,7 @@ def format_parquet(
     """A tidy table (qid, measure, value, text): every per-topic value, then the summary rows
     with qid ``all``. ``text`` carries string values (runid, relstring)."""
     import io
+    import json
 
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -325,6 +327,8 @@ def format_json_runs(
 ) -> bytes:
     """Several runs: the shared metadata, then ``runs``: one object per run with its path,
     SHA-256, runid, num_q, ``summary`` and (with -q) ``per_query``."""
+    import json
+
     doc: dict[str, Any] = dict(meta or {})
     doc["runs"] = [
         results_dict(
@@ -344,6 +348,7 @@ def format_parquet_runs(
 ) -> bytes:
     """Several runs: the tidy table with two leading columns, ``run`` (the path) and ``runid``."""
     import io
+    import json
 
     import pyarrow as pa
     import pyarrow.parquet as pq
