@@ -23,4 +23,6 @@ def test_level_is_byte_identical_to_trec_eval(cli, name, version, args, expected
 
 def test_every_level_and_version_is_covered():
     assert len(CASES) == 48
-    assert {(c[1], shlex.split(c[2])[1]) for c in CASES} == {(v, lv) for v in ("10", "908") for lv in ("-1", "-2", "-3", "0")}
+    assert {(c[1], shlex.split(c[2])[1]) for c in CASES} == {
+        (v, lv) for v in ("10", "908") for lv in ("-1", "-2", "-3", "0")
+    }
