@@ -1,23 +1,13 @@
-"""Command line: trec_eval's options -> evaluate() -> formatter.
+"""Command line: trec_eval's options -> evaluate() -> formatter, and the entry point.
 
-The only module that prints or exits. Heavy libraries (numpy, pandas, pyarrow)
-are imported inside the command, so ``ireval --help`` stays fast.
-
-Exit codes (stable, documented in the README):
-  0  success
-  1  a quality gate failed (reserved for ``ireval gate``)
-  2  usage, input or output error: bad option, unknown measure, malformed or missing
-     file, --output that cannot be written
-  3  internal error (a bug in ireval: please report it)
-  129, 130, 143  hung up (SIGHUP), interrupted by SIGINT (Ctrl-C) or terminated by
-     SIGTERM; no output file is left half-written, no temporary file is left behind
-A reader that goes away (``| head``) is not an error: the output stops quietly and the
-exit code is the command's own (a failed gate is still 1).
+``main`` finds the command the arguments name (the eval command here, the others through
+:mod:`.dispatch`) and runs it through :func:`.process.run`, which owns the exit statuses
+(:class:`.process.ExitStatus`), signals, standard streams and memory. Heavy libraries
+(numpy, pandas, pyarrow) are imported inside the command, so ``ireval --help`` stays fast.
 """
 
 from __future__ import annotations
 
-import errno
 import os
 import sys
 from collections.abc import Iterable, Sequence
@@ -26,19 +16,16 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..errors import IrevalError, OutputError, UsageError
-from ..output.files import TERMINATING_SIGNALS, silence_broken_pipe, write_output
+from ..errors import UsageError
+from ..output.files import write_output
 from ..version import VERSION as __version__
+from . import process
 from .dispatch import SUBCOMMANDS, load_subcommand
 from .options import Choice, CLong, engine_options, input_format_options, ties_option
+from .process import ExitStatus, UsageLine, isatty, one_line, printable, say
 
 if TYPE_CHECKING:
     from ..settings import EvalSettings
-
-EXIT_OK = 0
-EXIT_GATE_FAILED = 1
-EXIT_USAGE = 2
-EXIT_INTERNAL = 3
 
 
 def _complete_first(ctx: Any, param: Any, incomplete: str) -> list[Any]:
@@ -435,7 +422,7 @@ def run_eval(
         merged, repeated = merge_repeated_cutoffs(measures)
         if fmt == "trec":  # trec_eval's bytes: the first parameters only, and a note
             for kept, ignored, spec in repeated:
-                _say(
+                say(
                     f"ireval: note: -m {ignored} ignored: trec_eval keeps the first parameters given "
                     f"for a measure (-m {kept}); write -m {spec}"
                 )
@@ -489,38 +476,10 @@ def run_eval(
     write_output(data, out.path, fmt, inputs=inputs)
 
 
-def _one_line(msg: str) -> str:
-    return " ".join(str(msg).split())
-
-
-# Characters shown escaped in messages: controls (an ESC could restyle the terminal),
-# and invisible or direction-changing marks (a BOM, zero-width spaces, bidi overrides).
-_INVISIBLE = frozenset(
-    "\u00ad\u061c\u180e\u200b\u200c\u200d\u200e\u200f\u2028\u2029"
-    "\u202a\u202b\u202c\u202d\u202e\u2060\u2066\u2067\u2068\u2069\ufeff"
-)
-
-
-def _printable(msg: str) -> str:
-    """``msg`` as one line a terminal shows faithfully.
-
-    Ids are bytes: an undecodable byte (kept as a surrogate escape) prints as ``\\xff``;
-    control characters and invisible marks print as ``\\x1b``, ``\\n``, ``\\ufeff``.
-    """
-    out = []
-    for ch in msg:
-        o = ord(ch)
-        if 0xDC80 <= o <= 0xDCFF:
-            out.append(f"\\x{o - 0xDC00:02x}")
-        elif ch in "\t\n\r":
-            out.append({"\t": "\\t", "\n": "\\n", "\r": "\\r"}[ch])
-        elif o < 0x20 or 0x7F <= o < 0xA0:
-            out.append(f"\\x{o:02x}")
-        elif ch in _INVISIBLE or 0xD800 <= o <= 0xDFFF:
-            out.append(f"\\u{o:04x}")
-        else:
-            out.append(ch)
-    return "".join(out)
+# message helpers, kept under their old names for the callers of this module
+_one_line = one_line
+_printable = printable
+_isatty = isatty  # (a test stands in a terminal here)
 
 
 PARAM_KINDS = {
@@ -749,130 +708,6 @@ def _describe_name(name: str, registry: Any) -> str:
     return text
 
 
-class _Terminated(BaseException):
-    """SIGTERM or SIGHUP, raised so that ``finally`` blocks (temporary files) run."""
-
-
-# Signals received during this main() call. An exception raised on the way out of an
-# interrupted import (pandas, loaded lazily by pyarrow, turns KeyboardInterrupt into an
-# AttributeError) is then reported as the interruption, not as an internal error.
-_SIGNALLED: list[int] = []
-
-
-def _on_signal(signum: int, frame: Any) -> None:
-    import signal
-
-    _SIGNALLED.append(signum)
-    if signum == signal.SIGINT:
-        raise KeyboardInterrupt
-    raise _Terminated()
-
-
-def _signal_outcome() -> int | None:
-    """Exit code (after printing the line) if a signal arrived, else None."""
-    import signal
-
-    if not _SIGNALLED:
-        return None
-    if _SIGNALLED[0] == signal.SIGINT:
-        _say(("\n" if _isatty(sys.stderr) else "") + "ireval: interrupted")
-        return 130
-    if _SIGNALLED[0] == getattr(signal, "SIGHUP", None):
-        _say("ireval: hung up (SIGHUP)")
-        return 129
-    _say("ireval: terminated")
-    return 143
-
-
-def _install_signal_handlers() -> list[tuple[int, Any]]:
-    """Our SIGINT/SIGTERM/SIGHUP handlers, where Python's defaults are in place (main thread only);
-    a signal the caller ignores (``nohup``) stays ignored."""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        return []
-    saved: list[tuple[int, Any]] = []
-    for sig in TERMINATING_SIGNALS():
-        default = signal.default_int_handler if sig == signal.SIGINT else signal.SIG_DFL
-        try:
-            if signal.getsignal(sig) is default:
-                saved.append((sig, signal.signal(sig, _on_signal)))
-        except (ValueError, OSError):
-            pass
-    return saved
-
-
-def _say(line: str) -> None:
-    """One line on stderr; if stderr itself is gone there is no one to tell."""
-    try:
-        sys.stderr.write(line + "\n")
-        sys.stderr.flush()
-    except (OSError, ValueError, AttributeError):
-        pass
-
-
-class _ClosedStream:
-    """Standard input or output that was closed when ireval started (``>&-``, ``<&-``): every
-    use is the error a closed descriptor gives, so the command reports it and exits 2."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    @property
-    def buffer(self) -> _ClosedStream:
-        return self
-
-    def isatty(self) -> bool:
-        return False
-
-    def fileno(self) -> int:
-        raise ValueError(f"standard {self.name} is closed")
-
-    def flush(self) -> None:
-        pass  # nothing was written (writing raised), and the interpreter flushes at exit
-
-    def write(self, data: Any) -> int:
-        raise OSError(errno.EBADF, "it is closed")
-
-    def __getattr__(self, attr: str) -> Any:
-        if self.name == "input":
-            from ..errors import InputError
-
-            raise InputError(
-                "<stdin>", "cannot read standard input: it is closed (give the run as a file or pipe it in)"
-            )
-        raise OSError(errno.EBADF, "it is closed")
-
-
-def _guard_standard_streams() -> None:
-    """Give closed standard descriptors (0, 1, 2) a meaning that cannot change an exit code.
-
-    Each closed one is pointed at /dev/null first, so no file ireval opens later (an
-    output's temporary file) can take its number and receive what was meant for it.
-    Then: a closed stdin or stdout is an error when used ('cannot read standard input',
-    'cannot write to standard output': exit 2), a closed stderr silently takes the
-    messages (there is no one to tell; the exit code still says what happened)."""
-    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
-        try:
-            os.fstat(fd)
-            continue
-        except OSError:
-            pass
-        try:
-            devnull = os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY)
-            if devnull != fd:
-                os.dup2(devnull, fd)
-                os.close(devnull)
-        except OSError:
-            continue
-        if getattr(sys, name) is None:
-            if fd == 2:
-                sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115  lives as long as the process
-            else:
-                setattr(sys, name, _ClosedStream("input" if fd == 0 else "output"))
-
-
 def _invoke(cmd: click.Command, args: list[str], prog_name: str) -> None:
     # Not cmd.main(): click's own handler turns a broken pipe into exit 1 (the
     # failed-gate code) and prints a blank line on Ctrl-C. Shell completion is
@@ -885,7 +720,7 @@ def _invoke(cmd: click.Command, args: list[str], prog_name: str) -> None:
         with cmd.make_context(prog_name, args) as ctx:
             if _reads_stdin(cmd, ctx) and _isatty(sys.stdin):
                 # otherwise a forgotten pipe looks like a hang
-                _say("ireval: reading the run from standard input (end with Ctrl-D)")
+                say("ireval: reading the run from standard input (end with Ctrl-D)")
             # every write refuses these as outputs (plot, a group, passes its inputs itself)
             inputs = COMMAND_INPUTS.set(command_inputs(ctx.params))
             try:
@@ -927,26 +762,11 @@ def _command_suggestion(args: list[str]) -> str | None:
     return f"'{word}' is neither a command nor a file; did you mean 'ireval {hits[0]}'?"
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point: parse, run, and turn every error into one line and an exit code."""
-    import signal
-    import warnings
-
+def main(argv: list[str] | None = None, *, own_process: bool = False) -> int:
+    """Entry point: parse, run, and turn every error into one line and an exit code
+    (:func:`.process.run`)."""
     args = list(sys.argv[1:] if argv is None else argv)
-    debug = "--debug" in args
-    _guard_standard_streams()
-    _SIGNALLED.clear()
-    saved = _install_signal_handlers()
-    try:
-        with warnings.catch_warnings():
-            if not debug:
-                # numpy's floating-point warnings (inf - inf in a measure, say) would print
-                # two lines of Python internals; trec_eval's C arithmetic is silent too.
-                warnings.simplefilter("ignore")
-            return _main(args, debug)
-    finally:
-        for sig, handler in saved:
-            signal.signal(sig, handler)
+    return process.run(lambda: _main(args), args, own_process=own_process)
 
 
 def _wants_version(args: list[str]) -> bool:
@@ -1036,7 +856,8 @@ def _check_o_slip(args: list[str]) -> None:
             )
 
 
-def _main(args: list[str], debug: bool) -> int:
+def _main(args: list[str]) -> int:
+    """The command the arguments name, run; click's own endings made ours."""
     try:
         if _wants_version(args):
             click.echo(f"ireval {__version__} (trec_eval 10.0 semantics)")
@@ -1048,90 +869,17 @@ def _main(args: list[str], debug: bool) -> int:
                 raise click.UsageError(slip)
             _check_o_slip(args)
             _invoke(eval_command, args, "ireval")
-        _flush_stdout()
-        return EXIT_OK
+        return ExitStatus.OK
     except click.exceptions.Exit as exc:  # --help
-        _flush_stdout()
         return int(exc.exit_code or 0)
     except click.UsageError as exc:
         msg = exc.format_message()
         if ("Missing argument" in msg or "Got unexpected extra argument" in msg) and not (
             args and args[0] in SUBCOMMANDS
         ):
-            msg = f"{_one_line(msg).rstrip('.')}; usage: ireval [OPTIONS] QRELS RUN"
+            msg = f"{one_line(msg).rstrip('.')}; usage: ireval [OPTIONS] QRELS RUN"
         help_cmd = f"ireval {args[0]} --help" if args and args[0] in SUBCOMMANDS else "ireval --help"
-        _say(f"ireval: {_printable(_one_line(msg))} (see '{help_cmd}')")
-        return EXIT_USAGE
-    except (click.Abort, KeyboardInterrupt):
-        if not _SIGNALLED:
-            import signal
-
-            _SIGNALLED.append(signal.SIGINT)
-        return _signal_outcome() or 130
-    except _Terminated:
-        return _signal_outcome() or 143
-    except IrevalError as exc:
-        if _SIGNALLED:
-            return _signal_outcome() or EXIT_INTERNAL
-        if debug:
-            import traceback
-
-            traceback.print_exc()
-        _say(f"ireval: {_printable(str(exc))}")
-        return exc.exit_code
-    except BrokenPipeError:
-        silence_broken_pipe()
-        return _signal_outcome() or EXIT_OK
-    except MemoryError:
-        _say("ireval: out of memory")
-        return EXIT_USAGE
-    except OSError as exc:
-        if _SIGNALLED:
-            return _signal_outcome() or EXIT_INTERNAL
-        if exc.errno in _WRITE_ERRNOS:  # click.echo to a full stdout (--help, 'ireval measures')
-            silence_broken_pipe()
-            _say(f"ireval: cannot write to standard output: {exc.strerror}")
-            return EXIT_USAGE
-        if exc.errno == errno.EBADF and isinstance(sys.stdout, _ClosedStream):  # click.echo, stdout closed
-            _say("ireval: cannot write to standard output: it is closed")
-            return EXIT_USAGE
-        return _internal(exc, debug)
-    except Exception as exc:
-        return _signal_outcome() or _internal(exc, debug)
-
-
-_WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
-
-
-def _internal(exc: BaseException, debug: bool) -> int:
-    if debug:
-        import traceback
-
-        traceback.print_exc()
-    _say(
-        f"ireval: internal error: {type(exc).__name__}: {_printable(_one_line(str(exc)))} "
-        "(please report it; --debug shows the traceback)"
-    )
-    return EXIT_INTERNAL
-
-
-def _isatty(stream: Any) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError, OSError):
-        return False
-
-
-def _flush_stdout() -> None:
-    """Flush text written with click.echo now, so that a broken pipe or a full disk is
-    handled here and not reported by the interpreter at exit."""
-    try:
-        sys.stdout.flush()
-    except BrokenPipeError:
-        silence_broken_pipe()
-    except OSError as exc:
-        silence_broken_pipe()
-        raise OutputError(f"cannot write to standard output: {exc.strerror or exc}") from None
+        raise UsageLine(f"{printable(one_line(msg))} (see '{help_cmd}')") from None
 
 
 def entry() -> None:
@@ -1142,23 +890,4 @@ def entry() -> None:
         from .completion import complete
 
         sys.exit(complete(instruction))
-    _exit(main())
-
-
-def _exit(code: int) -> None:
-    """Flush the standard streams and end the process now, without the interpreter's teardown.
-
-    The exit code is decided and every line is written: what is left is the teardown of
-    native libraries, where a thread pool (Arrow's readers, BLAS) still winding down can
-    abort the process ("terminate called without an active exception", exit 134) after the
-    error line was printed, turning exit 2 into a crash. Our own files are closed and
-    renamed in ``finally`` blocks before this point; nothing registered with atexit matters.
-    """
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except BrokenPipeError:
-            silence_broken_pipe()
-        except (OSError, ValueError, AttributeError):
-            pass
-    os._exit(code)
+    process.exit_now(main(own_process=True))
