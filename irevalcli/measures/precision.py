@@ -218,7 +218,7 @@ def _relstring_check(vals: tuple[float, ...]) -> str | None:
 def relstring(t: EvalTable, p: Params) -> list[list[str]]:
     """The relevance of the first k ranks (default 10) as text: a digit per level, '>' above
     9, '-' not in the pool, '.' pooled but unjudged (per topic only)."""
-    k = max(int(p.values[0]), 0) if p.values else 0
+    k = int(min(max(p.values[0], 0), 2**62)) if p.values else 0  # a k beyond any ranking shows all of it
     m = np.minimum(t.n, k)  # rows shown per topic: the top min(k, n)
     first = np.concatenate(([0], np.cumsum(m)[:-1]))
     keep = np.repeat(t.starts[:-1] - first, m) + np.arange(int(m.sum()))
