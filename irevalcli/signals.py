@@ -3,9 +3,12 @@
 The command line (:mod:`irevalcli.commands.process`) installs :func:`on_signal` for the
 whole run: the first signal becomes an exception (``KeyboardInterrupt`` for SIGINT,
 :class:`Terminated` otherwise) so that every ``finally`` block runs (temporary files,
-``--output``'s temporary file, the out-of-core spill directory); any later signal is only
-recorded, so a burst of them (what ``timeout``, a CI cancel or an impatient Ctrl-C send)
-cannot cut a clean-up short or raise out of the error handler as a traceback.
+``--output``'s temporary file, the out-of-core spill directory). A burst of signals (what
+``timeout``, a CI cancel or an impatient Ctrl-C send) is one exit: a signal within
+:data:`REPEAT_AFTER` seconds of the one raised is only recorded, so it cannot cut a clean-up
+short; one later than that is raised again (the first may have been swallowed: a signal
+handler that raises inside a finaliser is ignored), so the process never stays deaf. Once
+the command has ended (:func:`finish`), signals are only recorded: the exit is under way.
 
 :func:`deferred` holds the signals for a short critical section (a temporary file created
 and not yet named; a directory being removed) and acts on them when it ends. It works by
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import signal
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -43,26 +47,37 @@ def terminating_signals() -> list[int]:
 
 # Every signal received since reset(), in order; the first decides the exit.
 received: list[int] = []
-_state = {"raised": False, "holding": 0}
+REPEAT_AFTER = 1.0  # seconds: a signal this long after the one raised is raised again
+_state: dict[str, Any] = {"raised": None, "holding": 0, "finished": False}
 
 
 def reset() -> None:
     """Forget the signals of an earlier run (one command line call in a long-lived process)."""
     received.clear()
-    _state["raised"] = False
-    _state["holding"] = 0
+    _state.update(raised=None, holding=0, finished=False)
+
+
+def finish() -> None:
+    """The command has ended: from now on signals are only recorded (the exit is under way)."""
+    _state["finished"] = True
 
 
 def on_signal(signum: int, frame: Any) -> None:
-    """The handler: record the signal; raise it once, unless held by :func:`deferred`."""
+    """The handler: record the signal; raise it unless held by :func:`deferred`, the command
+    has ended, or one was raised less than :data:`REPEAT_AFTER` seconds ago."""
     received.append(signum)
-    if _state["raised"] or _state["holding"]:
+    if _state["holding"] or _state["finished"] or not _may_raise():
         return
-    _state["raised"] = True
     _raise(signum)
 
 
+def _may_raise() -> bool:
+    raised = _state["raised"]
+    return raised is None or time.monotonic() - raised >= REPEAT_AFTER
+
+
 def _raise(signum: int) -> None:
+    _state["raised"] = time.monotonic()
     if signum == signal.SIGINT:
         raise KeyboardInterrupt
     raise Terminated(signum)
@@ -130,9 +145,8 @@ def deferred() -> Iterator[None]:
 
 def _act(signum: int, theirs: dict[int, Any]) -> None:
     """What the handler in place would have done with ``signum``."""
-    if signum not in theirs:  # on_signal is the handler (the command line): raise once
-        if not _state["raised"]:
-            _state["raised"] = True
+    if signum not in theirs:  # on_signal is the handler (the command line)
+        if not _state["finished"] and _may_raise():
             _raise(signum)
         return
     handler = theirs[signum]

@@ -335,6 +335,7 @@ def run(body: Callable[[], int], args: Sequence[str], *, own_process: bool = Fal
         except (KeyboardInterrupt, signals.Terminated):  # a signal between two handlers
             return signal_outcome() or ExitStatus.TERMINATED
     finally:
+        signals.finish()
         try:
             sys.meta_path.remove(guard)
         except ValueError:

@@ -337,11 +337,12 @@ def write_files(
                 raise OutputError(f"{option} {path}: cannot write ({exc.strerror or exc})") from None
             temps.pop(0)
     finally:
-        for tmp, _, _, _ in temps:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+        with signals.deferred():  # the clean-up runs to the end, whatever arrives
+            for tmp, _, _, _ in temps:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
 
 
 def _write_temp(
@@ -373,16 +374,17 @@ def _write_temp(
     except OSError as exc:
         raise OutputError(f"{option} {path}: cannot write ({exc.strerror or exc})") from None
     finally:
-        if fh is not None:
-            try:
-                fh.close()
-            except OSError:
-                pass
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+        with signals.deferred():  # the clean-up runs to the end, whatever arrives
+            if fh is not None:
+                try:
+                    fh.close()
+                except OSError:
+                    pass
+            if tmp is not None:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
 
 
 def write_special(path: str, data: bytes | Iterable[bytes], *, option: str = "--output") -> None:
