@@ -31,6 +31,22 @@ from .errors import IrevalError, UsageError
 REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")  # -R (api.TABLE_BUILDERS builds each)
 COMPAT_MODES = ("10.0", "9.0.8")  # --compat
 ENGINES = ("local", "dask")  # --engine
+WORKERS_PER_CPU = 4  # --workers: the most processes a local Dask cluster may start, per CPU
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def max_local_workers() -> int:
+    """The most worker processes ``--workers`` may start (each is a Python process with numpy,
+    pandas and Arrow loaded): 4 per CPU this process may run on."""
+    return WORKERS_PER_CPU * _cpus()
+
+
 TABLE_FIELDS = frozenset(f.name for f in fields(EvalOptions))
 
 # Command-line spellings in messages -> the API's parameter names (when not called by the CLI)
@@ -161,6 +177,11 @@ class EvalSettings:
             raise UsageError("--workers sizes the local cluster ireval starts; a --scheduler's cluster has its own")
         if self.workers is not None and self.workers < 1:
             raise UsageError(f"--workers {self.workers}: needs at least 1 worker")
+        if self.workers is not None and self.workers > max_local_workers():
+            raise UsageError(
+                f"--workers {self.workers}: a local cluster has at most {max_local_workers()} workers "
+                f"({WORKERS_PER_CPU} per CPU, {_cpus()} CPUs here)"
+            )
         if self.partitioned and self.engine != "dask":
             raise UsageError("--partitioned-by-topic applies to --engine dask")
         if self.labelled and self.rel_format != "qrels":

@@ -22,6 +22,7 @@ PKG = Path(__file__).resolve().parents[1] / "irevalcli"
 LAYERS = {
     "errors": 0,
     "version": 0,
+    "signals": 0,  # the one SIGINT/SIGTERM/SIGHUP handler: used by output, engine and commands
     "io": 1,
     "core": 2,
     "settings": 2,  # the options object: nests core's table options, read by engine, api and commands
@@ -37,6 +38,7 @@ LAYERS = {
 }
 # Third-party packages a layer must not import (the core stays usable without a terminal).
 FORBIDDEN_THIRD_PARTY = {
+    "signals": {"click", "rich"},
     "io": {"click", "rich"},
     "measures": {"click", "rich"},
     "core": {"click", "rich"},

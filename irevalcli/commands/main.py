@@ -1,24 +1,14 @@
-"""Command line: trec_eval's options -> evaluate() -> formatter.
+"""Command line: trec_eval's options -> evaluate() -> formatter, and the entry point.
 
-The only module that prints or exits. Heavy libraries (numpy, pandas, pyarrow)
-are imported inside the command, so ``ireval --help`` stays fast.
-
-Exit codes (stable, documented in the README):
-  0  success
-  1  a quality gate failed (reserved for ``ireval gate``)
-  2  usage, input or output error: bad option, unknown measure, malformed or missing
-     file, --output that cannot be written
-  3  internal error (a bug in ireval: please report it)
-  129, 130, 143  hung up (SIGHUP), interrupted by SIGINT (Ctrl-C) or terminated by
-     SIGTERM; no output file is left half-written, no temporary file is left behind
-A reader that goes away (``| head``) is not an error: the output stops quietly and the
-exit code is the command's own (a failed gate is still 1).
+``main`` finds the command the arguments name (the eval command here, the others through
+:mod:`.dispatch`) and runs it through :func:`.process.run`, which owns the exit statuses
+(:class:`.process.ExitStatus`), signals, standard streams and memory. Heavy libraries
+(numpy, pandas, pyarrow) are imported inside the command, so ``ireval --help`` stays fast.
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import shutil
 import sys
@@ -28,19 +18,17 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..errors import IrevalError, OutputError, UsageError
-from ..output.files import TERMINATING_SIGNALS, silence_broken_pipe, write_output
+from ..errors import UsageError
+from ..measures.reference import measures_reference
+from ..output.files import write_output
 from ..version import VERSION as __version__
+from . import process
 from .dispatch import SUBCOMMANDS, load_subcommand
 from .options import Choice, CLong, engine_options, input_format_options, ties_option
+from .process import ExitStatus, UsageLine, isatty, one_line, printable, say
 
 if TYPE_CHECKING:
     from ..settings import EvalSettings
-
-EXIT_OK = 0
-EXIT_GATE_FAILED = 1
-EXIT_USAGE = 2
-EXIT_INTERNAL = 3
 
 
 def _complete_first(ctx: Any, param: Any, incomplete: str) -> list[Any]:
@@ -441,7 +429,7 @@ def run_eval(
         merged, repeated = merge_repeated_cutoffs(measures)
         if fmt == "trec":  # trec_eval's bytes: the first parameters only, and a note
             for kept, ignored, spec in repeated:
-                _say(
+                say(
                     f"ireval: note: -m {ignored} ignored: trec_eval keeps the first parameters given "
                     f"for a measure (-m {kept}); write -m {spec}"
                 )
@@ -468,7 +456,7 @@ def run_eval(
             if ev.results.judged_retrieved == 0:  # every score is about nothing (issue 21)
                 from ..api import nothing_judged
 
-                _say(f"ireval: warning: {ev.run.name}: {nothing_judged(ev.qrels.name)}")
+                say(f"ireval: warning: {ev.run.name}: {nothing_judged(ev.qrels.name)}")
             judgements = ev.qrels
             if first is None:
                 first = (ev.qrels.name, ev.qrels.sha256, ev.run.name, ev.run.sha256, ev.results)
@@ -506,206 +494,10 @@ def run_eval(
     write_output(data, out.path, fmt, inputs=inputs)
 
 
-def _one_line(msg: str) -> str:
-    return " ".join(str(msg).split())
-
-
-# Characters shown escaped in messages: controls (an ESC could restyle the terminal),
-# and invisible or direction-changing marks (a BOM, zero-width spaces, bidi overrides).
-_INVISIBLE = frozenset(
-    "\u00ad\u061c\u180e\u200b\u200c\u200d\u200e\u200f\u2028\u2029"
-    "\u202a\u202b\u202c\u202d\u202e\u2060\u2066\u2067\u2068\u2069\ufeff"
-)
-
-
-def _printable(msg: str) -> str:
-    """``msg`` as one line a terminal shows faithfully.
-
-    Ids are bytes: an undecodable byte (kept as a surrogate escape) prints as ``\\xff``;
-    control characters and invisible marks print as ``\\x1b``, ``\\n``, ``\\ufeff``.
-    """
-    out = []
-    for ch in msg:
-        o = ord(ch)
-        if 0xDC80 <= o <= 0xDCFF:
-            out.append(f"\\x{o - 0xDC00:02x}")
-        elif ch in "\t\n\r":
-            out.append({"\t": "\\t", "\n": "\\n", "\r": "\\r"}[ch])
-        elif o < 0x20 or 0x7F <= o < 0xA0:
-            out.append(f"\\x{o:02x}")
-        elif ch in _INVISIBLE or 0xD800 <= o <= 0xDFFF:
-            out.append(f"\\u{o:04x}")
-        else:
-            out.append(ch)
-    return "".join(out)
-
-
-PARAM_KINDS = {
-    "none": "no parameters",
-    "long_cutoffs": "integer cutoffs",
-    "double_cutoffs": "real cutoffs",
-    "double_params": "real parameters",
-    "pairs": "key=value pairs (ndcg family: level=gain; rbp: p=; ireval's: as described above)",
-}
-SUMMARIES = {
-    "mean": "mean over topics",
-    "sum": "sum over topics",
-    "gmean": "geometric mean over topics",
-    "nanmean": "mean over the topics that have a value",
-    "wmean": "weighted mean over the topics that have a value",
-    "judged_sum": "sum over topics",
-    "topic_count": "count",
-    "run_name": "text",
-    "none": "per topic only",
-}
-# libraries whose spellings ireval accepts, in the order the reference lists them
-LIBRARIES = ("trec_eval", "ir_measures", "ranx", "ireval", "tf-ranking", "elasticsearch")
-
-
-def _params_text(meas: Any) -> str:
-    params = PARAM_KINDS[meas.params]
-    if meas.default:
-        shown = ",".join(f"{v:g}" if isinstance(v, float) else str(v) for v in meas.default)
-        params += f", default {shown}"
-    return params
-
-
-def _trec_spellings(meas: Any) -> list[str]:
-    """How -m reaches the measure in trec_eval's syntax: NAME, NAME.PARAMS and the label form."""
-    if meas.params == "none":
-        return [meas.name]
-    many, one = {
-        "long_cutoffs": ("k1,k2", "k"),
-        "double_cutoffs": ("x1,x2", "x"),
-        "double_params": ("a,b", "a,b"),
-        "pairs": ("key=value,...", "key=value"),
-    }[meas.params]
-    return [meas.name, f"{meas.name}.{many}", f"{meas.name}_{one}"]
-
-
-def measure_spellings(meas: Any) -> dict[str, list[str]]:
-    """Every spelling -m accepts for the measure, by library (from the registry and alias tables)."""
-    from ..measures.aliases import FAMILIES
-
-    out: dict[str, list[str]] = {"trec_eval": _trec_spellings(meas)}
-    for fam in FAMILIES.values():
-        if meas.name in fam.roots:
-            out.setdefault(fam.style, []).append(_family_form(fam))
-    return {
-        lib: out[lib] for lib in sorted(out, key=lambda s: LIBRARIES.index(s) if s in LIBRARIES else len(LIBRARIES))
-    }
-
-
-def _family_form(fam: Any) -> str:
-    """A family's spelling with its argument and cutoff syntax: ``P(rel,judged_only)@k``."""
-    if fam.style == "ranx":
-        return f"{fam.name}.NN-lN" if fam.dotted else f"{fam.name}@k-lN"
-    args = f"({','.join(fam.args)})" if fam.args else ""
-    cut = {"optional": "[@k]", "required": "@k", "none": ""}[fam.cutoff]
-    return f"{fam.name}{args}{cut}"
-
-
-def measure_info(meas: Any) -> dict[str, Any]:
-    """One measure's reference entry (text, markdown and JSON are made from it)."""
-    return {
-        "name": meas.name,
-        "definition": meas.doc,
-        "parameters": _params_text(meas),
-        "summary": SUMMARIES[meas.agg],
-        "judgements": sorted(meas.rel_formats),
-        "citation": meas.citation,
-        "spellings": measure_spellings(meas),
-    }
-
-
-def _describe(meas: Any) -> str:
-    from ..measures.aliases import aliases_of
-
-    info = measure_info(meas)
-    lines = [f"{meas.name}: {meas.doc}", f"  parameters: {info['parameters']}", f"  summary: {info['summary']}"]
-    if meas.citation:
-        lines.append(f"  reference: {meas.citation}")
-    also = aliases_of(meas.name)
-    if also:
-        lines.append(f"  also typed as: {', '.join(also)} ('ireval measures NAME' says which definition each gives)")
-    fmts = ", ".join(sorted(meas.rel_formats))
-    lines.append(f"  judgements: -R {fmts}")
-    return "\n".join(lines)
-
-
-def measures_reference(fmt: str) -> str:
-    """Every measure, spelling family and nickname as markdown or JSON (docs/measures.md is the markdown)."""
-    import json
-
-    from ..measures.aliases import FAMILIES
-    from ..measures.catalog import load
-    from ..measures.registry import NICKNAMES
-
-    registry = load()
-    measures = [measure_info(m) for m in registry.values()]
-    families: list[dict[str, Any]] = [
-        {
-            "spelling": _family_form(f),
-            "name": f.name,
-            "library": f.style,
-            "also_spelled": list(f.synonyms),
-            "maps_to": list(f.roots),
-            "arguments": list(f.args),
-            "cutoff": f.cutoff if f.style != "ranx" else "optional",
-            "definition": f.definition,
-        }
-        for f in FAMILIES.values()
-    ]
-    if fmt == "json":
-        doc = {"measures": measures, "spellings": families, "nicknames": {k: list(v) for k, v in NICKNAMES.items()}}
-        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-
-    def cell(text: str) -> str:
-        return text.replace("|", "\\|")
-
-    def code(items: list[str]) -> str:
-        return ", ".join(f"`{x}`" for x in items)
-
-    out = [
-        "# Measures reference",
-        "",
-        "<!-- Generated by `ireval measures --format markdown` (make docs); do not edit by hand. -->",
-        "",
-        "Every measure ireval computes, with every spelling `-m` accepts for it, by library: trec_eval's",
-        "(`NAME`, `NAME.PARAMS`, the output label `NAME_PARAM`), ir_measures', ranx's, ireval's own, TF-Ranking's",
-        "and Elasticsearch's. The spelling decides the definition where the libraries differ (see",
-        "[Friendly spellings](#friendly-spellings)); `ireval measures NAME` explains one spelling.",
-        "",
-        "## Measures",
-        "",
-    ]
-    for info in measures:
-        out += [f"### {info['name']}", "", info["definition"], ""]
-        for lib, forms in info["spellings"].items():
-            out.append(f"- {lib}: {code(forms)}")
-        out.append(f"- parameters: {info['parameters']}")
-        out.append(f"- summary: {info['summary']}")
-        out.append(f"- judgements: {', '.join('-R ' + j for j in info['judgements'])}")
-        if info["citation"]:
-            out.append(f"- reference: {info['citation']}")
-        out.append("")
-    out += [
-        "## Friendly spellings",
-        "",
-        "ranx spellings take `@k` (optional) and `-lN` (relevance level N); `rbp.NN` is persistence 0.NN.",
-        "",
-        "| Spelling | Library | Also spelled | Maps to | Definition |",
-        "|---|---|---|---|---|",
-    ]
-    for f in families:
-        out.append(
-            f"| `{cell(f['spelling'])}` | {f['library']} | {code(f['also_spelled'])} | "
-            f"{code(f['maps_to'])} | {cell(f['definition'])} |"
-        )
-    out += ["", "## Nicknames", "", "| Nickname | Measures |", "|---|---|"]
-    for nick, members in NICKNAMES.items():
-        out.append(f"| `{nick}` | {' '.join(members)} |")
-    return "\n".join(out) + "\n"
+# message helpers, kept under their old names for the callers of this module
+_one_line = one_line
+_printable = printable
+_isatty = isatty  # (a test stands in a terminal here)
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -720,215 +512,16 @@ def measures_reference(fmt: str) -> str:
 )
 def measures_command(names: tuple[str, ...], fmt: str = "text") -> None:
     """List every measure (or describe each NAME): parameters, defaults, definition, reference."""
-    from ..measures.aliases import FAMILIES
-    from ..measures.catalog import load
-    from ..measures.registry import NICKNAMES
+    from ..measures.reference import describe_names, listing
 
     if fmt != "text":
         if names:
             raise UsageError(f"--format {fmt} writes the whole reference; give no NAME (or drop --format)")
         click.echo(measures_reference(fmt), nl=False)
         return
-    registry = load()
     # on a terminal, lines wrap at its width (continuations indented); piped, one line each
     width = shutil.get_terminal_size((80, 24)).columns if _isatty(sys.stdout) else None
-    if not names:
-        for meas in registry.values():
-            click.echo(_entry(meas.name, meas.doc.split(". ")[0].rstrip("."), width))
-        click.echo("")
-        for nick, members in NICKNAMES.items():
-            click.echo(_entry(nick, f"nickname: {' '.join(members)}", width))
-        click.echo("")
-        for fam in FAMILIES.values():
-            click.echo(_entry(fam.name, f"{fam.style} syntax: {', '.join(fam.roots)}", width))
-        return
-    texts = [_describe_name(name, registry) for name in names]  # every name known before any is printed
-    click.echo("\n\n".join(_wrap_lines(t, width) for t in texts))
-
-
-def _entry(name: str, text: str, width: int | None) -> str:
-    """One line of the measures listing: the name in 24 columns, then its text."""
-    if width is None:
-        return f"{name:<24}{text}"
-    import textwrap
-
-    return textwrap.fill(
-        text,
-        width=max(width, 40),
-        initial_indent=f"{name:<24}",
-        subsequent_indent=" " * 24,
-        break_long_words=False,
-        break_on_hyphens=False,
-    )
-
-
-def _wrap_lines(text: str, width: int | None) -> str:
-    """Each line wrapped at ``width``, its continuations indented two more than it."""
-    if width is None:
-        return text
-    import textwrap
-
-    out = []
-    for line in text.split("\n"):
-        lead = " " * (len(line) - len(line.lstrip(" ")))
-        out.append(
-            textwrap.fill(
-                line.strip(" "),
-                width=max(width, 40),
-                initial_indent=lead,
-                subsequent_indent=lead + "  ",
-                break_long_words=False,
-                break_on_hyphens=False,
-            )
-            or line
-        )
-    return "\n".join(out)
-
-
-def _describe_name(name: str, registry: Any) -> str:
-    """What ``ireval measures NAME`` prints for one name (a measure, nickname or spelling)."""
-    from ..measures.aliases import describe
-    from ..measures.names import RANX_RBP, label_form, suggest
-    from ..measures.registry import NICKNAMES
-
-    root = name.split(".", 1)[0]
-    if root in NICKNAMES:
-        return f"{root}: nickname for {' '.join(NICKNAMES[root])}"
-    if root in registry and not RANX_RBP.match(name):
-        return _describe(registry[root])
-    label = label_form(name, registry)
-    if label is not None:
-        return _describe(label[0])
-    text = describe(name)
-    if text is None:
-        from ..errors import UnknownMeasureError
-
-        raise UnknownMeasureError(f"unknown measure '{name}'{suggest(root, registry)}")
-    return text
-
-
-class _Terminated(BaseException):
-    """SIGTERM or SIGHUP, raised so that ``finally`` blocks (temporary files) run."""
-
-
-# Signals received during this main() call. An exception raised on the way out of an
-# interrupted import (pandas, loaded lazily by pyarrow, turns KeyboardInterrupt into an
-# AttributeError) is then reported as the interruption, not as an internal error.
-_SIGNALLED: list[int] = []
-
-
-def _on_signal(signum: int, frame: Any) -> None:
-    import signal
-
-    _SIGNALLED.append(signum)
-    if signum == signal.SIGINT:
-        raise KeyboardInterrupt
-    raise _Terminated()
-
-
-def _signal_outcome() -> int | None:
-    """Exit code (after printing the line) if a signal arrived, else None."""
-    import signal
-
-    if not _SIGNALLED:
-        return None
-    if _SIGNALLED[0] == signal.SIGINT:
-        _say(("\n" if _isatty(sys.stderr) else "") + "ireval: interrupted")
-        return 130
-    if _SIGNALLED[0] == getattr(signal, "SIGHUP", None):
-        _say("ireval: hung up (SIGHUP)")
-        return 129
-    _say("ireval: terminated")
-    return 143
-
-
-def _install_signal_handlers() -> list[tuple[int, Any]]:
-    """Our SIGINT/SIGTERM/SIGHUP handlers, where Python's defaults are in place (main thread only);
-    a signal the caller ignores (``nohup``) stays ignored."""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        return []
-    saved: list[tuple[int, Any]] = []
-    for sig in TERMINATING_SIGNALS():
-        default = signal.default_int_handler if sig == signal.SIGINT else signal.SIG_DFL
-        try:
-            if signal.getsignal(sig) is default:
-                saved.append((sig, signal.signal(sig, _on_signal)))
-        except (ValueError, OSError):
-            pass
-    return saved
-
-
-def _say(line: str) -> None:
-    """One line on stderr; if stderr itself is gone there is no one to tell."""
-    try:
-        sys.stderr.write(line + "\n")
-        sys.stderr.flush()
-    except (OSError, ValueError, AttributeError):
-        pass
-
-
-class _ClosedStream:
-    """Standard input or output that was closed when ireval started (``>&-``, ``<&-``): every
-    use is the error a closed descriptor gives, so the command reports it and exits 2."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    @property
-    def buffer(self) -> _ClosedStream:
-        return self
-
-    def isatty(self) -> bool:
-        return False
-
-    def fileno(self) -> int:
-        raise ValueError(f"standard {self.name} is closed")
-
-    def flush(self) -> None:
-        pass  # nothing was written (writing raised), and the interpreter flushes at exit
-
-    def write(self, data: Any) -> int:
-        raise OSError(errno.EBADF, "it is closed")
-
-    def __getattr__(self, attr: str) -> Any:
-        if self.name == "input":
-            from ..errors import InputError
-
-            raise InputError(
-                "<stdin>", "cannot read standard input: it is closed (give the run as a file or pipe it in)"
-            )
-        raise OSError(errno.EBADF, "it is closed")
-
-
-def _guard_standard_streams() -> None:
-    """Give closed standard descriptors (0, 1, 2) a meaning that cannot change an exit code.
-
-    Each closed one is pointed at /dev/null first, so no file ireval opens later (an
-    output's temporary file) can take its number and receive what was meant for it.
-    Then: a closed stdin or stdout is an error when used ('cannot read standard input',
-    'cannot write to standard output': exit 2), a closed stderr silently takes the
-    messages (there is no one to tell; the exit code still says what happened)."""
-    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
-        try:
-            os.fstat(fd)
-            continue
-        except OSError:
-            pass
-        try:
-            devnull = os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY)
-            if devnull != fd:
-                os.dup2(devnull, fd)
-                os.close(devnull)
-        except OSError:
-            continue
-        if getattr(sys, name) is None:
-            if fd == 2:
-                sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115  lives as long as the process
-            else:
-                setattr(sys, name, _ClosedStream("input" if fd == 0 else "output"))
+    click.echo(describe_names(names, width) if names else listing(width), nl=False)
 
 
 def _invoke(cmd: click.Command, args: list[str], prog_name: str) -> None:
@@ -944,7 +537,7 @@ def _invoke(cmd: click.Command, args: list[str], prog_name: str) -> None:
         with cmd.make_context(prog_name, args) as ctx:
             if _reads_stdin(cmd, ctx) and _isatty(sys.stdin):
                 # otherwise a forgotten pipe looks like a hang
-                _say("ireval: reading the run from standard input (end with Ctrl-D)")
+                say("ireval: reading the run from standard input (end with Ctrl-D)")
             # every write refuses these as outputs (plot, a group, passes its inputs itself)
             inputs = COMMAND_INPUTS.set(command_inputs(ctx.params))
             try:
@@ -989,26 +582,11 @@ def _command_suggestion(args: list[str]) -> str | None:
     return f"'{word}' is neither a command nor a file; did you mean 'ireval {hits[0]}'?"
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point: parse, run, and turn every error into one line and an exit code."""
-    import signal
-    import warnings
-
+def main(argv: list[str] | None = None, *, own_process: bool = False) -> int:
+    """Entry point: parse, run, and turn every error into one line and an exit code
+    (:func:`.process.run`)."""
     args = list(sys.argv[1:] if argv is None else argv)
-    debug = "--debug" in args
-    _guard_standard_streams()
-    _SIGNALLED.clear()
-    saved = _install_signal_handlers()
-    try:
-        with warnings.catch_warnings():
-            if not debug:
-                # numpy's floating-point warnings (inf - inf in a measure, say) would print
-                # two lines of Python internals; trec_eval's C arithmetic is silent too.
-                warnings.simplefilter("ignore")
-            return _main(args, debug)
-    finally:
-        for sig, handler in saved:
-            signal.signal(sig, handler)
+    return process.run(lambda: _main(args), args, own_process=own_process)
 
 
 def _wants_version(args: list[str]) -> bool:
@@ -1098,7 +676,8 @@ def _check_o_slip(args: list[str]) -> None:
             )
 
 
-def _main(args: list[str], debug: bool) -> int:
+def _main(args: list[str]) -> int:
+    """The command the arguments name, run; click's own endings made ours."""
     try:
         if _wants_version(args):
             click.echo(f"ireval {__version__} (trec_eval 10.0 semantics)")
@@ -1110,90 +689,17 @@ def _main(args: list[str], debug: bool) -> int:
                 raise click.UsageError(slip)
             _check_o_slip(args)
             _invoke(eval_command, args, "ireval")
-        _flush_stdout()
-        return EXIT_OK
+        return ExitStatus.OK
     except click.exceptions.Exit as exc:  # --help
-        _flush_stdout()
         return int(exc.exit_code or 0)
     except click.UsageError as exc:
         msg = exc.format_message()
         if ("Missing argument" in msg or "Got unexpected extra argument" in msg) and not (
             args and args[0] in SUBCOMMANDS
         ):
-            msg = f"{_one_line(msg).rstrip('.')}; usage: ireval [OPTIONS] QRELS RUN"
+            msg = f"{one_line(msg).rstrip('.')}; usage: ireval [OPTIONS] QRELS RUN"
         help_cmd = f"ireval {args[0]} --help" if args and args[0] in SUBCOMMANDS else "ireval --help"
-        _say(f"ireval: {_printable(_one_line(msg))} (see '{help_cmd}')")
-        return EXIT_USAGE
-    except (click.Abort, KeyboardInterrupt):
-        if not _SIGNALLED:
-            import signal
-
-            _SIGNALLED.append(signal.SIGINT)
-        return _signal_outcome() or 130
-    except _Terminated:
-        return _signal_outcome() or 143
-    except IrevalError as exc:
-        if _SIGNALLED:
-            return _signal_outcome() or EXIT_INTERNAL
-        if debug:
-            import traceback
-
-            traceback.print_exc()
-        _say(f"ireval: {_printable(str(exc))}")
-        return exc.exit_code
-    except BrokenPipeError:
-        silence_broken_pipe()
-        return _signal_outcome() or EXIT_OK
-    except MemoryError:
-        _say("ireval: out of memory")
-        return EXIT_USAGE
-    except OSError as exc:
-        if _SIGNALLED:
-            return _signal_outcome() or EXIT_INTERNAL
-        if exc.errno in _WRITE_ERRNOS:  # click.echo to a full stdout (--help, 'ireval measures')
-            silence_broken_pipe()
-            _say(f"ireval: cannot write to standard output: {exc.strerror}")
-            return EXIT_USAGE
-        if exc.errno == errno.EBADF and isinstance(sys.stdout, _ClosedStream):  # click.echo, stdout closed
-            _say("ireval: cannot write to standard output: it is closed")
-            return EXIT_USAGE
-        return _internal(exc, debug)
-    except Exception as exc:
-        return _signal_outcome() or _internal(exc, debug)
-
-
-_WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
-
-
-def _internal(exc: BaseException, debug: bool) -> int:
-    if debug:
-        import traceback
-
-        traceback.print_exc()
-    _say(
-        f"ireval: internal error: {type(exc).__name__}: {_printable(_one_line(str(exc)))} "
-        "(please report it; --debug shows the traceback)"
-    )
-    return EXIT_INTERNAL
-
-
-def _isatty(stream: Any) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError, OSError):
-        return False
-
-
-def _flush_stdout() -> None:
-    """Flush text written with click.echo now, so that a broken pipe or a full disk is
-    handled here and not reported by the interpreter at exit."""
-    try:
-        sys.stdout.flush()
-    except BrokenPipeError:
-        silence_broken_pipe()
-    except OSError as exc:
-        silence_broken_pipe()
-        raise OutputError(f"cannot write to standard output: {exc.strerror or exc}") from None
+        raise UsageLine(f"{printable(one_line(msg))} (see '{help_cmd}')") from None
 
 
 # Arrow's allocator for the ireval process (set before pyarrow is imported; a value the
@@ -1213,23 +719,4 @@ def entry() -> None:
         from .completion import complete
 
         sys.exit(complete(instruction))
-    _exit(main())
-
-
-def _exit(code: int) -> None:
-    """Flush the standard streams and end the process now, without the interpreter's teardown.
-
-    The exit code is decided and every line is written: what is left is the teardown of
-    native libraries, where a thread pool (Arrow's readers, BLAS) still winding down can
-    abort the process ("terminate called without an active exception", exit 134) after the
-    error line was printed, turning exit 2 into a crash. Our own files are closed and
-    renamed in ``finally`` blocks before this point; nothing registered with atexit matters.
-    """
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except BrokenPipeError:
-            silence_broken_pipe()
-        except (OSError, ValueError, AttributeError):
-            pass
-    os._exit(code)
+    process.exit_now(main(own_process=True))

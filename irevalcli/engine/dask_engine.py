@@ -50,8 +50,53 @@ def check_engine_options(engine: str, scheduler: str | None, workers: int | None
 def _quiet() -> None:
     import logging
 
-    for name in ("distributed", "dask", "tornado", "bokeh"):
+    for name in ("distributed", "dask", "tornado", "bokeh", "asyncio"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
+# Schemes of a --scheduler address ireval can connect to: plain TCP and websockets. tls:// and
+# wss:// need a security configuration (certificates) ireval takes no option for; ucx:// needs
+# UCX; inproc:// is a scheduler inside this process, which no command line has.
+SCHEMES = ("tcp", "ws")
+# Open files a local cluster needs (sockets between scheduler, nannies and workers, pipes):
+# measured, 2 workers start under a limit of 64 and hang under 40.
+FILES_PER_WORKER = 16
+FILES_BASE = 32
+
+
+def check_scheduler(scheduler: str) -> None:
+    scheme = scheduler.split("://", 1)[0].lower() if "://" in scheduler else "tcp"
+    if scheme not in SCHEMES:
+        why = {
+            "tls": "needs TLS certificates, which ireval takes no option for",
+            "wss": "needs TLS certificates, which ireval takes no option for",
+            "ucx": "needs UCX",
+            "inproc": "names a scheduler inside this process",
+        }.get(scheme, "is not a scheme Dask knows")
+        raise ClusterError(
+            f"--scheduler {scheduler}: {scheme}:// {why}; ireval connects to tcp:// and ws:// schedulers"
+        )
+
+
+def _open_files_for(workers: int) -> None:
+    """Make room for a local cluster's open files: raise the soft limit towards the hard one
+    if need be; if even that is too low, say so (a cluster short of files hangs, flooding
+    tracebacks, instead of failing)."""
+    try:
+        import resource
+    except ImportError:
+        return
+    need = FILES_BASE + FILES_PER_WORKER * workers
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft >= need:
+        return
+    if hard == resource.RLIM_INFINITY or hard >= need:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (need, hard))
+        return
+    raise ClusterError(
+        f"cannot start a local Dask cluster of {workers} workers: it needs about {need} open files and the "
+        f"limit is {hard} (ulimit -n); raise it, or give fewer --workers"
+    )
 
 
 @contextlib.contextmanager
@@ -70,10 +115,12 @@ def session(engine: str = "local", scheduler: str | None = None, workers: int | 
     cluster = None
     try:
         if scheduler is not None:
+            check_scheduler(scheduler)
             client = Client(scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)
         else:
             import logging
 
+            _open_files_for(workers or os.cpu_count() or 1)
             cluster = LocalCluster(
                 n_workers=workers or os.cpu_count() or 1,
                 threads_per_worker=1,
@@ -82,15 +129,20 @@ def session(engine: str = "local", scheduler: str | None = None, workers: int | 
                 silence_logs=logging.CRITICAL,
             )
             client = Client(cluster, set_as_default=False)
-    except (OSError, TimeoutError, ValueError) as exc:
+    except ClusterError:
+        raise
+    except Exception as exc:  # Dask's failures to start or connect have no common type
         if cluster is not None:
-            cluster.close()
+            with contextlib.suppress(Exception):
+                cluster.close()
+        if isinstance(exc, MemoryError):
+            raise
+        detail = " ".join(str(exc).split()) or type(exc).__name__
         if scheduler is None:
-            raise ClusterError(f"cannot start a local Dask cluster: {' '.join(str(exc).split())}") from None
-        why = "no answer" if "Timed out" in str(exc) or isinstance(exc, TimeoutError) else " ".join(str(exc).split())
-        raise ClusterError(
-            f"--scheduler {scheduler}: cannot reach the Dask scheduler ({why} within {CONNECT_TIMEOUT} s)"
-        ) from None
+            raise ClusterError(f"cannot start a local Dask cluster: {detail}") from None
+        timed_out = "Timed out" in str(exc) or isinstance(exc, TimeoutError)
+        why = f"no answer within {CONNECT_TIMEOUT} s" if timed_out else detail
+        raise ClusterError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({why})") from None
     token = _CLIENT.set(client)
     try:
         yield client

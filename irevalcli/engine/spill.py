@@ -15,8 +15,8 @@ partition is scored, as the whole table refuses it before duplicates; a document
 retrieved twice is the earliest such line over all partitions.
 
 The partitions live in a private directory (mode 0700) under ``TMPDIR``, removed on
-success, on error and on SIGINT/SIGTERM/SIGHUP (the command line turns those into
-exceptions, so ``finally`` runs). A full disk is one error naming the directory.
+success, on error and on SIGINT/SIGTERM/SIGHUP (:mod:`irevalcli.signals` turns the first
+into an exception, so ``finally`` runs, and holds the rest until the removal is done). A full disk is one error naming the directory.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO, TYPE_CHECKING, Any
 
+from .. import signals
 from ..errors import DuplicateDocError, InputError, TemporaryFilesError
 from ..settings import parse_memory_limit
 
@@ -125,13 +126,14 @@ def plan(
 @contextmanager
 def spill_directory() -> Iterator[str]:
     """A private temporary directory (mode 0700, under TMPDIR), removed with everything in
-    it when the block ends, however it ends. The removal is not cut short by a second
-    signal: SIGINT/SIGTERM/SIGHUP wait until it is done."""
+    it when the block ends, however it ends. The removal is not cut short by a signal:
+    SIGINT/SIGTERM/SIGHUP wait until it is done (:func:`irevalcli.signals.deferred`)."""
     import shutil
     import tempfile
 
     try:
-        path = tempfile.mkdtemp(prefix="ireval-spill-")
+        with signals.deferred():  # a signal cannot land between creating it and knowing its name
+            path = tempfile.mkdtemp(prefix="ireval-spill-")
     except OSError as exc:
         raise TemporaryFilesError(
             f"cannot create a temporary directory for the run's partitions under {tempfile.gettempdir()} "
@@ -140,24 +142,8 @@ def spill_directory() -> Iterator[str]:
     try:
         yield path
     finally:
-        with _signals_held():
+        with signals.deferred():  # held until it is gone (a second signal is never raised)
             shutil.rmtree(path, ignore_errors=True)
-
-
-@contextmanager
-def _signals_held() -> Iterator[None]:
-    import signal
-    import threading
-
-    held = {getattr(signal, s) for s in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, s)}
-    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _disk_error(exc: OSError, path: str) -> TemporaryFilesError:

@@ -107,6 +107,25 @@ class Dataset:
             raise InputError(name, f"cannot read {what} file: permission denied") from None
         except OSError as exc:
             raise InputError(name, f"cannot read {what} file: {exc.strerror or exc}") from None
+        except Exception as exc:  # a file system's own failure (fsspec backends raise anything)
+            if isinstance(exc, (MemoryError, InputError)):
+                raise
+            raise InputError(name, f"cannot read {what} file: {url_failure(exc)}") from None
+
+
+def url_failure(exc: BaseException) -> str:
+    """Why a URL could not be read, in a few words: an fsspec file system raises its backend's
+    own errors (a refused connection, a missing or broken archive, a client library's)."""
+    if isinstance(exc, FileNotFoundError):
+        return "no such file or directory" + (f" ({exc.filename})" if exc.filename else "")
+    if isinstance(exc, PermissionError):
+        return "permission denied"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror[0].lower() + exc.strerror[1:]
+    text = " ".join(str(exc).split())
+    if len(text) > 160:
+        text = text[:157] + "..."
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _not_data(rel: str) -> bool:
@@ -127,6 +146,10 @@ def open_dataset(spec: str, what: str) -> Dataset:
             fs, path = fsspec.core.url_to_fs(spec)
         except (ImportError, ValueError) as exc:
             raise InputError(spec, f"cannot read {what} dataset: {' '.join(str(exc).split())}") from None
+        except Exception as exc:  # the file system could not be made (zip:// of a missing archive, ftp:// refused)
+            if isinstance(exc, MemoryError):
+                raise
+            raise InputError(spec, f"cannot read {what} dataset: {url_failure(exc)}") from None
         protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
         try:
             if globmod.has_magic(path):
@@ -141,6 +164,10 @@ def open_dataset(spec: str, what: str) -> Dataset:
                 raise InputError(spec, f"cannot read {what} dataset: no such file or directory")
         except OSError as exc:
             raise InputError(spec, f"cannot read {what} dataset: {exc.strerror or exc}") from None
+        except Exception as exc:
+            if isinstance(exc, (MemoryError, InputError)):
+                raise
+            raise InputError(spec, f"cannot read {what} dataset: {url_failure(exc)}") from None
 
         def shown(p: str) -> str:
             return fs.unstrip_protocol(p) if protocol != "file" else f"file://{p}"

@@ -11,6 +11,19 @@ from typing import Any
 
 from ..errors import InputError
 
+MAX_WHOLE_FLOAT = 2.0**53  # io.trec's: a float beyond this may not be the integer it was written as
+
+
+def check_columns(df: Any, name: str, what: str) -> None:
+    """A DataFrame's column names, each once: ``df[col]`` of a repeated name is a DataFrame,
+    not a column, and which of the two holds the values cannot be told."""
+    seen: set[str] = set()
+    for c in df.columns:
+        label = str(c)
+        if label in seen:
+            raise InputError(name, f"the {what} DataFrame has more than one column named '{label}'; name each once")
+        seen.add(label)
+
 
 def frame_column(df: Any, role: str, name: str, what: str, columns: Mapping[str, str] | None = None) -> str:
     """The DataFrame column playing ``role``, recognised by the same names (and the same
@@ -18,6 +31,7 @@ def frame_column(df: Any, role: str, name: str, what: str, columns: Mapping[str,
     named by ``columns`` (role -> column name, as ``--column``)."""
     from .tabular import ALIASES, find_column
 
+    check_columns(df, name, what)
     names = [str(c) for c in df.columns]
     col = find_column(role, names, columns or {})
     if col is None and columns and role in columns:
@@ -39,7 +53,8 @@ def frame_column(df: Any, role: str, name: str, what: str, columns: Mapping[str,
 def frame_to_binary(df: Any, col: str, name: str) -> Any:
     """Topic or document ids as bytes, as a file gives them. Floats (a qid column that pandas
     read as 301.0, say) would never match the file's '301': integral ones become integers,
-    others are refused."""
+    others are refused, and so are those beyond 2**53 (``1e19``), which are no longer the
+    integer they were written as (the readers' rule for whole numbers)."""
     import numpy as np
     import pandas as pd
     import pyarrow as pa
@@ -53,6 +68,10 @@ def frame_to_binary(df: Any, col: str, name: str) -> Any:
             raise InputError(
                 name, f"column '{col}' holds {float(arr[i])!r}, which is not an id: ids are strings or integers", i + 1
             )
+        big = np.abs(arr) > MAX_WHOLE_FLOAT
+        if big.any():
+            i = int(np.flatnonzero(big)[0])
+            raise InputError(name, f"'{col}' {float(arr[i]):g} is out of range", i + 1)
         values = pd.Series(arr.astype(np.int64))
     elif values.isna().any():
         i = int(np.flatnonzero(values.isna().to_numpy())[0])

@@ -126,8 +126,9 @@ def judgements_from_frame(df: Any, rel_format: str, name: str = "<judgements Dat
     """A DataFrame with the format's columns: qid, jg, [jsg,] docno, rel (or rel_level)."""
     import pandas as pd
 
-    from .frames import frame_to_binary
+    from .frames import check_columns, frame_to_binary
 
+    check_columns(df, name, "judgements")
     col = "rel" if "rel" in df.columns else "rel_level"
     if col not in df.columns:
         raise InputError(name, "DataFrame has no 'rel' column")

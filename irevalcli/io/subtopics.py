@@ -54,8 +54,10 @@ def subtopics_from_frame(df: Any, name: str = "<subtopics DataFrame>") -> Subtop
     import numpy as np
     import pyarrow as pa
 
+    from .frames import check_columns
     from .trec import whole_column
 
+    check_columns(df, name, "subtopics")
     for col in ("qid", "subtopic", "docno", "rel"):
         if col not in df.columns:
             raise InputError(name, f"DataFrame has no '{col}' column")

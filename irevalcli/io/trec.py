@@ -406,6 +406,11 @@ def whole_column(series: Any, name: str, what: str) -> np.ndarray:
         v = series.iloc[i]
         why = "is missing" if pd.isna(v) else "is not a number"
         raise InputError(name, f"{what} '{v}' {why}", i + 1)
+    if pd.api.types.is_unsigned_integer_dtype(num.dtype):
+        big = (num > np.iinfo(np.int64).max).to_numpy()
+        if big.any():  # would wrap around to a negative label
+            i = int(np.argmax(big))
+            raise InputError(name, f"{what} '{series.iloc[i]}' is out of range", i + 1)
     f = num.to_numpy(dtype=np.float64)
     if pd.api.types.is_integer_dtype(num.dtype):
         return num.to_numpy(dtype=np.int64)

@@ -29,6 +29,7 @@ spelling in listing order.
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -36,7 +37,7 @@ from typing import Any
 
 from ..errors import MeasureParamError
 from . import catalog  # noqa: F401  (importing it declares every measure and spelling)
-from .spellings import BIG, FAMILIES, Family, Target
+from .spellings import BIG, FAMILIES, LONG_MAX, Family, Target
 
 _IM_RE = re.compile(r"^(?P<name>[A-Za-zα_][A-Za-z0-9_α]*)(?:\((?P<args>[^()]*)\))?(?:@(?P<at>[^@()]+))?$")
 _RANX_RE = re.compile(r"^(?P<name>[a-z][a-z0-9_\-]*?)(?:[@.](?P<at>[0-9]+))?(?:-l(?P<level>-?[0-9]+))?$")
@@ -53,11 +54,17 @@ def _value(text: str, spec: str) -> Any:
     if t in ("False", "false"):
         return False
     if re.fullmatch(r"[+-]?[0-9]+", t):
+        if abs(int(t)) > LONG_MAX:  # no cutoff, level or count is beyond trec_eval's long
+            raise MeasureParamError(f"{spec}: the value '{t}' is out of range")
         return int(t)
     try:
-        return float(t)
+        number = float(t)
     except ValueError:
         pass
+    else:
+        if math.isinf(number) and not re.fullmatch(r"[+-]?inf(inity)?", t, re.IGNORECASE):
+            raise MeasureParamError(f"{spec}: the value '{t}' is out of range")  # 1e400
+        return number
     if re.fullmatch(r"[A-Za-z0-9_\-]+", t):
         return t  # a bare word such as exp-log2 or uniform
     raise MeasureParamError(f"{spec}: cannot read the value '{text}'")
@@ -143,6 +150,8 @@ def parse(spec: str) -> Friendly | None:
         ranx_args: dict[str, Any] = {}
         if r.group("level") is not None:
             ranx_args["level"] = int(r.group("level"))
+            if abs(ranx_args["level"]) > LONG_MAX:
+                raise MeasureParamError(f"{spec}: level '{r.group('level')}' is out of range")
         at = r.group("at")
         if not fam.dotted and at is not None and spec[len(fam.name)] == ".":
             return None  # name.N is trec_eval's syntax, not ranx's (rbp.95 is)

@@ -31,8 +31,17 @@ def _ap_sum(t: EvalTable) -> np.ndarray:
     return t.memo("ap_sum", lambda: np.bincount(t.g[t.rel_rows], weights=_ap_terms(t), minlength=t.nq))
 
 
+def any_at_level(t: EvalTable) -> np.ndarray:
+    """Per topic, whether any retrieved document is at or above the level: trec_eval's map and
+    binG are 0 unless one is. It is ``rel_ret > 0`` for levels >= 0; below 0 an unjudged
+    document (-c's placeholder included) counts as well."""
+    if t.level >= 0:
+        return t.rel_ret > 0
+    return np.bincount(t.g[t.rel_rows], minlength=t.nq) > 0
+
+
 def _ap(t: EvalTable) -> np.ndarray:
-    return np.where(t.rel_ret > 0, safe_div(_ap_sum(t), t.R), 0.0)
+    return np.where(any_at_level(t), safe_div(_ap_sum(t), t.R), 0.0)
 
 
 @measure("map", citation="Buckley & Voorhees, SIGIR 2000")
@@ -192,4 +201,4 @@ def binG(t: EvalTable, p: Params) -> np.ndarray:
     nonrel_above = (t.rank_at(rows) - 1) - (t.count_upto(rows, rows) - 1)
     terms = 1.0 / np.log2((2 + nonrel_above).astype(np.float64))
     total = np.bincount(t.g[rows], weights=terms, minlength=t.nq)
-    return np.where(t.rel_ret > 0, safe_div(total, t.R), 0.0)
+    return np.where(any_at_level(t), safe_div(total, t.R), 0.0)

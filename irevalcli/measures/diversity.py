@@ -9,7 +9,11 @@ ideal ranking is ndeval's greedy one over the documents of the subtopic judgemen
 to the larger docno (bytewise). Topics are the ones of the main qrels; a topic without subtopic
 judgements (or with no relevant one) scores 0 (ndeval's nNRBP is 0/0 there).
 
-Two deliberate differences from ndeval: it computes the cut-off measures to depth 20 only
+Score ties are ranked as for every measure, by docno descending (trec_eval's order), where
+pyndeval breaks them by docno ascending: a run whose ties are in that order, read with
+``--ties input``, gives pyndeval's number (tests/test_diversity_ties.py); the spellings say so.
+
+Two more deliberate differences from ndeval: it computes the cut-off measures to depth 20 only
 (pyndeval refuses k > 20), ireval to any k; and its "ideal ideal" normalisation of ERR-IA@k
 and alpha-DCG@k skips k = 1 (its loop starts at rank 2, so ERR-IA@1 and alpha-DCG@1 are not
 divided by S), ireval normalises every k.
@@ -238,6 +242,15 @@ def alpha_ndcg_cut(t: EvalTable, p: Params) -> np.ndarray:
     return np.stack(out)
 
 
+# What every ir_measures spelling of an ndeval measure says (issue 21 item 10): pyndeval's
+# number except where scores tie, and how to get pyndeval's there too.
+_NDEVAL = (
+    "as ndeval (pyndeval) computes it, with score ties by docno descending (trec_eval's order); pyndeval "
+    "breaks them by docno ascending (for its number, put a run's ties in that order and give --ties input); "
+    "needs --subtopics"
+)
+
+
 def _im_diversity(root: str) -> Build:
     def build(args: dict[str, Any], at: str | None, spec: str) -> Target:
         k = int_cutoff(at, spec)
@@ -257,7 +270,7 @@ spelling(
     roots=("alpha_ndcg_cut",),
     args=("alpha", "rel", "judged_only"),
     cutoff="required",
-    definition="alpha-nDCG at k over subtopic judgements, as ndeval (pyndeval) computes it; needs --subtopics",
+    definition="alpha-nDCG at k over subtopic judgements, " + _NDEVAL,
 )
 
 
@@ -293,7 +306,7 @@ spelling(
     roots=("err_ia_cut",),
     args=("rel", "judged_only"),
     cutoff="required",
-    definition="intent-aware ERR at k with ndeval's collection-independent normalisation; needs --subtopics",
+    definition="intent-aware ERR at k with ndeval's collection-independent normalisation, " + _NDEVAL,
 )
 
 
@@ -326,8 +339,6 @@ def alpha_dcg_cut(t: EvalTable, p: Params) -> np.ndarray:
         out.append(v)
     return np.stack(out)
 
-
-_NDEVAL = "as ndeval (pyndeval) computes it; needs --subtopics"
 
 spelling(
     "alpha_DCG",

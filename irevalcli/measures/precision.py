@@ -72,6 +72,15 @@ def _lround(x: np.ndarray) -> np.ndarray:
     return (np.sign(x) * np.floor(np.abs(x) + 0.5)).astype(np.int64)
 
 
+def _short_by(t: EvalTable) -> np.ndarray:
+    """Per topic, how many documents at or above a negative ``-l`` level trec_eval's reverse
+    scans (iprec_at_recall, 11pt_avg, Rprec_mult) step over beyond num_rel_ret: the unjudged
+    ones (-1, -2) the level admits. 0 for every level >= 0."""
+    if t.level >= 0:
+        return np.zeros(t.nq, dtype=np.int64)
+    return np.bincount(t.g[t.rel_rows], minlength=t.nq).astype(np.int64) - t.rel_ret
+
+
 def interpolated_points(t: EvalTable, xs: tuple[float, ...]) -> tuple[np.ndarray, np.ndarray]:
     """trec_eval's interpolated precision at recall points ``xs`` (in the given order).
 
@@ -93,8 +102,13 @@ def interpolated_points(t: EvalTable, xs: tuple[float, ...]) -> tuple[np.ndarray
     # precision at each relevant retrieved document, and its suffix max per topic
     rel_rows = t.rel_rows
     cum = t.count_upto(rel_rows, rel_rows)  # relevant at or above (cum_rel)
-    if t.level < 0:  # only judged ones have a point; unjudged ones still count above
-        keep = t.label[rel_rows] >= 0
+    if t.level < 0:
+        # trec_eval's reverse scan counts down from num_rel_ret (judged documents only) but
+        # steps at every document at or above the level, unjudged ones (-1, -2) included:
+        # each such document is counted short by D = (their number) - num_rel_ret, and the
+        # top D of them are never reached (the scan stops at 0)
+        cum = cum - _short_by(t)[t.g[rel_rows]]
+        keep = cum > 0
         rel_rows, cum = rel_rows[keep], cum[keep]
     rg = t.g[rel_rows]
     prec = cum / t.rank_at(rel_rows).astype(np.float64)
@@ -205,7 +219,7 @@ def _relstring_check(vals: tuple[float, ...]) -> str | None:
 def relstring(t: EvalTable, p: Params) -> list[list[str]]:
     """The relevance of the first k ranks (default 10) as text: a digit per level, '>' above
     9, '-' not in the pool, '.' pooled but unjudged (per topic only)."""
-    k = max(int(p.values[0]), 0) if p.values else 0
+    k = int(min(max(p.values[0], 0), 2**62)) if p.values else 0  # a k beyond any ranking shows all of it
     m = np.minimum(t.n, k)  # rows shown per topic: the top min(k, n)
     first = np.concatenate(([0], np.cumsum(m)[:-1]))
     keep = np.repeat(t.starts[:-1] - first, m) + np.arange(int(m.sum()))
@@ -250,9 +264,10 @@ spelling(
 def Rprec_mult(t: EvalTable, p: Params) -> np.ndarray:
     """Precision at x*R documents (cutoff trunc(x*R + 0.9)); Rprec_mult_1.00 is Rprec."""
     out = []
+    short = _short_by(t)  # -l below 0: trec_eval's scan counts the unjudged ones it admits short
     for x in p.values:
         c = np.trunc(x * t.R.astype(np.float64) + 0.9).astype(np.int64)
-        out.append(safe_div(t.rel_at(c), np.where(c >= 1, c, 0)))
+        out.append(safe_div(np.maximum(t.rel_at(c) - short, 0), np.where(c >= 1, c, 0)))
     return np.stack(out)
 
 

@@ -15,6 +15,7 @@ name is not trec_eval's.
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 from collections.abc import Callable, Sequence
@@ -129,6 +130,7 @@ def dotted_pattern() -> re.Pattern[str]:
 
 # ---- the argument grammar shared by many spellings ----------------------------------
 
+LONG_MAX = 2**63 - 1  # trec_eval's long (names.LONG_MAX): the largest cutoff or level
 REL = ("rel", "judged_only")  # the ir_measures arguments that change the table the measure sees
 
 
@@ -138,6 +140,8 @@ def int_cutoff(at: str | None, spec: str) -> int | None:
         return None
     if not re.fullmatch(r"[0-9]+", at) or int(at) <= 0:
         raise MeasureParamError(f"{spec}: cutoff '{at}' is not a positive integer")
+    if int(at) > LONG_MAX:
+        raise MeasureParamError(f"{spec}: cutoff '{at}' is out of range")
     return int(at)
 
 
@@ -148,6 +152,8 @@ def rel_view(args: dict[str, Any], spec: str, extra: tuple[tuple[str, Any], ...]
         rel = args["rel"]
         if not isinstance(rel, int) or isinstance(rel, bool):
             raise MeasureParamError(f"{spec}: rel={rel!r} is not an integer")
+        if abs(rel) > LONG_MAX:
+            raise MeasureParamError(f"{spec}: rel={rel} is out of range")
         views.append(("level", rel))
     if args.get("judged_only") is True:
         views.append(("judged", 0))
@@ -165,7 +171,13 @@ def number_opts(args: dict[str, Any], spec: str, *names: str) -> tuple[tuple[str
             v = args[key]
             if isinstance(v, bool) or not isinstance(v, (int, float)):
                 raise MeasureParamError(f"{spec}: {key}={v!r} is not a number")
-            out.append((key, float(v)))
+            try:
+                value = float(v)
+            except OverflowError:  # an integer beyond any float
+                value = math.inf
+            if math.isinf(value):  # 1e400, inf, 10**400: no measure takes an infinite parameter
+                raise MeasureParamError(f"{spec}: {key}={v!r} is out of range")
+            out.append((key, value))
     return tuple(out)
 
 

@@ -30,6 +30,7 @@ from collections.abc import Iterable, Sequence
 from contextvars import ContextVar
 from typing import Any
 
+from .. import signals
 from ..errors import OutputError, UsageError
 
 # --output names that mean this process's standard output: write there, not over a file.
@@ -261,15 +262,6 @@ def _target(path: str, option: str) -> tuple[str, os.stat_result | None, bool]:
     raise OutputError(f"{option} {path}: is {kind}; ireval writes regular files, character devices and FIFOs")
 
 
-def TERMINATING_SIGNALS() -> list[int]:
-    """The signals ireval turns into a clean exit (temporary files removed, one line on
-    stderr): SIGINT (Ctrl-C), SIGTERM, and SIGHUP (the terminal or the CI runner went
-    away). SIGPIPE and SIGXFSZ are ignored by Python, so they arrive as write errors."""
-    import signal
-
-    return [signal.SIGINT, signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])]
-
-
 def silence_broken_pipe() -> None:
     """stdout cannot take more (its reader went away, or the disk is full): point the
     descriptor at /dev/null so nothing, the interpreter's final flush included, fails again."""
@@ -396,11 +388,12 @@ def write_files(
                 raise OutputError(f"{option} {path}: cannot write ({exc.strerror or exc})") from None
             temps.pop(0)
     finally:
-        for tmp, _, _, _ in temps:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+        with signals.deferred():  # the clean-up runs to the end, whatever arrives
+            for tmp, _, _, _ in temps:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
 
 
 def _write_temp(
@@ -413,7 +406,7 @@ def _write_temp(
     tmp = None
     fh = None
     try:
-        with _signals_deferred():  # a signal cannot land between creating the file and knowing its name
+        with signals.deferred():  # a signal cannot land between creating the file and knowing its name
             fd, tmp = tempfile.mkstemp(prefix=".ireval-", suffix=".tmp", dir=directory)
             fh = os.fdopen(fd, "wb")
         with fh:
@@ -434,47 +427,17 @@ def _write_temp(
     except OSError as exc:
         raise OutputError(f"{option} {path}: cannot write ({exc.strerror or exc})") from None
     finally:
-        if fh is not None:
-            try:
-                fh.close()
-            except OSError:
-                pass
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-
-
-class _signals_deferred:
-    """Hold SIGINT, SIGTERM and SIGHUP for the duration, then act on them as the handlers in place
-    would. (Python runs signal handlers in the main thread whichever thread the OS picks,
-    so masking signals in one thread is not enough: the Python-level handler is swapped.)"""
-
-    def __enter__(self) -> None:
-        import signal
-        import threading
-
-        self.pending: list[int] = []
-        self.saved: list[tuple[int, Any]] = []
-        if threading.current_thread() is threading.main_thread():
-            for sig in TERMINATING_SIGNALS():
+        with signals.deferred():  # the clean-up runs to the end, whatever arrives
+            if fh is not None:
                 try:
-                    self.saved.append((sig, signal.signal(sig, lambda signum, frame: self.pending.append(signum))))
-                except (ValueError, OSError):
+                    fh.close()
+                except OSError:
                     pass
-
-    def __exit__(self, *exc: object) -> None:
-        import signal
-
-        for sig, handler in self.saved:
-            signal.signal(sig, handler)
-        for sig in self.pending:
-            handler = dict(self.saved).get(sig)
-            if callable(handler):
-                handler(sig, None)  # raises KeyboardInterrupt or _Terminated
-            elif handler == signal.SIG_DFL:
-                signal.raise_signal(sig)
+            if tmp is not None:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
 
 
 def write_special(path: str, data: bytes | Iterable[bytes], *, option: str = "--output") -> None:

@@ -1,0 +1,156 @@
+"""The one way ireval handles SIGINT, SIGTERM and SIGHUP, for the command line and the library.
+
+The command line (:mod:`irevalcli.commands.process`) installs :func:`on_signal` for the
+whole run: the first signal becomes an exception (``KeyboardInterrupt`` for SIGINT,
+:class:`Terminated` otherwise) so that every ``finally`` block runs (temporary files,
+``--output``'s temporary file, the out-of-core spill directory). A burst of signals (what
+``timeout``, a CI cancel or an impatient Ctrl-C send) is one exit: a signal within
+:data:`REPEAT_AFTER` seconds of the one raised is only recorded, so it cannot cut a clean-up
+short; one later than that is raised again (the first may have been swallowed: a signal
+handler that raises inside a finaliser is ignored), so the process never stays deaf. Once
+the command has ended (:func:`finish`), signals are only recorded: the exit is under way.
+
+:func:`deferred` holds the signals for a short critical section (a temporary file created
+and not yet named; a directory being removed) and acts on them when it ends. It works by
+the same handler, not by masking: Python runs signal handlers in the main thread whichever
+thread the operating system picks, so a mask on one thread holds nothing. In library use,
+where the caller's handlers are in place, it swaps in :func:`on_signal` for the section
+and hands what arrived to the caller's handler afterwards.
+
+This module imports nothing from ireval: every layer may use it.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP, raised so that ``finally`` blocks (temporary files) run."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def terminating_signals() -> list[int]:
+    """The signals ireval turns into a clean exit (temporary files removed, one line on
+    stderr): SIGINT (Ctrl-C), SIGTERM, and SIGHUP (the terminal or the CI runner went
+    away). SIGPIPE and SIGXFSZ are ignored by Python, so they arrive as write errors."""
+    return [signal.SIGINT, signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])]
+
+
+# Every signal received since reset(), in order; the first decides the exit.
+received: list[int] = []
+REPEAT_AFTER = 1.0  # seconds: a signal this long after the one raised is raised again
+_state: dict[str, Any] = {"raised": None, "holding": 0, "finished": False}
+
+
+def reset() -> None:
+    """Forget the signals of an earlier run (one command line call in a long-lived process)."""
+    received.clear()
+    _state.update(raised=None, holding=0, finished=False)
+
+
+def finish() -> None:
+    """The command has ended: from now on signals are only recorded (the exit is under way)."""
+    _state["finished"] = True
+
+
+def on_signal(signum: int, frame: Any) -> None:
+    """The handler: record the signal; raise it unless held by :func:`deferred`, the command
+    has ended, or one was raised less than :data:`REPEAT_AFTER` seconds ago."""
+    received.append(signum)
+    if _state["holding"] or _state["finished"] or not _may_raise():
+        return
+    _raise(signum)
+
+
+def _may_raise() -> bool:
+    raised = _state["raised"]
+    return raised is None or time.monotonic() - raised >= REPEAT_AFTER
+
+
+def _raise(signum: int) -> None:
+    _state["raised"] = time.monotonic()
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
+    raise Terminated(signum)
+
+
+def install() -> list[tuple[int, Any]]:
+    """:func:`on_signal` for SIGINT/SIGTERM/SIGHUP where Python's defaults are in place (main
+    thread only); a signal the caller ignores (``nohup``) stays ignored. Returns what to
+    give :func:`restore`."""
+    if threading.current_thread() is not threading.main_thread():
+        return []
+    saved: list[tuple[int, Any]] = []
+    for sig in terminating_signals():
+        default = signal.default_int_handler if sig == signal.SIGINT else signal.SIG_DFL
+        try:
+            if signal.getsignal(sig) is default:
+                saved.append((sig, signal.signal(sig, on_signal)))
+        except (ValueError, OSError):
+            pass
+    return saved
+
+
+def restore(saved: list[tuple[int, Any]]) -> None:
+    for sig, handler in saved:
+        try:
+            signal.signal(sig, handler)
+        except (ValueError, OSError):
+            pass
+
+
+@contextmanager
+def deferred() -> Iterator[None]:
+    """Hold SIGINT, SIGTERM and SIGHUP for the duration of the block, then act on the first
+    that arrived as the handler in place would have (nothing more happens if one was
+    already raised: the exit is under way). Nests: the outermost block acts."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # handlers run in the main thread, which is not in this block
+        return
+    outer = _state["holding"] == 0
+    swapped: list[tuple[int, Any]] = []
+    if outer:
+        for sig in terminating_signals():
+            try:
+                current = signal.getsignal(sig)
+                if current is not on_signal and current is not signal.SIG_IGN:
+                    swapped.append((sig, signal.signal(sig, on_signal)))
+            except (ValueError, OSError):
+                pass
+    start = len(received)
+    _state["holding"] += 1
+    try:
+        yield
+    finally:
+        if outer:
+            restore(swapped)  # before the count drops, so no signal is raised in between
+        _state["holding"] -= 1
+        if outer:
+            arrived = received[start:]
+            theirs = dict(swapped)
+            del received[start:]  # the caller's handlers keep their own record
+            received.extend(s for s in arrived if s not in theirs)
+            if arrived:
+                _act(arrived[0], theirs)
+
+
+def _act(signum: int, theirs: dict[int, Any]) -> None:
+    """What the handler in place would have done with ``signum``."""
+    if signum not in theirs:  # on_signal is the handler (the command line)
+        if not _state["finished"] and _may_raise():
+            _raise(signum)
+        return
+    handler = theirs[signum]
+    if callable(handler):
+        handler(signum, None)
+    elif handler == signal.SIG_DFL:
+        signal.raise_signal(signum)
