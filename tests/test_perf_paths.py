@@ -57,6 +57,7 @@ def test_trec_evaluation_does_not_import_pandas(args):
 ENTRY_PROBE = """
 import json, os, sys
 import irevalcli.commands.main as cli
+import irevalcli.commands.process as process
 
 def report(code):
     sys.stdout.flush()
@@ -66,7 +67,7 @@ def report(code):
     sys.stderr.flush()
     os._exit(0)
 
-cli._exit = report
+process.exit_now = report
 sys.argv = ["ireval", *sys.argv[1:]]
 cli.entry()
 """

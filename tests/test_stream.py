@@ -292,6 +292,7 @@ def _repeat_error_paths(tmp_path: Path, times: int) -> None:
     assert not bad, f"{len(bad)} of {len(results)} runs did not end with one line and exit 2: {bad[:3]}"
 
 
+@pytest.mark.slow  # a stress test (23 processes under load): out of the default run, in CI's slow run
 def test_error_paths_exit_2_under_load(tmp_path):
     _repeat_error_paths(tmp_path, 1)
 
