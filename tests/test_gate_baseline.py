@@ -1,4 +1,4 @@
-"""ireval gate accept: a locked baseline.
+"""ireval gate accept (a locked baseline) and ireval gate calibrate (margins from reruns).
 
 The runs are test_gate's: every topic has one relevant document at rank k, so a topic's
 average precision is 1/k and every value here is computed by hand.
@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
+import tomllib
 
 import irevalcli
 from irevalcli.version import VERSION
@@ -358,3 +360,77 @@ def test_a_qrels_file_named_accept(gate, data):
 def test_subcommand_help(gate):
     res = gate("accept", "--help")
     assert res.code == 0 and res.out.startswith(b"Usage: ireval gate accept [OPTIONS] QRELS RUN\n")
+    res = gate("calibrate", "--help")
+    assert res.code == 0 and res.out.startswith(b"Usage: ireval gate calibrate [OPTIONS] QRELS RUN1 RUN2 RUN3...\n")
+
+
+# ---------------------------------------------------------------- calibrate
+
+
+def test_calibrate_hand_computed(gate):
+    # map per topic: half 0.5 everywhere; perfect 1; small_drop 1 but 0.5 on topic 8.
+    # summaries 0.5, 1, 0.9375: mean 0.8125, sd = sqrt((0.3125² + 0.1875² + 0.125²) / 2)
+    # = sqrt(0.07421875) = 0.272431; 3 x that = 0.817293 -> 0.8173.
+    # per topic, (0.5, 1, 1) or (0.5, 1, 0.5): sd sqrt(1/12) = 0.288675 on every topic;
+    # 3 x sqrt(2) x 0.288675 / sqrt(8) = sqrt(3)/4 = 0.433013 -> 0.4331.
+    # P_5 is 0.2 in every run and topic: no spread. num_ret has no direction.
+    res = gate("calibrate", "qrels.txt", "half.txt", "perfect.txt", "small_drop.txt", "-m", "map P.5", "-m", "num_ret")
+    assert res.code == 0, res.err
+    assert res.out.decode() == (
+        "# ireval gate calibrate: 3 runs, 8 topics judged in qrels.txt\n"
+        "# s_run: sd (n-1) across the runs of the summary; s_topic: mean over topics of the\n"
+        "# per-topic sd (n-1) across the runs\n"
+        "# map: s_run 0.272431, s_topic 0.288675\n"
+        "# P_5: s_run 0.000000, s_topic 0.000000\n"
+        "# num_ret: s_run 4.358899, s_topic 0.577350\n"
+        "\n"
+        "[max_drop]  # 3 x s_run\n"
+        "map = 0.8173\n"
+        "\n"
+        "[non_inferior]  # 3 x sqrt(2) x s_topic / sqrt(topics)\n"
+        "map = 0.4331\n"
+        "\n"
+        "# P_5: no run-to-run spread (every run scores the same); choose a margin by what matters\n"
+        "# num_ret: no direction, so no drop check\n"
+    )
+    assert math.isclose(math.sqrt(0.07421875), 0.2724311839712921)
+    # num_ret: 16, 8, 9 documents retrieved; sd = sqrt(((16-11)² + 3² + 2²) / 2) = sqrt(19)
+    assert math.isclose(4.358899, math.sqrt(19), abs_tol=1e-6)
+
+
+def test_calibrate_fragment_is_a_gate_config(gate, data):
+    res = gate("calibrate", "qrels.txt", "half.txt", "perfect.txt", "small_drop.txt", "-m", "map")
+    fragment = res.out.decode()
+    assert tomllib.loads(fragment) == {"max_drop": {"map": 0.8173}, "non_inferior": {"map": 0.4331}}
+    write(data / "gate.toml", 'baseline = "perfect.txt"\n' + fragment)
+    res = gate("qrels.txt", "small_drop.txt", "--config", "gate.toml", "--format", "json")
+    assert res.code == 0, res.err
+    assert [c["kind"] for c in json.loads(res.out)["checks"]] == ["max_drop", "non_inferior"]
+
+
+@pytest.mark.parametrize(
+    ("runs", "n"), [(["half.txt", "perfect.txt"], "2 runs"), (["half.txt"], "1 run"), ([], "0 runs")]
+)
+def test_calibrate_needs_three_runs(gate, runs, n):
+    res = gate("calibrate", "qrels.txt", *runs, "-m", "map")
+    assert res.code == 2 and res.out == b""
+    assert res.err == (
+        f"ireval: gate calibrate needs QRELS and at least 3 runs of the same system (reruns or seeds), got {n}\n"
+    )
+
+
+def test_api_calibrate_needs_three_runs(data):
+    from irevalcli.analysis.calibrate import calibrate
+
+    with pytest.raises(irevalcli.errors.UsageError, match="at least 3 runs of the same system"):
+        calibrate(str(data / "qrels.txt"), [str(data / "half.txt")] * 2, ["map"])
+
+
+def test_spread_leaves_out_topics_without_a_value_in_every_run():
+    from irevalcli.analysis.calibrate import spread_of
+
+    nan = math.nan
+    s = spread_of("auc", "higher", "nanmean", [0.5, 0.5, 0.5], [[1.0, nan], [0.5, 0.2], [0.0, 0.4]])
+    # only topic 1 has a value in every run: sd(1, 0.5, 0) = 0.5; 3 x sqrt(2) x 0.5 / sqrt(1) = 2.12132
+    assert (s.topics, s.s_topic, s.s_run) == (1, 0.5, 0.0)
+    assert (s.non_inferior, s.max_drop) == (2.1214, None)

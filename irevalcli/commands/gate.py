@@ -467,6 +467,7 @@ Examples:
   ireval gate qrels.txt new.txt --baseline prod.txt --max-drop map=0.01 --alpha 0.05
   ireval gate --config gate.toml new.txt --format markdown >> "$GITHUB_STEP_SUMMARY"
   ireval gate accept qrels.txt prod.txt -m map --output baseline.json
+  ireval gate calibrate qrels.txt seed1.txt seed2.txt seed3.txt -m map
 
 \b
 Exit codes: 0 every check passed; 1 a quality check failed (a value that does
@@ -477,13 +478,14 @@ or baseline sharing no topic with QRELS).
 
 GATE_SUBCOMMANDS = {
     "accept": "irevalcli.commands.gate_more:accept_command",
+    "calibrate": "irevalcli.commands.gate_more:calibrate_command",
 }
 
 
 class GateCommand(click.Command):
-    """``ireval gate``, which is ``ireval gate accept`` when its first argument is that
-    word (a QRELS file so named is given as ``./accept``); any other first argument is the
-    check, parsed as always."""
+    """``ireval gate``, which is ``ireval gate accept``/``calibrate`` when its first argument
+    is one of those words (a QRELS file so named is given as ``./accept``); any other first
+    argument is the check, parsed as always."""
 
     def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> Any:
         if args and args[0] in GATE_SUBCOMMANDS:
