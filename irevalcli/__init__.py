@@ -6,7 +6,7 @@ from typing import Any
 
 from .version import VERSION as __version__
 
-__all__ = ["__version__", "compare", "compare_all_pairs", "evaluate", "gate"]
+__all__ = ["__version__", "accept_baseline", "compare", "compare_all_pairs", "evaluate", "gate"]
 
 
 def __getattr__(name: str) -> Any:
@@ -27,6 +27,10 @@ def __getattr__(name: str) -> Any:
         from .analysis.gate import gate
 
         return gate
+    if name == "accept_baseline":
+        from .analysis.baseline import accept_baseline
+
+        return accept_baseline
     raise AttributeError(name)
 
 

@@ -23,6 +23,7 @@ command's JSON) and never raises for a failed check. Nothing here imports click.
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -30,6 +31,7 @@ from typing import Any
 
 from ..errors import InputError, UsageError
 from ..output.tables import distinct, fmt_value, short
+from .baseline import BaselineRecord, changed, read_record, refusal
 from .compare import (
     SUMMED,
     Scored,
@@ -103,6 +105,7 @@ class GateSpec:
     interval: str = "bootstrap"  # non-inferiority: bootstrap | t
     confidence: float = 0.95
     bootstrap: int = 10000
+    allow_rebaseline: bool = False  # a recorded baseline that no longer matches: score its run again
 
     def ordered_checks(self) -> list[Check]:
         return sorted(self.checks.values(), key=lambda c: KINDS.index(c.kind))
@@ -464,12 +467,17 @@ def run_gate(spec: GateSpec, engine: str = "local") -> GateReport:
     checks = spec.ordered_checks()
     specs = [c.spec for c in checks] + list(spec.measures)
     batches, labels = measure_batches(specs)
-    paths = [spec.run] + ([spec.baseline] if spec.baseline is not None else [])
     evaluation = scoring_settings(spec.rel_level, spec.ties, engine)  # (a config file's ties = "rank" too)
-    qrels, runs = load_inputs(spec.qrels, paths, evaluation)
-    scored = [score_run(qrels, r, batches, labels, options=evaluation) for r in runs]
-    cand = scored[0]
-    base = scored[1] if len(scored) > 1 else None
+    record = read_record(spec.baseline)
+    if record is None:
+        paths = [spec.run] + ([spec.baseline] if spec.baseline is not None else [])
+        qrels, runs = load_inputs(spec.qrels, paths, evaluation)
+        scored = [score_run(qrels, r, batches, labels, options=evaluation) for r in runs]
+        cand = scored[0]
+        base = scored[1] if len(scored) > 1 else None
+        recorded = None
+    else:
+        qrels, cand, base, recorded = _against_record(spec, record, batches, labels, evaluation)
     p_cache: dict[str, Any] = {}
     rows = tuple(judge(c, cand, base, spec, p_cache) for c in checks)
     measures = []
@@ -494,7 +502,60 @@ def run_gate(spec: GateSpec, engine: str = "local") -> GateReport:
         "baseline": base.source() if base is not None else None,
         "config": spec.config,
     }
+    if recorded is not None and base is not None:
+        inputs["baseline"] = {**base.source(), "record": recorded}
     return GateReport(VERSION, options, inputs, len(cand.qids), rows, tuple(measures))
+
+
+def _against_record(
+    spec: GateSpec, record: BaselineRecord, batches: list[list[str]], labels: list[str], evaluation: Any
+) -> tuple[Any, Scored, Scored, dict[str, Any]]:
+    """The candidate scored, and the baseline from ``record``: its recorded values, or (when
+    something changed and ``spec.allow_rebaseline``) its run scored again."""
+    from ..api import load_run
+
+    why = changed(record, None, evaluation, labels)  # before any input is read
+    if why and not spec.allow_rebaseline:
+        raise refusal(record, why)
+    qrels, runs = load_inputs(spec.qrels, [spec.run], evaluation)
+    if why is None:
+        why = changed(record, qrels.sha256, evaluation, labels)
+        if why and not spec.allow_rebaseline:
+            raise refusal(record, why)
+    cand = score_run(qrels, runs[0], batches, labels, options=evaluation)
+    run = record.doc["run"]
+    recorded = {
+        "path": record.path,
+        "sha256": record.sha256,
+        "ireval": record.version,
+        "run": run["path"],
+        "run_sha256": run["sha256"],
+        "rebaselined": why,
+    }
+    if why is None:
+        base = record.scored()
+        if base.qids != cand.qids:  # the same qrels and settings judge the same topics
+            raise InputError(record.path, f"its topics are not the judged topics of {qrels.name}")
+        return qrels, cand, base, recorded
+    if not os.path.isfile(run["path"]):
+        raise InputError(
+            record.path,
+            f"{why}; --allow-rebaseline scores its run {run['path']} again, which is not there "
+            "(give that run as --baseline)",
+        )
+    if evaluation.engine == "dask":
+        again: Any = run["path"]
+    else:
+        with evaluation.reading():
+            again = load_run(run["path"])
+    base = score_run(qrels, again, batches, labels, options=evaluation)
+    if base.sha256 and base.sha256 != run["sha256"]:
+        raise InputError(
+            record.path,
+            f"{why}; --allow-rebaseline scores its run {run['path']} again, but that file has changed since "
+            f"it was accepted (SHA-256 {base.sha256[:12]}..., recorded {run['sha256'][:12]}...)",
+        )
+    return qrels, cand, base, recorded
 
 
 def _api_checks(kind: str, table: Mapping[str, Any] | None) -> list[Check]:
@@ -525,13 +586,17 @@ def gate(
     bootstrap: int = 10000,
     rel_level: int = 1,
     ties: str = "docno",
+    allow_rebaseline: bool = False,
 ) -> GateReport:
     """Check ``run`` as ``ireval gate`` does: ``min={"map": 0.25}`` (floors),
     ``max_drop={"map": 0.01}``, ``max_drop_rel={"ndcg_cut.10": "2%"}`` and
     ``max_losers={"map": "3@0.05"}`` (at most 3 topics worse by more than 0.05) and
     ``non_inferior={"map": 0.02}`` (against ``baseline``; the lower bound of the
     ``confidence`` interval of the paired difference, ``interval="bootstrap"`` or ``"t"``,
-    must be above -margin). Inputs are paths or DataFrames. Returns a :class:`GateReport`
+    must be above -margin). Inputs are paths or DataFrames; ``baseline`` may be the path of
+    a record made by :func:`irevalcli.accept_baseline` (``ireval gate accept``), whose values
+    are used as recorded; one that no longer matches the qrels, the settings or the ireval
+    version is refused unless ``allow_rebaseline`` (its run is then scored again). Returns a :class:`GateReport`
     (``report.passed``); raises :class:`irevalcli.errors.UsageError` for a bad check
     and :class:`~irevalcli.errors.InputError` for a bad input, never for a failed check.
     """
@@ -560,6 +625,7 @@ def gate(
         interval=interval,
         confidence=float(confidence),
         bootstrap=bootstrap,
+        allow_rebaseline=bool(allow_rebaseline),
     )
     checks = (
         ("min", min),

@@ -351,6 +351,11 @@ def _notes(report: dict[str, Any]) -> list[str]:
             notes.append(
                 f"{src['path']} has {k} topic{'s' if k != 1 else ''} not judged in {inp['qrels']['path']} (ignored)"
             )
+    rec = inp["baseline"].get("record") if inp["baseline"] else None
+    if rec and rec["rebaselined"]:
+        notes.append(f"{rec['path']}: its run {rec['run']} scored again (--allow-rebaseline): {rec['rebaselined']}")
+    elif rec:
+        notes.append(f"{rec['path']}: the baseline values recorded by ireval {rec['ireval']} (run {rec['run']})")
     return notes
 
 
@@ -461,6 +466,8 @@ Examples:
   ireval gate qrels.txt new.txt --min map=0.25 --min ndcg_cut.10=0.4
   ireval gate qrels.txt new.txt --baseline prod.txt --max-drop map=0.01 --alpha 0.05
   ireval gate --config gate.toml new.txt --format markdown >> "$GITHUB_STEP_SUMMARY"
+  ireval gate accept qrels.txt prod.txt -m map --output baseline.json
+  ireval gate calibrate qrels.txt seed1.txt seed2.txt seed3.txt -m map
 
 \b
 Exit codes: 0 every check passed; 1 a quality check failed (a value that does
@@ -469,9 +476,51 @@ or baseline sharing no topic with QRELS).
 """
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100}, epilog=GATE_EPILOG)
+GATE_SUBCOMMANDS = {
+    "accept": "irevalcli.commands.gate_more:accept_command",
+    "calibrate": "irevalcli.commands.gate_more:calibrate_command",
+}
+
+
+class GateCommand(click.Command):
+    """``ireval gate``, which is ``ireval gate accept``/``calibrate`` when its first argument
+    is one of those words (a QRELS file so named is given as ``./accept``); any other first
+    argument is the check, parsed as always."""
+
+    def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> Any:
+        if args and args[0] in GATE_SUBCOMMANDS:
+            import importlib
+
+            module, attr = GATE_SUBCOMMANDS[args[0]].split(":")
+            sub: click.Command = getattr(importlib.import_module(module), attr)
+            return sub.make_context(f"{info_name} {args[0]}", args[1:], parent=parent, **extra)
+        return super().make_context(info_name, args, parent=parent, **extra)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        if ctx.command is not self:  # a subcommand's context, made above
+            return ctx.command.invoke(ctx)
+        return super().invoke(ctx)
+
+
+@click.command(
+    cls=GateCommand,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    epilog=GATE_EPILOG,
+)
 @click.argument("files", metavar="[QRELS] RUN", nargs=-1)
-@click.option("--baseline", metavar="RUN", help="Run to compare with (needed by --max-drop and --max-drop-rel).")
+@click.option(
+    "--baseline",
+    metavar="RUN",
+    help="Run to compare with (needed by --max-drop and --max-drop-rel), or a record made by "
+    "'ireval gate accept' (its values are used as recorded).",
+)
+@click.option(
+    "--allow-rebaseline",
+    "allow_rebaseline",
+    is_flag=True,
+    help="A --baseline record made with other qrels, settings or ireval version: score its run again "
+    "instead of refusing it (exit 2).",
+)
 @click.option(
     "--min",
     "floors",
@@ -590,6 +639,7 @@ or baseline sharing no topic with QRELS).
 def gate_command(
     files: tuple[str, ...],
     baseline: str | None,
+    allow_rebaseline: bool,
     floors: tuple[str, ...],
     max_drop: tuple[str, ...],
     max_drop_rel: tuple[str, ...],
@@ -645,6 +695,7 @@ def gate_command(
         ties=ties,
         allow_remote_config_paths=allow_remote_config_paths,
     )
+    spec.allow_rebaseline = allow_rebaseline
     if not is_stdout(output):  # the inputs the config file names, before any work
         check_not_input(output, [spec.qrels, spec.run, spec.baseline])
     from ..engine.dask_engine import session
