@@ -45,7 +45,6 @@ ALTERNATIVES = ("two-sided", "less", "greater")
 CORRECTIONS = ("holm", "bonferroni", "none")
 INTERVALS = ("bootstrap", "t")  # how a non-inferiority check bounds the paired difference
 INTERVAL_NAMES = {"bootstrap": "paired bootstrap percentile", "t": "paired t"}
-RISKS = ("URisk", "TRisk")
 
 # Upper bound on the numbers drawn per resampling batch (resamples x topics),
 # so that a large topic set does not allocate gigabytes at once.

@@ -470,11 +470,6 @@ def read_whole(
         raise
 
 
-def read_stream(fh: BinaryIO, name: str, *, what: str, hash: bool = True, progress: Progress | None = None) -> Raw:
-    """The stored bytes of an input already open (a spool read again), named ``name``."""
-    return _read_all(_rewound(fh), name, what, hash, progress)
-
-
 def _read_all(fh: BinaryIO, name: str, what: str, hash: bool, progress: Progress | None) -> Raw:
     tap = Tap(fh, hash=hash, progress=progress, name=name)
     parts: list[bytes] = []

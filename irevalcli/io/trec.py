@@ -72,11 +72,6 @@ def read_source(
     return Source(name=raw.name, data=decompress(raw.data, raw.name, what), sha256=raw.sha256)
 
 
-def source_of(raw: source.Raw, what: str) -> Source:
-    """A :class:`Source` of stored bytes read already, decompressed."""
-    return Source(name=raw.name, data=decompress(raw.data, raw.name, what), sha256=raw.sha256)
-
-
 def _hash(hash: bool | None) -> bool:
     return HASH_INPUTS.get() if hash is None else hash
 
@@ -296,7 +291,6 @@ def _first_bad(mask: np.ndarray) -> int:
 # Unambiguous (each digit can match one way only), so a long run of digits that is not
 # a number fails in linear time instead of backtracking quadratically.
 _FLOAT_RE = r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$|^[+-]?(inf|infinity|nan)$"
-_INT_RE = r"^[+-]?[0-9]+$"
 
 
 def _cast(tokens: pa.Array, to: pa.DataType) -> np.ndarray | None:
@@ -353,24 +347,6 @@ def _has_hex(tokens: pa.Array) -> bool:
     import pyarrow.compute as pc
 
     return bool(pc.any(pc.match_substring(tokens.cast(pa.large_string()), "x", ignore_case=True)).as_py())
-
-
-def parse_ints(tokens: pa.Array, lines_no: np.ndarray, name: str, what: str) -> np.ndarray:
-    """Decimal integers (an optional sign, then digits); anything else is an error."""
-    import numpy as np
-    import pyarrow as pa
-
-    values = _cast(tokens, pa.int64())
-    if values is not None and _has_hex(tokens):
-        values = None  # Arrow's cast reads 0x1 as 1 (trec_eval's atol: 0): refused below
-    if values is None:
-        parsed = _slow_parse(tokens, lines_no, name, what, _INT_RE, int)
-        big = [i for i, v in enumerate(parsed) if not -(2**62) <= v <= 2**62]
-        if big:
-            i = big[0]
-            raise InputError(name, f"{what} '{parsed[i]}' is out of range", int(lines_no[i]))
-        values = np.array(parsed, dtype=np.int64)
-    return np.ascontiguousarray(values, dtype=np.int64)
 
 
 NOT_WHOLE = "is not an integer (trec_eval would truncate it; ireval refuses)"

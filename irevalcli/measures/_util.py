@@ -119,11 +119,6 @@ def row_label(t: EvalTable) -> np.ndarray:
     return np.maximum(t.label, 0).astype(np.float64)
 
 
-def cutoffs_or_all(p: Params) -> tuple[int, ...]:
-    """The cutoffs of a long_cutoffs measure (a friendly name may give exactly one)."""
-    return tuple(int(k) for k in p.values)
-
-
 # ---- table views -------------------------------------------------------------
 
 
