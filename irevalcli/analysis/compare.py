@@ -563,7 +563,7 @@ def run_compare(
     return CompareReport(VERSION, options, inputs, len(base.qids), baselines, tuple(rows), tuple(risk_rows))
 
 
-def compare(
+def compare(  # noqa: PLR0913  public API: its keywords are the command's options
     qrels: Any,
     baseline: Any,
     runs: Any,
@@ -862,7 +862,7 @@ def run_all_pairs(
     )
 
 
-def compare_all_pairs(
+def compare_all_pairs(  # noqa: PLR0913  public API: its keywords are the command's options
     qrels: Any,
     runs: Sequence[Any],
     measures: str | Sequence[str] = ("map",),

@@ -201,7 +201,7 @@ def labels_in(spec: str, source: str | None, file: str | None) -> tuple[Any, lis
 # ---------------------------------------------------------------- judging
 
 
-def judge(check: Check, cand: Scored, base: Scored | None, spec: GateSpec, p_cache: dict[str, Any]) -> CheckResult:
+def judge(check: Check, cand: Scored, base: Scored | None, spec: GateSpec, p_cache: dict[str, Any]) -> CheckResult:  # noqa: C901  debt: one branch per check kind
     """One check's values, p-value and verdict.
 
     The value checked is the measure's own summary (``auc`` averages over the topics
@@ -566,7 +566,7 @@ def _api_checks(kind: str, table: Mapping[str, Any] | None) -> list[Check]:
     return [make_check(kind, str(m), v, f"{kind}[{m!r}]") for m, v in table.items()]
 
 
-def gate(
+def gate(  # noqa: PLR0913  public API: its keywords are the command's options
     qrels: Any,
     run: Any,
     *,

@@ -344,7 +344,7 @@ def run(body: Callable[[], int], args: Sequence[str], *, own_process: bool = Fal
             signals.restore(saved)
 
 
-def _run(body: Callable[[], int], debug: bool) -> int:
+def _run(body: Callable[[], int], debug: bool) -> int:  # noqa: C901  one except clause per way a command ends: the exit-status table
     import click
 
     try:

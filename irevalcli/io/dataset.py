@@ -132,7 +132,7 @@ def _not_data(rel: str) -> bool:
     return any(part.startswith(("_", ".")) for part in rel.split("/") if part)
 
 
-def open_dataset(spec: str, what: str) -> Dataset:
+def open_dataset(spec: str, what: str) -> Dataset:  # noqa: C901  debt: one branch per layout and format
     """List a dataset's files (a directory, a URL, a URL glob; a single file is a dataset of one)."""
     import glob as globmod
 

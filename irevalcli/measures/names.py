@@ -294,7 +294,7 @@ class Suggester:
         return True
 
 
-def resolve(
+def resolve(  # noqa: C901  debt: one branch per spelling form
     specs: Sequence[str],
     *,
     rel_format: str = "qrels",

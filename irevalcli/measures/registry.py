@@ -98,7 +98,7 @@ NICKNAMES: dict[str, tuple[str, ...]] = {}
 FORMAT_NICKNAMES: dict[str, str] = {}
 
 
-def measure(
+def measure(  # noqa: PLR0913  a declaration's fields, all keyword-only
     name: str,
     *,
     params: ParamKind = "none",

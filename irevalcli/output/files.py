@@ -215,7 +215,7 @@ def check_output_path(path: str, *, option: str = "--output") -> None:
     _target(path, option)
 
 
-def _target(path: str, option: str) -> tuple[str, os.stat_result | None, bool]:
+def _target(path: str, option: str) -> tuple[str, os.stat_result | None, bool]:  # noqa: C901  one refusal per way an output can name an input
     """(the file to write, its stat or None, whether it is written in place)."""
     if path == "":
         raise OutputError(f"{option}: the file name is empty")
