@@ -43,9 +43,10 @@ from .compare import (
 )
 from .stats import INTERVALS, TEST_NAMES, TESTS, ratio
 
-KINDS = ("min", "max_drop", "max_drop_rel", "non_inferior", "max_losers")
+KINDS = ("min", "max_drop", "max_drop_rel", "non_inferior", "max_losers", "min_judged")
 OPTION_OF = {
     "min": "--min",
+    "min_judged": "--min-judged",
     "max_drop": "--max-drop",
     "max_drop_rel": "--max-drop-rel",
     "non_inferior": "--non-inferior",
@@ -75,6 +76,8 @@ class Check:
     def name(self) -> str:
         if self.kind == "min":
             return f"{self.label} >= {short(self.threshold)}"
+        if self.kind == "min_judged":
+            return f"judged@{self.spec.partition('.')[2]} >= {short(self.threshold)}"
         if self.kind == "max_drop":
             return f"{self.label} {self.worse} <= {short(self.threshold)}"
         if self.kind == "non_inferior":
@@ -103,6 +106,11 @@ class GateSpec:
     interval: str = "bootstrap"  # non-inferiority: bootstrap | t
     confidence: float = 0.95
     bootstrap: int = 10000
+
+    @property
+    def judged_check(self) -> Check | None:
+        """The min_judged check (at most one: its K is the depth of the judged@K column)."""
+        return next((c for c in self.checks.values() if c.kind == "min_judged"), None)
 
     def ordered_checks(self) -> list[Check]:
         return sorted(self.checks.values(), key=lambda c: KINDS.index(c.kind))
@@ -137,6 +145,8 @@ def make_check(kind: str, spec: str, value: Any, source: str, *, file: str | Non
         raise UsageError(f"{source}: the threshold must be a number, got {value!r}")
     text = str(value)
     epsilon = 0.0
+    if kind == "min_judged":
+        return judged_check(spec, text, source)
     if kind == "max_losers":
         threshold, epsilon = parse_losers(text, source)
     else:
@@ -171,6 +181,21 @@ def make_check(kind: str, spec: str, value: Any, source: str, *, file: str | Non
             "so the interval of the per-topic differences does not bound it; check it with max_drop"
         )
     return Check(kind, spec, labels[0], threshold, source, direction, epsilon)
+
+
+def judged_check(k_text: str, text: str, source: str) -> Check:
+    """``K=FRACTION`` for min_judged: the candidate's judged@K (ireval's ``judged.K``: documents
+    in the top K with a judgement >= 0, over K; the mean over the judged topics, a topic without
+    results counting 0) must be at least FRACTION (a decimal from 0 to 1)."""
+    k = k_text.strip()
+    if not re.fullmatch(r"[0-9]+", k) or int(k) < 1:
+        raise UsageError(f"{source}: K must be a whole number of documents >= 1, got '{k_text}'")
+    fraction = parse_number(text, source)
+    if not 0 <= fraction <= 1:
+        raise UsageError(f"{source}: FRACTION must be from 0 to 1 (a share of the top K), got {text.strip()}")
+    spec = f"judged.{int(k)}"
+    _, labels = labels_in(spec, source, None)
+    return Check("min_judged", spec, labels[0], fraction, source)
 
 
 def parse_losers(text: str, where: str) -> tuple[float, float]:
@@ -231,7 +256,8 @@ def judge(check: Check, cand: Scored, base: Scored | None, spec: GateSpec, p_cac
         row["baseline"] = b
         row["diff"] = value - b
         row["rel_diff"] = ratio(value - b, b)
-    for sc in (cand,) if check.kind == "min" else (cand, base):
+    floor = check.kind in ("min", "min_judged")
+    for sc in (cand,) if floor else (cand, base):
         if sc is not None and check.label in sc.unscorable:
             n = len(sc.qids)
             row.update(verdict="fail", reason=f"{sc.name} {unanswered_text(sc, n)}: {sc.unscorable[check.label]}")
@@ -239,12 +265,12 @@ def judge(check: Check, cand: Scored, base: Scored | None, spec: GateSpec, p_cac
     if math.isnan(value):
         row.update(verdict="fail", reason=f"no value: {check.label} is undefined on every topic of the run")
         return CheckResult(**row)
-    if check.kind == "min":
-        shown, floor = distinct(value, check.threshold)
+    if floor:
+        shown, least = distinct(value, check.threshold)
         if value < check.threshold - EPS:
-            row.update(verdict="fail", reason=f"below the floor: {shown} < {floor}")
+            row.update(verdict="fail", reason=f"below the floor: {shown} < {least}")
         else:
-            row["reason"] = f"at or above the floor: {shown} >= {floor}"
+            row["reason"] = f"at or above the floor: {shown} >= {least}"
         return CheckResult(**row)
     if base is None:  # build_spec refuses this already
         raise UsageError(f"{check.source}: a drop needs a baseline: give --baseline RUN")
@@ -400,6 +426,9 @@ class CheckResult:
     # max_losers: the topics worse by more than epsilon, worst first
     epsilon: float | None = None
     losers: tuple[TopicLoss, ...] | None = None
+    # with min_judged: the candidate's judged@K (K: judged_k), shown beside every check
+    judged: float | None = None
+    judged_k: int | None = None
 
     @property
     def passed(self) -> bool:
@@ -426,6 +455,8 @@ class GateReport:
     topics: int
     checks: tuple[CheckResult, ...]
     measures: tuple[MeasureValue, ...]
+    # with min_judged and unjudged=True: the candidate's unjudged top-K (qid, docno) Arrow arrays
+    unjudged: Any = field(default=None, repr=False, compare=False)
 
     @property
     def checks_failed(self) -> int:
@@ -454,11 +485,46 @@ class GateReport:
             "topics": self.topics,
             "checks": [asdict(c) for c in self.checks],
             "measures": [asdict(m) for m in self.measures],
+            **({} if self.unjudged is None else {"unjudged_pairs": len(self.unjudged[0])}),
         }
 
 
-def run_gate(spec: GateSpec, engine: str = "local") -> GateReport:
-    """Read, evaluate and judge (on ``engine``, in its session)."""
+def unjudged_pairs(qrels: Any, run: Any, k: int, ties: str = "docno") -> tuple[Any, Any]:
+    """The (qid, docno) pairs in ``run``'s top ``k`` of each topic judged in ``qrels`` that
+    have no judgement >= 0 (what judged@k counts as unjudged), sorted by topic then docno,
+    as two Arrow binary arrays."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..core.table import rank_order
+
+    enc = run.qid.dictionary_encode()
+    topic = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    order = rank_order(topic, run.score, run.docno, ties, run.lineno, run.rank)
+    t = topic[order]
+    n = len(t)
+    starts = np.concatenate(([0], np.flatnonzero(t[1:] != t[:-1]) + 1)) if n else np.zeros(0, np.int64)
+    first = np.repeat(starts, np.diff(np.concatenate((starts, [n])))) if n else np.zeros(0, np.int64)
+    sel = pa.array(order[np.arange(n) - first < k], pa.int64())
+    top = pa.table(
+        {"qid": run.qid.take(sel).cast(pa.large_binary()), "docno": run.docno.take(sel).cast(pa.large_binary())}
+    )
+    q_qid = qrels.qid.cast(pa.large_binary())
+    top = top.filter(pc.is_in(top["qid"], value_set=pc.unique(q_qid)))  # the judged topics only
+    judged = pa.table({"qid": q_qid, "docno": qrels.docno.cast(pa.large_binary())}).filter(
+        pa.array(np.asarray(qrels.rel) >= 0)
+    )
+    fresh = top.join(judged.group_by(["qid", "docno"]).aggregate([]), keys=["qid", "docno"], join_type="left anti")
+    fresh = fresh.sort_by([("qid", "ascending"), ("docno", "ascending")])
+    return fresh["qid"].combine_chunks(), fresh["docno"].combine_chunks()
+
+
+def run_gate(spec: GateSpec, engine: str = "local", *, unjudged: bool = False) -> GateReport:
+    """Read, evaluate and judge (on ``engine``, in its session). ``unjudged``: also find the
+    candidate's unjudged top-K pairs of the min_judged check (:attr:`GateReport.unjudged`)."""
+    import dataclasses
+
     from ..version import VERSION
 
     checks = spec.ordered_checks()
@@ -472,6 +538,20 @@ def run_gate(spec: GateSpec, engine: str = "local") -> GateReport:
     base = scored[1] if len(scored) > 1 else None
     p_cache: dict[str, Any] = {}
     rows = tuple(judge(c, cand, base, spec, p_cache) for c in checks)
+    jc = spec.judged_check
+    pairs = None
+    if jc is not None:
+        k = int(jc.spec.partition(".")[2])
+        shown = cand.mean(jc.label)
+        rows = tuple(dataclasses.replace(r, judged=shown, judged_k=k) for r in rows)
+        if unjudged:
+            run = runs[0]
+            if isinstance(run, str):  # --engine dask: the runs were read on the cluster
+                from ..api import load_run
+
+                with evaluation.reading():
+                    run = load_run(run)
+            pairs = unjudged_pairs(qrels, run, k, spec.ties)
     measures = []
     for label in labels:
         v = cand.mean(label)
@@ -488,16 +568,18 @@ def run_gate(spec: GateSpec, engine: str = "local") -> GateReport:
     }
     if any(c.kind == "non_inferior" for c in checks):
         options.update(interval=spec.interval, confidence=spec.confidence, bootstrap=spec.bootstrap)
+    if jc is not None:
+        options.update(judged_k=int(jc.spec.partition(".")[2]))
     inputs = {
         "qrels": {"path": qrels.name, "sha256": qrels.sha256},
         "run": cand.source(),
         "baseline": base.source() if base is not None else None,
         "config": spec.config,
     }
-    return GateReport(VERSION, options, inputs, len(cand.qids), rows, tuple(measures))
+    return GateReport(VERSION, options, inputs, len(cand.qids), rows, tuple(measures), pairs)
 
 
-def _api_checks(kind: str, table: Mapping[str, Any] | None) -> list[Check]:
+def _api_checks(kind: str, table: Mapping[Any, Any] | None) -> list[Check]:
     if table is None:
         return []
     if not isinstance(table, Mapping):
@@ -515,6 +597,7 @@ def gate(
     max_drop_rel: Mapping[str, float | str] | None = None,
     non_inferior: Mapping[str, float] | None = None,
     max_losers: Mapping[str, str] | None = None,
+    min_judged: Mapping[int, float] | None = None,
     measures: Sequence[str] = (),
     alpha: float | None = None,
     test: str = "t",
@@ -531,7 +614,9 @@ def gate(
     ``max_losers={"map": "3@0.05"}`` (at most 3 topics worse by more than 0.05) and
     ``non_inferior={"map": 0.02}`` (against ``baseline``; the lower bound of the
     ``confidence`` interval of the paired difference, ``interval="bootstrap"`` or ``"t"``,
-    must be above -margin). Inputs are paths or DataFrames. Returns a :class:`GateReport`
+    must be above -margin); ``min_judged={10: 0.9}`` (the run's judged@10, the mean over the
+    judged topics of ``judged.10``, at least 0.9; one K, shown beside every check). Inputs are
+    paths or DataFrames. Returns a :class:`GateReport`
     (``report.passed``); raises :class:`irevalcli.errors.UsageError` for a bad check
     and :class:`~irevalcli.errors.InputError` for a bad input, never for a failed check.
     """
@@ -567,16 +652,19 @@ def gate(
         ("max_drop_rel", max_drop_rel),
         ("non_inferior", non_inferior),
         ("max_losers", max_losers),
+        ("min_judged", min_judged),
     )
     for kind, table in checks:
         for check in _api_checks(kind, table):
             if (kind, check.label) in spec.checks:
                 raise UsageError(f"{check.source}: {kind} names {check.label} twice")
             spec.checks[(kind, check.label)] = check
+    if min_judged is not None and len(min_judged) > 1:
+        raise UsageError(f"min_judged={dict(min_judged)!r}: give one K (the depth of judged@K)")
     if not spec.checks:
-        raise UsageError("nothing to check: give min, max_drop, max_drop_rel, non_inferior or max_losers")
+        raise UsageError("nothing to check: give min, max_drop, max_drop_rel, non_inferior, max_losers or min_judged")
     if baseline is None:
-        relative = [c for c in spec.ordered_checks() if c.kind != "min"]
+        relative = [c for c in spec.ordered_checks() if c.kind not in ("min", "min_judged")]
         if relative:
             need = "non-inferiority" if relative[0].kind == "non_inferior" else "a drop"
             raise UsageError(f"{relative[0].source}: {need} needs a baseline: give baseline=")

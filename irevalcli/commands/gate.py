@@ -56,6 +56,7 @@ CONFIG_KEYS = (
     "interval",
     "confidence",
     "bootstrap",
+    "min_judged",
 )
 
 
@@ -69,6 +70,7 @@ def parse_cli_check(kind: str, text: str) -> Check:
             "max_drop_rel": "ndcg_cut.10=0.02",
             "non_inferior": "ndcg_cut.10=0.02",
             "max_losers": "map=3@0.05",
+            "min_judged": "10=0.9",
         }[kind]
         raise UsageError(f"{option} {text}: expected MEASURE=VALUE, e.g. {option} {example}")
     return make_check(kind, spec, value, f"{option} {text}")
@@ -172,6 +174,9 @@ def apply_config(spec: GateSpec, path: str, *, allow_remote: bool = False) -> No
                     path, f"[{kind}] names {check.label} twice ({spec.checks[(kind, check.label)].spec} and {measure})"
                 )
             spec.checks[(kind, check.label)] = check
+    ks = [c.spec.partition(".")[2] for c in spec.checks.values() if c.kind == "min_judged"]
+    if len(ks) > 1:
+        raise InputError(path, f"[min_judged] gives {len(ks)} depths ({', '.join(ks)}); give one K = FRACTION")
 
 
 def build_spec(
@@ -185,6 +190,7 @@ def build_spec(
     alpha: float | None,
     non_inferior: Sequence[str] = (),
     max_losers: Sequence[str] = (),
+    min_judged: Sequence[str] = (),
     interval: str | None = None,
     confidence: float | None = None,
     bootstrap: int | None = None,
@@ -236,7 +242,13 @@ def build_spec(
         ("max_drop_rel", max_drop_rel),
         ("non_inferior", non_inferior),
         ("max_losers", max_losers),
+        ("min_judged", min_judged),
     )
+    if len(min_judged) > 1:
+        raise UsageError(
+            f"--min-judged {min_judged[1]}: --min-judged is given twice (also --min-judged {min_judged[0]}); "
+            "give one K=FRACTION"
+        )
     for kind, texts in given:
         for text in texts:
             check = parse_cli_check(kind, text)
@@ -247,14 +259,17 @@ def build_spec(
                     f"(also {cli_checks[key].source})"
                 )
             cli_checks[key] = check
+    if min_judged:  # the command line's K replaces the config file's
+        spec.checks = {key: c for key, c in spec.checks.items() if c.kind != "min_judged"}
     spec.checks.update(cli_checks)
     if not spec.checks:
         raise UsageError(
-            "nothing to check: give --min, --max-drop, --max-drop-rel, --non-inferior or --max-losers "
-            "(or [min], [max_drop], [max_drop_rel], [non_inferior], [max_losers] tables in a --config file)"
+            "nothing to check: give --min, --max-drop, --max-drop-rel, --non-inferior, --max-losers or "
+            "--min-judged (or [min], [max_drop], [max_drop_rel], [non_inferior], [max_losers], [min_judged] "
+            "tables in a --config file)"
         )
     if spec.baseline is None:
-        relative = [c for c in spec.ordered_checks() if c.kind != "min"]
+        relative = [c for c in spec.ordered_checks() if c.kind not in ("min", "min_judged")]
         if relative:
             raise UsageError(
                 f"{relative[0].source}: {_needs(relative[0])} needs a baseline: give --baseline RUN "
@@ -263,6 +278,11 @@ def build_spec(
     for m in spec.measures:  # report-only measures: check the names before reading any file
         comparable_labels(m)
     return spec
+
+
+def _same(a: str, b: str) -> bool:
+    """Whether two output paths name the same file (before either exists)."""
+    return os.path.realpath(a) == os.path.realpath(b)
 
 
 def _needs(check: Check) -> str:
@@ -275,12 +295,28 @@ HEADERS = ("Check", "Value", "Baseline", "Diff", "p", "Verdict", "Why")
 RIGHT = (False, True, True, True, True, False, False)
 
 
+def _judged_k(report: dict[str, Any]) -> int | None:
+    """The K of judged@K shown beside every check (with a min_judged check), else None."""
+    k = report["options"].get("judged_k")
+    return None if k is None else int(k)
+
+
+def _columns(report: dict[str, Any]) -> tuple[tuple[str, ...], tuple[bool, ...]]:
+    """The headers and alignments; with min_judged, the candidate's judged@K after Value."""
+    k = _judged_k(report)
+    if k is None:
+        return HEADERS, RIGHT
+    return (*HEADERS[:2], f"Judged@{k}", *HEADERS[2:]), (*RIGHT[:2], True, *RIGHT[2:])
+
+
 def _rows(report: dict[str, Any], verdicts: dict[str, str] | None = None) -> list[list[str]]:
     verdicts = verdicts or {"pass": "pass", "fail": "FAIL"}
+    judged = _judged_k(report) is not None
     return [
         [
             c["name"],
             fmt_value(c["value"]),
+            *([fmt_value(c["judged"])] if judged else []),
             fmt_value(c["baseline"]),
             fmt_value(c["diff"], "+.4f"),
             fmt_p(c["p_value"]),
@@ -312,7 +348,7 @@ def _notes(report: dict[str, Any]) -> list[str]:
         )
     ]
     kinds = {c["kind"] for c in report["checks"]}
-    if inp["baseline"] and (kinds & {"max_drop", "max_drop_rel"} or kinds <= {"min"}):
+    if inp["baseline"] and (kinds & {"max_drop", "max_drop_rel"} or kinds <= {"min", "min_judged"}):
         test = TEST_NAMES[o["test"]]
         if o["test"] == "randomization":
             test += f" ({o['permutations']} permutations, seed {o['seed']})"
@@ -327,6 +363,11 @@ def _notes(report: dict[str, Any]) -> list[str]:
         if o["interval"] == "bootstrap":
             how += f" ({o['bootstrap']} resamples, seed {o['seed']})"
         notes.append(f"non-inferior: the {how} of the paired difference (better is +) must lie above -margin.")
+    k = _judged_k(report)
+    if k is not None:
+        notes.append(f"Judged@{k}: the share of the run's top {k} judged (judged.{k}), the mean over {n} topics.")
+        if "unjudged_pairs" in report:
+            notes.append(f"Unjudged top-{k} (qid, docno) pairs written: {report['unjudged_pairs']}.")
     for c in report["checks"]:
         if c["kind"] == "max_losers" and c["losers"]:
             lost = ", ".join(f"{t['qid']} {fmt_value(t['diff'], '+.4f')}" for t in c["losers"][:10])
@@ -355,21 +396,23 @@ def _notes(report: dict[str, Any]) -> list[str]:
 
 
 def format_table(report: dict[str, Any]) -> bytes:
-    text = f"ireval gate: {_headline(report)}\n\n" + plain_table(HEADERS, _rows(report), RIGHT)
+    headers, right = _columns(report)
+    text = f"ireval gate: {_headline(report)}\n\n" + plain_table(headers, _rows(report), right)
     return (text + "\n" + "\n".join(_notes(report)) + "\n").encode("utf-8", "surrogateescape")
 
 
 def format_rich(report: dict[str, Any], width: int | None = None) -> bytes:
     """The table for a terminal: the check names and reasons wrap at spaces to fit its width."""
     styles = ["red" if c["verdict"] == "fail" else None for c in report["checks"]]
+    headers, right = _columns(report)
     return rich_table(
         f"ireval gate: {_headline(report)}",
-        HEADERS,
+        headers,
         _rows(report),
-        RIGHT,
+        right,
         styles,
         _notes(report),
-        fold=(0, 6),
+        fold=(0, len(headers) - 1),
         width=width,
     )
 
@@ -378,7 +421,8 @@ def format_markdown(report: dict[str, Any]) -> bytes:
     """For a pull-request comment or ``$GITHUB_STEP_SUMMARY``."""
     mark = "❌" if report["checks_failed"] else "✅"
     rows = _rows(report, {"pass": "✅ pass", "fail": "❌ **fail**"})
-    out = [f"### {mark} ireval gate: {_headline(report)}\n\n", markdown_table(HEADERS, rows, RIGHT), "\n"]
+    headers, right = _columns(report)
+    out = [f"### {mark} ireval gate: {_headline(report)}\n\n", markdown_table(headers, rows, right), "\n"]
     out += [f"- {markdown_cell(n)}\n" for n in _notes(report)]
     inp = report["inputs"]
     out.append("\n<details><summary>inputs (SHA-256)</summary>\n\n")
@@ -422,8 +466,9 @@ def format_junit(report: dict[str, Any]) -> bytes:
             ET.SubElement(props, "property", name=f"{what}.sha256", value=src["sha256"])
     for c in report["checks"]:
         case = ET.SubElement(suite, "testcase", classname=f"ireval.gate.{c['kind']}", name=xml_text(c["name"]))
+        judged = f", judged@{c['judged_k']} {fmt_value(c['judged'])}" if c.get("judged_k") is not None else ""
         detail = (
-            f"value {fmt_value(c['value'])}, baseline {fmt_value(c['baseline'])}, "
+            f"value {fmt_value(c['value'])}{judged}, baseline {fmt_value(c['baseline'])}, "
             f"diff {fmt_value(c['diff'], '+.4f')}, p {fmt_p(c['p_value'])}: {c['reason']}"
         )
         if c["verdict"] == "fail":
@@ -510,6 +555,21 @@ or baseline sharing no topic with QRELS).
     "listed (repeatable).",
 )
 @click.option(
+    "--min-judged",
+    "min_judged",
+    multiple=True,
+    metavar="K=FRACTION",
+    help="Fail if less than FRACTION of the run's top K is judged (judged.K, the mean over the topics); "
+    "judged@K is shown beside every check.",
+)
+@click.option(
+    "--unjudged-out",
+    "unjudged_out",
+    metavar="FILE",
+    help="Write the run's unjudged top-K pairs (K of --min-judged) to FILE as 'qid 0 docno -1' lines, "
+    "as ireval pool writes them, atomically.",
+)
+@click.option(
     "--interval",
     type=click.Choice(INTERVALS),
     default=None,
@@ -571,7 +631,7 @@ or baseline sharing no topic with QRELS).
     "--config",
     metavar="FILE",
     help="TOML file with qrels, run, baseline, measures, [min], [max_drop], [max_drop_rel], [non_inferior], "
-    "[max_losers], test, alpha; "
+    "[max_losers], [min_judged], test, alpha; "
     "command-line options override it.",
 )
 @remote_config_option
@@ -595,6 +655,8 @@ def gate_command(
     max_drop_rel: tuple[str, ...],
     non_inferior: tuple[str, ...],
     max_losers: tuple[str, ...],
+    min_judged: tuple[str, ...],
+    unjudged_out: str | None,
     interval: str | None,
     confidence: float | None,
     bootstrap: int | None,
@@ -624,6 +686,12 @@ def gate_command(
     if not is_stdout(output):  # refused before any work, not after it
         check_output_path(output)  # type: ignore[arg-type]
         check_not_input(output, [*files, baseline, config])
+    if unjudged_out is not None:
+        if unjudged_out == "-" or (output is not None and not is_stdout(output) and _same(unjudged_out, output)):
+            what = "standard output" if unjudged_out == "-" else "--output"
+            raise UsageError(f"--unjudged-out {unjudged_out}: cannot be {what}; give a file of its own")
+        check_output_path(unjudged_out, option="--unjudged-out")
+        check_not_input(unjudged_out, [*files, baseline, config], option="--unjudged-out")
     spec = build_spec(
         files,
         baseline=baseline,
@@ -632,6 +700,7 @@ def gate_command(
         max_drop_rel=max_drop_rel,
         non_inferior=non_inferior,
         max_losers=max_losers,
+        min_judged=min_judged,
         interval=interval,
         confidence=confidence,
         bootstrap=bootstrap,
@@ -647,12 +716,31 @@ def gate_command(
     )
     if not is_stdout(output):  # the inputs the config file names, before any work
         check_not_input(output, [spec.qrels, spec.run, spec.baseline])
+    if unjudged_out is not None:
+        if spec.judged_check is None:
+            raise UsageError(
+                f"--unjudged-out {unjudged_out}: needs --min-judged K=FRACTION (or [min_judged] in the --config "
+                "file) for the depth K"
+            )
+        check_not_input(unjudged_out, [spec.qrels, spec.run, spec.baseline], option="--unjudged-out")
     from ..engine.dask_engine import session
 
     with session(engine, scheduler, workers):  # --engine dask: one cluster for both runs
-        report = run_gate(spec, engine)
+        report = run_gate(spec, engine, unjudged=unjudged_out is not None)
     terminal = output in (None, "-") and stdout_is_terminal()
-    write_output(format_gate(report, fmt, terminal=terminal), output, fmt)
+    data = format_gate(report, fmt, terminal=terminal)
+    if unjudged_out is not None:
+        from ..output.files import write_files
+        from .pool import Pool, pool_bytes
+
+        pairs = pool_bytes(Pool(report.unjudged[0], report.unjudged[1], [], 0))
+        if is_stdout(output):
+            write_files([(unjudged_out, pairs, "--unjudged-out")])
+            write_output(data, output, fmt)
+        else:  # both files, all or nothing
+            write_files([(output, data, "--output"), (unjudged_out, pairs, "--unjudged-out")])  # type: ignore[list-item]
+    else:
+        write_output(data, output, fmt)
     if not report.passed:
         names = ", ".join(c.name for c in report.failed())
         n = len(report.checks)
