@@ -264,7 +264,7 @@ def test_malformed_input_gives_2_not_1(gate, data):
             (
                 "gate.toml: unknown key 'tresholds' (known: qrels, run, baseline, measures, min, "
                 "max_drop, max_drop_rel, alpha, test, seed, permutations, level_for_rel, ties, non_inferior, "
-                "max_losers, interval, confidence, bootstrap, min_judged)"
+                "max_losers, interval, confidence, bootstrap, min_judged, collection)"
             ),
         ),
         ("alpha = 2\n[min]\nmap = 0.1\n", "gate.toml: 'alpha' must be a number between 0 and 1, got 2"),
@@ -398,6 +398,7 @@ def test_json_report(gate, data):
         "losers": None,
         "judged": None,
         "judged_k": None,
+        "collection": None,
     }
     assert (drop["verdict"], drop["reason"]) == ("fail", "drop 0.0625 > 0.01")
 
@@ -666,6 +667,7 @@ def test_json_has_null_for_no_value(gate, data):
         "value": None,
         "baseline": None,
         "diff": None,
+        "collection": None,
     }
 
 

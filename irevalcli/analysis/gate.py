@@ -103,6 +103,8 @@ class GateSpec:
     rel_level: int = 1
     ties: str = "docno"
     config: dict[str, str] | None = None  # path and sha256 of the config file
+    # a suite (a config file's [[collection]] blocks): (name, its spec) each, checked together
+    collections: list[tuple[str, GateSpec]] = field(default_factory=list)
     interval: str = "bootstrap"  # non-inferiority: bootstrap | t
     confidence: float = 0.95
     bootstrap: int = 10000
@@ -230,7 +232,6 @@ def judge(check: Check, cand: Scored, base: Scored | None, spec: GateSpec, p_cac
     that have a value). A value or baseline that does not exist (NaN) fails the
     check, as does a drop beyond its tolerance whose significance cannot be computed.
     """
-    from ..analysis.stats import paired_count, paired_test
 
     value = cand.mean(check.label)
     row: dict[str, Any] = {
@@ -284,14 +285,7 @@ def judge(check: Check, cand: Scored, base: Scored | None, spec: GateSpec, p_cac
     if check.kind == "max_losers":
         return _max_losers(check, cand, base, row)
     lower = check.direction == "lower"
-    if check.label not in p_cache:
-        x, y = cand.values[check.label], base.values[check.label]
-        worse = "greater" if lower else "less"  # one-sided: the candidate worse than the baseline
-        p_cache[check.label] = (
-            paired_test(x, y, spec.test, alternative=worse, permutations=spec.permutations, seed=spec.seed),
-            paired_count(x, y),
-        )
-    res, paired = p_cache[check.label]
+    res, paired = drop_p(check, cand, base, spec, p_cache)
     row.update(test=spec.test, p_value=res.p_value, alpha=spec.alpha)
     drop = value - b if lower else b - value  # how much worse the candidate is
     word = check.worse
@@ -326,6 +320,22 @@ def judge(check: Check, cand: Scored, base: Scored | None, spec: GateSpec, p_cac
     else:
         row["reason"] = f"{shown} > {limit} but not significant ({_p_text(res.p_value)} >= {spec.alpha:g})"
     return CheckResult(**row)
+
+
+def drop_p(check: Check, cand: Scored, base: Scored, spec: GateSpec, p_cache: dict[str, Any]) -> tuple[Any, int]:
+    """The one-sided paired test of a drop check (candidate worse than baseline) and the
+    number of topics with both values, computed once per measure into ``p_cache``."""
+    from ..analysis.stats import paired_count, paired_test
+
+    if check.label not in p_cache:
+        x, y = cand.values[check.label], base.values[check.label]
+        worse = "greater" if check.direction == "lower" else "less"
+        p_cache[check.label] = (
+            paired_test(x, y, spec.test, alternative=worse, permutations=spec.permutations, seed=spec.seed),
+            paired_count(x, y),
+        )
+    res, paired = p_cache[check.label]
+    return res, paired
 
 
 def _max_losers(check: Check, cand: Scored, base: Scored, row: dict[str, Any]) -> CheckResult:
@@ -429,6 +439,7 @@ class CheckResult:
     # with min_judged: the candidate's judged@K (K: judged_k), shown beside every check
     judged: float | None = None
     judged_k: int | None = None
+    collection: str | None = None  # in a suite: the [[collection]] block's name
 
     @property
     def passed(self) -> bool:
@@ -443,6 +454,7 @@ class MeasureValue:
     value: float
     baseline: float | None
     diff: float | None
+    collection: str | None = None  # in a suite: the [[collection]] block's name
 
 
 @dataclass(frozen=True)
@@ -527,15 +539,10 @@ def run_gate(spec: GateSpec, engine: str = "local", *, unjudged: bool = False) -
 
     from ..version import VERSION
 
+    if spec.collections:
+        return run_suite(spec, engine)
     checks = spec.ordered_checks()
-    specs = [c.spec for c in checks] + list(spec.measures)
-    batches, labels = measure_batches(specs)
-    paths = [spec.run] + ([spec.baseline] if spec.baseline is not None else [])
-    evaluation = scoring_settings(spec.rel_level, spec.ties, engine)  # (a config file's ties = "rank" too)
-    qrels, runs = load_inputs(spec.qrels, paths, evaluation)
-    scored = [score_run(qrels, r, batches, labels, options=evaluation) for r in runs]
-    cand = scored[0]
-    base = scored[1] if len(scored) > 1 else None
+    qrels, runs, cand, base, labels, evaluation = _score(spec, engine)
     p_cache: dict[str, Any] = {}
     rows = tuple(judge(c, cand, base, spec, p_cache) for c in checks)
     jc = spec.judged_check
@@ -577,6 +584,84 @@ def run_gate(spec: GateSpec, engine: str = "local", *, unjudged: bool = False) -
         "config": spec.config,
     }
     return GateReport(VERSION, options, inputs, len(cand.qids), rows, tuple(measures), pairs)
+
+
+def _score(spec: GateSpec, engine: str) -> tuple[Any, list[Any], Scored, Scored | None, list[str], Any]:
+    """Read and score the candidate (and the baseline) on every check's and report's measure."""
+    specs = [c.spec for c in spec.ordered_checks()] + list(spec.measures)
+    batches, labels = measure_batches(specs)
+    paths = [spec.run] + ([spec.baseline] if spec.baseline is not None else [])
+    evaluation = scoring_settings(spec.rel_level, spec.ties, engine)  # (a config file's ties = "rank" too)
+    qrels, runs = load_inputs(spec.qrels, paths, evaluation)
+    scored = [score_run(qrels, r, batches, labels, options=evaluation) for r in runs]
+    return qrels, runs, scored[0], (scored[1] if len(scored) > 1 else None), labels, evaluation
+
+
+def run_suite(spec: GateSpec, engine: str = "local") -> GateReport:
+    """Several collections in one gate: each block's checks on its own qrels and runs; the
+    p-values of the drop checks of every collection x measure Holm-corrected together; one
+    verdict. Each row names its collection."""
+    import dataclasses
+
+    from ..version import VERSION
+    from .stats import adjust
+
+    scored = []
+    for name, sub in spec.collections:
+        qrels, _, cand, base, labels, _ = _score(sub, engine)
+        cache: dict[str, Any] = {}
+        for c in sub.ordered_checks():
+            if c.kind in ("max_drop", "max_drop_rel") and base is not None:
+                drop_p(c, cand, base, sub, cache)
+        scored.append((name, sub, qrels, cand, base, labels, cache))
+    family = [(cache, label) for *_, cache in scored for label in cache]
+    corrected = adjust([cache[label][0].p_value for cache, label in family], "holm")
+    for (cache, label), p in zip(family, corrected):
+        res, paired = cache[label]
+        cache[label] = (dataclasses.replace(res, p_value=p), paired)
+    rows: list[CheckResult] = []
+    measures: list[MeasureValue] = []
+    blocks: list[dict[str, Any]] = []
+    for name, sub, qrels, cand, base, labels, cache in scored:
+        jc = sub.judged_check
+        for c in sub.ordered_checks():
+            r = judge(c, cand, base, sub, cache)
+            extra: dict[str, Any] = {}
+            if jc is not None:
+                extra = {"judged": cand.mean(jc.label), "judged_k": int(jc.spec.partition(".")[2])}
+            rows.append(dataclasses.replace(r, name=f"{name}: {r.name}", collection=name, **extra))
+        for label in labels:
+            v = cand.mean(label)
+            b = base.mean(label) if base is not None else None
+            measures.append(MeasureValue(label, v, b, None if b is None else v - b, name))
+        blocks.append(
+            {
+                "name": name,
+                "qrels": {"path": qrels.name, "sha256": qrels.sha256},
+                "run": cand.source(),
+                "baseline": base.source() if base is not None else None,
+                "topics": len(cand.qids),
+            }
+        )
+    options: dict[str, Any] = {
+        "alpha": spec.alpha,
+        "test": spec.test,
+        "alternative": "less",
+        "correction": "holm",
+        "tests_corrected": len(family),
+        "permutations": spec.permutations if spec.test == "randomization" else None,
+        "seed": spec.seed,
+        "rel_level": spec.rel_level,
+        "ties": spec.ties,
+    }
+    if any(r.kind == "non_inferior" for r in rows):
+        options.update(interval=spec.interval, confidence=spec.confidence, bootstrap=spec.bootstrap)
+    ks = {r.judged_k for r in rows if r.judged_k is not None}
+    if ks:
+        options.update(judged_k=ks.pop())
+    inputs = {"config": spec.config, "collections": blocks}
+    topics = sum(len(cand.qids) for _, _, _, cand, *_ in scored)
+    return GateReport(VERSION, options, inputs, topics, tuple(rows), tuple(measures))
 
 
 def _api_checks(kind: str, table: Mapping[Any, Any] | None) -> list[Check]:
