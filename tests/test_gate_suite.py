@@ -258,3 +258,104 @@ def test_min_judged_in_a_block(cli, data):
     write(data / "suite" / "k.toml", (data / "suite" / "j.toml").read_text() + "[collection.min_judged]\n3 = 0.5\n")
     res = cli(["gate", "--config", "suite/k.toml"], cwd=data)
     assert res.err == "ireval: suite/k.toml: [min_judged] gives 2 depths across the collections (2, 3); give one K\n"
+
+
+# ---------------------------------------------------------------- the gate's invariant, for a suite
+
+
+def _table(kind: str, measure: str, threshold: float) -> tuple[str, str]:
+    from .test_gate import _losers_arg
+
+    if kind == "min_judged":
+        return "5", repr(threshold)
+    if kind == "max_losers":
+        return json.dumps(measure), json.dumps(_losers_arg(threshold))
+    return json.dumps(measure), repr(threshold)
+
+
+def test_a_suite_judges_each_collection_as_its_own_gate(tmp_path_factory):
+    """For random collections (qrels, runs, baselines, checks): every row of the suite has the verdict of the
+    same check in the collection's own gate, except that a drop check under alpha may pass in the suite only
+    by its Holm-corrected p (a larger p); the suite exits 0 only when every row passes, and 2 when a collection
+    alone is refused. A check worse than its bound thus never passes in a suite where it fails alone, unless it
+    is a drop whose corrected p-value is not significant."""
+    from hypothesis import HealthCheck, event, example, given, settings
+    from hypothesis import strategies as st
+
+    from .test_gate import _main, _run_lines, _strategies
+
+    run_st, qrels_st, checks_st, alpha_st, _ = _strategies()
+    root = tmp_path_factory.mktemp("suite_property")
+    collection = st.tuples(qrels_st, run_st, run_st, checks_st)
+
+    two = (
+        {1: {0: 1, 1: 0}, 2: {0: 1, 1: 0}, 3: {0: 1, 1: 0}},
+        {1: [(1, 1.0), (0, 0.5)], 2: [(1, 1.0), (0, 0.5)], 3: [(0, 1.0), (4, 0.5)]},
+        {1: [(0, 1.0), (1, 0.5)], 2: [(0, 1.0), (1, 0.5)], 3: [(0, 1.0), (1, 0.5)]},
+        [("max_drop", "map", 0.01), ("min_judged", "map", 0.25), ("max_losers", "map", 0.25)],
+    )
+    one = (
+        {1: {0: 1}, 2: {0: 2}},
+        {1: [(0, 1.0)], 2: [(3, 1.0), (0, 0.5)]},
+        {1: [(0, 1.0)], 2: [(0, 1.0)]},
+        [
+            ("max_drop_rel", "map", 0.1),
+            ("non_inferior", "P.5", 0.1),
+        ],
+    )
+
+    @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+    @example(collections=[two, one], alpha=0.5)
+    @example(collections=[two, one], alpha=None)
+    @given(collections=st.lists(collection, min_size=1, max_size=3), alpha=alpha_st)
+    def prop(collections, alpha):
+        blocks, alone = [], {}
+        for i, (qrels, cand, base, checks) in enumerate(collections):
+            checks = [(k, "judged.5", t) if k == "min_judged" else (k, m, t) for k, m, t in checks]
+            d = root / f"c{i}"
+            d.mkdir(exist_ok=True)
+            (d / "q.txt").write_text("".join(f"{t} 0 d{x} {r}\n" for t, j in qrels.items() for x, r in j.items()))
+            (d / "c.txt").write_text(_run_lines(cand, "c"))
+            (d / "b.txt").write_text(_run_lines(base, "b"))
+            if not (d / "c.txt").read_text() or not (d / "b.txt").read_text():
+                return
+            tables: dict[str, list[str]] = {}
+            for kind, measure, threshold in checks:
+                key, value = _table(kind, measure, threshold)
+                tables.setdefault(kind, []).append(f"{key} = {value}")
+            block = (
+                f'[[collection]]\nname = "c{i}"\nqrels = "c{i}/q.txt"\nrun = "c{i}/c.txt"\nbaseline = "c{i}/b.txt"\n'
+            )
+            block += "".join(f"[collection.{k}]\n" + "\n".join(v) + "\n" for k, v in tables.items())
+            blocks.append(block)
+            one = f"c{i}/one.toml"
+            (root / one).write_text(
+                (f"alpha = {alpha}\n" if alpha is not None else "")
+                + 'qrels = "q.txt"\nrun = "c.txt"\nbaseline = "b.txt"\n'
+                + "".join(f"[{k}]\n" + "\n".join(v) + "\n" for k, v in tables.items())
+            )
+            alone[f"c{i}"] = _main(["gate", "--config", str(root / one), "--format", "json"])
+        (root / "suite.toml").write_text((f"alpha = {alpha}\n" if alpha is not None else "") + "".join(blocks))
+        code, out, err = _main(["gate", "--config", str(root / "suite.toml"), "--format", "json"])
+        if any(c == 2 for c, _, _ in alone.values()):
+            assert code == 2 and out == b"", err  # a collection refused alone is refused in the suite
+            event("refused")
+            return
+        assert code in (0, 1), err
+        event(f"suite exit {code}")
+        doc = json.loads(out)
+        verdicts = {}
+        for name, (_, o, _) in alone.items():
+            for row in json.loads(o)["checks"]:
+                verdicts[f"{name}: {row['name']}"] = row
+        assert sorted(r["name"] for r in doc["checks"]) == sorted(verdicts)
+        for row in doc["checks"]:
+            own = verdicts[row["name"]]
+            if row["kind"] in ("max_drop", "max_drop_rel") and alpha is not None and row["p_value"] is not None:
+                assert row["p_value"] >= own["p_value"] - 1e-15
+                assert row["verdict"] == own["verdict"] or (own["verdict"] == "fail" and row["p_value"] >= alpha)
+            else:
+                assert row["verdict"] == own["verdict"], (row, own)
+        assert code == (0 if all(r["verdict"] == "pass" for r in doc["checks"]) else 1)
+
+    prop()
