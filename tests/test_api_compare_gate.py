@@ -87,7 +87,8 @@ def test_gate_refuses_bad_checks_with_one_line(files):
     with pytest.raises(UsageError, match=r"^max_drop\['map'\]: a drop needs a baseline: give baseline=$"):
         irevalcli.gate(q, run, max_drop={"map": 0.1})
     with pytest.raises(
-        UsageError, match=r"^nothing to check: give min, max_drop, max_drop_rel, non_inferior or max_losers$"
+        UsageError,
+        match=r"^nothing to check: give min, max_drop, max_drop_rel, non_inferior, max_losers or min_judged$",
     ):
         irevalcli.gate(q, run)
     with pytest.raises(UsageError, match=r"^alpha=2: expected a number between 0 and 1, or None$"):

@@ -208,8 +208,9 @@ def test_missing_topics_count_as_zero(gate):
         (
             ["qrels.txt", "perfect.txt"],
             (
-                "nothing to check: give --min, --max-drop, --max-drop-rel, --non-inferior or --max-losers "
-                "(or [min], [max_drop], [max_drop_rel], [non_inferior], [max_losers] tables in a --config file)"
+                "nothing to check: give --min, --max-drop, --max-drop-rel, --non-inferior, --max-losers or "
+                "--min-judged (or [min], [max_drop], [max_drop_rel], [non_inferior], [max_losers], [min_judged] "
+                "tables in a --config file)"
             ),
         ),
         (
@@ -263,7 +264,7 @@ def test_malformed_input_gives_2_not_1(gate, data):
             (
                 "gate.toml: unknown key 'tresholds' (known: qrels, run, baseline, measures, min, "
                 "max_drop, max_drop_rel, alpha, test, seed, permutations, level_for_rel, ties, non_inferior, "
-                "max_losers, interval, confidence, bootstrap)"
+                "max_losers, interval, confidence, bootstrap, min_judged, collection)"
             ),
         ),
         ("alpha = 2\n[min]\nmap = 0.1\n", "gate.toml: 'alpha' must be a number between 0 and 1, got 2"),
@@ -395,6 +396,9 @@ def test_json_report(gate, data):
         "confidence": None,
         "epsilon": None,
         "losers": None,
+        "judged": None,
+        "judged_k": None,
+        "collection": None,
     }
     assert (drop["verdict"], drop["reason"]) == ("fail", "drop 0.0625 > 0.01")
 
@@ -663,6 +667,7 @@ def test_json_has_null_for_no_value(gate, data):
         "value": None,
         "baseline": None,
         "diff": None,
+        "collection": None,
     }
 
 
@@ -770,7 +775,7 @@ def _strategies():
         max_size=3,
     )
     check = st.tuples(
-        st.sampled_from(["min", "max_drop", "max_drop_rel", "non_inferior", "max_losers"]),
+        st.sampled_from(["min", "max_drop", "max_drop_rel", "non_inferior", "max_losers", "min_judged"]),
         # every direction (arp and unj.5: lower is better; num_ret: none) and every rule for a topic
         # without results (opa and arp: refused; unj.5: scores 1, its worst; the rest: their value)
         st.sampled_from(
@@ -781,7 +786,8 @@ def _strategies():
     return (
         run,
         qrels,
-        st.lists(check, min_size=1, max_size=3, unique_by=lambda c: (c[0], c[1])),
+        # one min_judged at most (its K is judged@K's): it checks judged.5 whatever measure was drawn
+        st.lists(check, min_size=1, max_size=3, unique_by=lambda c: (c[0], "" if c[0] == "min_judged" else c[1])),
         st.sampled_from([None, 0.05, 0.5]),
         st.sampled_from([1, 2]),
     )
@@ -801,7 +807,7 @@ def _oracle_worse(kind: str, value: float | None, base: float | None, threshold:
     """Worse than the floor or the tolerance, or no value to judge: from the main command's numbers."""
     if value is None or (kind != "min" and base is None):
         return True
-    if kind == "min":
+    if kind in ("min", "min_judged"):
         return value < threshold - 1e-12
     drop = value - base if lower else base - value
     if kind == "max_drop":
@@ -900,6 +906,16 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
         level=1,
         test="t",
     )
+    # issue 24: judged@5 of a run with unjudged documents (and one beyond its last), against a floor
+    @example(
+        qrels={1: {0: 1, 1: 0}, 2: {0: 1}},
+        cand={1: [(0, 1.0), (3, 0.5), (1, 0.2)], 2: [(4, 1.0)]},
+        base={1: [(0, 1.0), (1, 0.5)], 2: [(0, 1.0)]},
+        checks=[("min_judged", "map", 0.25), ("min", "map", 0.1)],
+        alpha=None,
+        level=1,
+        test="t",
+    )
     # issue 24: non-inferiority, a drop beyond the margin and one within it on two topics
     @example(
         qrels={1: {0: 1, 1: 0}, 2: {0: 1, 1: 0}},
@@ -920,7 +936,8 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
         test=st.sampled_from(["t", "sign", "wilcoxon", "randomization"]),
     )
     def prop(qrels, cand, base, checks, alpha, level, test):
-        q, c, b = root / "q.txt", root / "c.txt", root / "b.txt"
+        checks = [(k, "judged.5", t) if k == "min_judged" else (k, m, t) for k, m, t in checks]
+        q, c, b, u = root / "q.txt", root / "c.txt", root / "b.txt", root / "u.qrels"
         q.write_text("".join(f"{t} 0 d{d} {rel}\n" for t, judged in qrels.items() for d, rel in judged.items()))
         c.write_text(_run_lines(cand, "c"))
         b.write_text(_run_lines(base, "b"))
@@ -937,15 +954,24 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
                     "max_drop_rel": "--max-drop-rel",
                     "non_inferior": "--non-inferior",
                     "max_losers": "--max-losers",
+                    "min_judged": "--min-judged",
                 }[kind],
-                f"{measure}={_losers_arg(threshold)}" if kind == "max_losers" else f"{measure}={threshold}",
+                f"{measure}={_losers_arg(threshold)}"
+                if kind == "max_losers"
+                else f"5={threshold}"
+                if kind == "min_judged"
+                else f"{measure}={threshold}",
             ]
+        with_judged = any(k == "min_judged" for k, _, _ in checks)
+        if with_judged:
+            u.unlink(missing_ok=True)
+            args += ["--unjudged-out", str(u), "-m", "judged.5"]
         code, out, err = _main(args)
         reg = load()
         declared = {m: reg[m.split(".")[0]] for _, m, _ in checks}
         if any(
             (kind == "min" and declared[m].direction == "lower")
-            or (kind != "min" and declared[m].direction == "none")
+            or (kind not in ("min", "min_judged") and declared[m].direction == "none")
             or (kind == "non_inferior" and declared[m].agg not in ("mean", "nanmean", "sum"))
             for kind, m, _ in checks
         ):
@@ -960,7 +986,7 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
                 assert code == 2 and out == b"", err  # nothing it retrieved is judged: refused, never a pass
                 return
         assert code in (0, 1), err
-        measures = [a for m in dict.fromkeys(m for _, m, _ in checks) for a in ("-m", m)]
+        measures = [a for m in dict.fromkeys([*(m for _, m, _ in checks), "judged.5"]) for a in ("-m", m)]
         summaries, unscorable, per_topic, topic_values = {}, {}, {}, {}
         for who, path, topics in (("value", c, cand), ("base", b, base)):
             rc, js, e = _main(["-c", "-q", "-l", str(level), *measures, "--format", "json", str(q), str(path)])
@@ -1012,9 +1038,20 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
                 worse = summary["value"] is None or summary["base"] is None or lost > n_allowed
             else:
                 worse = _oracle_worse(kind, summary["value"], summary["base"], threshold, lower)
-            refused = unscorable.get(("value", label)) or (kind != "min" and unscorable.get(("base", label)))
+            refused = unscorable.get(("value", label)) or (
+                kind not in ("min", "min_judged") and unscorable.get(("base", label))
+            )
             verdicts[(kind, label)] = (worse or bool(refused), summary, refused)
         report = json.loads(out)
+        if with_judged:  # judged@5 beside every check; the unjudged pairs are the top 5's rest
+            shown = summaries["value"]["judged_5"]
+            assert all(r["judged"] == pytest.approx(shown, rel=1e-12) and r["judged_k"] == 5 for r in report["checks"])
+            top5 = sum(min(5, len(cand.get(t, []))) for t in judged)
+            lines = u.read_text().splitlines()
+            assert len(lines) == report["unjudged_pairs"] == round(top5 - shown * 5 * len(judged))
+            assert all(line.split()[1::2] == ["0", "-1"] for line in lines)
+        else:
+            assert all(r["judged"] is None for r in report["checks"])
         for row in report["checks"]:
             worse, summary, refused = verdicts[(row["kind"], row["measure"])]
             if refused:  # a topic without results that the measure cannot score: never a pass
@@ -1026,7 +1063,7 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
                 assert row["value"] == pytest.approx(summary["value"], rel=1e-12, abs=1e-15)
             if worse and (
                 alpha is None
-                or row["kind"] in ("min", "non_inferior", "max_losers")  # --alpha never lets these pass
+                or row["kind"] in ("min", "non_inferior", "max_losers", "min_judged")  # --alpha never lets these pass
                 or summary["value"] is None
                 or summary["base"] is None
                 or row["p_value"] is None

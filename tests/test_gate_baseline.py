@@ -199,6 +199,21 @@ def test_api_gate_takes_a_record(record, data):
     assert rep.checks == by_run.checks and not rep.passed
 
 
+def test_record_with_min_judged_needs_no_recorded_judged(record, data):
+    """judged@K (--min-judged) is the candidate's alone: a record made without it is enough,
+    and every verdict and the unjudged pairs are those of the gate against the record's run."""
+    kw = {"max_drop": {"map": 0.01}, "min_judged": {5: 0.5}}
+    rep = irevalcli.gate(str(data / "qrels.txt"), str(data / "small_drop.txt"), baseline=str(record), **kw)
+    by_run = irevalcli.gate(
+        str(data / "qrels.txt"), str(data / "small_drop.txt"), baseline=str(data / "perfect.txt"), **kw
+    )
+    assert [(c.name, c.verdict, c.value, c.judged) for c in rep.checks] == [
+        (c.name, c.verdict, c.value, c.judged) for c in by_run.checks
+    ]
+    assert [c.baseline for c in rep.checks if c.kind == "min_judged"] == [None]  # not recorded
+    assert rep.passed == by_run.passed
+
+
 # ---------------------------------------------------------------- refusals
 
 

@@ -45,9 +45,10 @@ from .compare import (
 )
 from .stats import INTERVALS, TEST_NAMES, TESTS, ratio
 
-KINDS = ("min", "max_drop", "max_drop_rel", "non_inferior", "max_losers")
+KINDS = ("min", "max_drop", "max_drop_rel", "non_inferior", "max_losers", "min_judged")
 OPTION_OF = {
     "min": "--min",
+    "min_judged": "--min-judged",
     "max_drop": "--max-drop",
     "max_drop_rel": "--max-drop-rel",
     "non_inferior": "--non-inferior",
@@ -77,6 +78,8 @@ class Check:
     def name(self) -> str:
         if self.kind == "min":
             return f"{self.label} >= {short(self.threshold)}"
+        if self.kind == "min_judged":
+            return f"judged@{self.spec.partition('.')[2]} >= {short(self.threshold)}"
         if self.kind == "max_drop":
             return f"{self.label} {self.worse} <= {short(self.threshold)}"
         if self.kind == "non_inferior":
@@ -102,10 +105,17 @@ class GateSpec:
     rel_level: int = 1
     ties: str = "docno"
     config: dict[str, str] | None = None  # path and sha256 of the config file
+    # a suite (a config file's [[collection]] blocks): (name, its spec) each, checked together
+    collections: list[tuple[str, GateSpec]] = field(default_factory=list)
     interval: str = "bootstrap"  # non-inferiority: bootstrap | t
     confidence: float = 0.95
     bootstrap: int = 10000
     allow_rebaseline: bool = False  # a recorded baseline that no longer matches: score its run again
+
+    @property
+    def judged_check(self) -> Check | None:
+        """The min_judged check (at most one: its K is the depth of the judged@K column)."""
+        return next((c for c in self.checks.values() if c.kind == "min_judged"), None)
 
     def ordered_checks(self) -> list[Check]:
         return sorted(self.checks.values(), key=lambda c: KINDS.index(c.kind))
@@ -140,6 +150,8 @@ def make_check(kind: str, spec: str, value: Any, source: str, *, file: str | Non
         raise UsageError(f"{source}: the threshold must be a number, got {value!r}")
     text = str(value)
     epsilon = 0.0
+    if kind == "min_judged":
+        return judged_check(spec, text, source)
     if kind == "max_losers":
         threshold, epsilon = parse_losers(text, source)
     else:
@@ -176,6 +188,21 @@ def make_check(kind: str, spec: str, value: Any, source: str, *, file: str | Non
     return Check(kind, spec, labels[0], threshold, source, direction, epsilon)
 
 
+def judged_check(k_text: str, text: str, source: str) -> Check:
+    """``K=FRACTION`` for min_judged: the candidate's judged@K (ireval's ``judged.K``: documents
+    in the top K with a judgement >= 0, over K; the mean over the judged topics, a topic without
+    results counting 0) must be at least FRACTION (a decimal from 0 to 1)."""
+    k = k_text.strip()
+    if not re.fullmatch(r"[0-9]+", k) or int(k) < 1:
+        raise UsageError(f"{source}: K must be a whole number of documents >= 1, got '{k_text}'")
+    fraction = parse_number(text, source)
+    if not 0 <= fraction <= 1:
+        raise UsageError(f"{source}: FRACTION must be from 0 to 1 (a share of the top K), got {text.strip()}")
+    spec = f"judged.{int(k)}"
+    _, labels = labels_in(spec, source, None)
+    return Check("min_judged", spec, labels[0], fraction, source)
+
+
 def parse_losers(text: str, where: str) -> tuple[float, float]:
     """``N@EPSILON`` for max_losers: at most N topics (an integer >= 0) worse by more than
     EPSILON (a decimal >= 0)."""
@@ -208,7 +235,6 @@ def judge(check: Check, cand: Scored, base: Scored | None, spec: GateSpec, p_cac
     that have a value). A value or baseline that does not exist (NaN) fails the
     check, as does a drop beyond its tolerance whose significance cannot be computed.
     """
-    from ..analysis.stats import paired_count, paired_test
 
     value = cand.mean(check.label)
     row: dict[str, Any] = {
@@ -229,12 +255,13 @@ def judge(check: Check, cand: Scored, base: Scored | None, spec: GateSpec, p_cac
         "direction": check.direction,
     }
     b = math.nan
-    if base is not None:
+    if base is not None and check.label in base.values:  # (a record keeps no judged@K: the candidate's alone)
         b = base.mean(check.label)
         row["baseline"] = b
         row["diff"] = value - b
         row["rel_diff"] = ratio(value - b, b)
-    for sc in (cand,) if check.kind == "min" else (cand, base):
+    floor = check.kind in ("min", "min_judged")
+    for sc in (cand,) if floor else (cand, base):
         if sc is not None and check.label in sc.unscorable:
             n = len(sc.qids)
             row.update(verdict="fail", reason=f"{sc.name} {unanswered_text(sc, n)}: {sc.unscorable[check.label]}")
@@ -242,12 +269,12 @@ def judge(check: Check, cand: Scored, base: Scored | None, spec: GateSpec, p_cac
     if math.isnan(value):
         row.update(verdict="fail", reason=f"no value: {check.label} is undefined on every topic of the run")
         return CheckResult(**row)
-    if check.kind == "min":
-        shown, floor = distinct(value, check.threshold)
+    if floor:
+        shown, least = distinct(value, check.threshold)
         if value < check.threshold - EPS:
-            row.update(verdict="fail", reason=f"below the floor: {shown} < {floor}")
+            row.update(verdict="fail", reason=f"below the floor: {shown} < {least}")
         else:
-            row["reason"] = f"at or above the floor: {shown} >= {floor}"
+            row["reason"] = f"at or above the floor: {shown} >= {least}"
         return CheckResult(**row)
     if base is None:  # build_spec refuses this already
         raise UsageError(f"{check.source}: a drop needs a baseline: give --baseline RUN")
@@ -261,14 +288,7 @@ def judge(check: Check, cand: Scored, base: Scored | None, spec: GateSpec, p_cac
     if check.kind == "max_losers":
         return _max_losers(check, cand, base, row)
     lower = check.direction == "lower"
-    if check.label not in p_cache:
-        x, y = cand.values[check.label], base.values[check.label]
-        worse = "greater" if lower else "less"  # one-sided: the candidate worse than the baseline
-        p_cache[check.label] = (
-            paired_test(x, y, spec.test, alternative=worse, permutations=spec.permutations, seed=spec.seed),
-            paired_count(x, y),
-        )
-    res, paired = p_cache[check.label]
+    res, paired = drop_p(check, cand, base, spec, p_cache)
     row.update(test=spec.test, p_value=res.p_value, alpha=spec.alpha)
     drop = value - b if lower else b - value  # how much worse the candidate is
     word = check.worse
@@ -303,6 +323,22 @@ def judge(check: Check, cand: Scored, base: Scored | None, spec: GateSpec, p_cac
     else:
         row["reason"] = f"{shown} > {limit} but not significant ({_p_text(res.p_value)} >= {spec.alpha:g})"
     return CheckResult(**row)
+
+
+def drop_p(check: Check, cand: Scored, base: Scored, spec: GateSpec, p_cache: dict[str, Any]) -> tuple[Any, int]:
+    """The one-sided paired test of a drop check (candidate worse than baseline) and the
+    number of topics with both values, computed once per measure into ``p_cache``."""
+    from ..analysis.stats import paired_count, paired_test
+
+    if check.label not in p_cache:
+        x, y = cand.values[check.label], base.values[check.label]
+        worse = "greater" if check.direction == "lower" else "less"
+        p_cache[check.label] = (
+            paired_test(x, y, spec.test, alternative=worse, permutations=spec.permutations, seed=spec.seed),
+            paired_count(x, y),
+        )
+    res, paired = p_cache[check.label]
+    return res, paired
 
 
 def _max_losers(check: Check, cand: Scored, base: Scored, row: dict[str, Any]) -> CheckResult:
@@ -403,6 +439,10 @@ class CheckResult:
     # max_losers: the topics worse by more than epsilon, worst first
     epsilon: float | None = None
     losers: tuple[TopicLoss, ...] | None = None
+    # with min_judged: the candidate's judged@K (K: judged_k), shown beside every check
+    judged: float | None = None
+    judged_k: int | None = None
+    collection: str | None = None  # in a suite: the [[collection]] block's name
 
     @property
     def passed(self) -> bool:
@@ -417,6 +457,7 @@ class MeasureValue:
     value: float
     baseline: float | None
     diff: float | None
+    collection: str | None = None  # in a suite: the [[collection]] block's name
 
 
 @dataclass(frozen=True)
@@ -429,6 +470,8 @@ class GateReport:
     topics: int
     checks: tuple[CheckResult, ...]
     measures: tuple[MeasureValue, ...]
+    # with min_judged and unjudged=True: the candidate's unjudged top-K (qid, docno) Arrow arrays
+    unjudged: Any = field(default=None, repr=False, compare=False)
 
     @property
     def checks_failed(self) -> int:
@@ -457,33 +500,72 @@ class GateReport:
             "topics": self.topics,
             "checks": [asdict(c) for c in self.checks],
             "measures": [asdict(m) for m in self.measures],
+            **({} if self.unjudged is None else {"unjudged_pairs": len(self.unjudged[0])}),
         }
 
 
-def run_gate(spec: GateSpec, engine: str = "local") -> GateReport:
-    """Read, evaluate and judge (on ``engine``, in its session)."""
+def unjudged_pairs(qrels: Any, run: Any, k: int, ties: str = "docno") -> tuple[Any, Any]:
+    """The (qid, docno) pairs in ``run``'s top ``k`` of each topic judged in ``qrels`` that
+    have no judgement >= 0 (what judged@k counts as unjudged), sorted by topic then docno,
+    as two Arrow binary arrays."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..core.table import rank_order
+
+    enc = run.qid.dictionary_encode()
+    topic = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    order = rank_order(topic, run.score, run.docno, ties, run.lineno, run.rank)
+    t = topic[order]
+    n = len(t)
+    starts = np.concatenate(([0], np.flatnonzero(t[1:] != t[:-1]) + 1)) if n else np.zeros(0, np.int64)
+    first = np.repeat(starts, np.diff(np.concatenate((starts, [n])))) if n else np.zeros(0, np.int64)
+    sel = pa.array(order[np.arange(n) - first < k], pa.int64())
+    top = pa.table(
+        {"qid": run.qid.take(sel).cast(pa.large_binary()), "docno": run.docno.take(sel).cast(pa.large_binary())}
+    )
+    q_qid = qrels.qid.cast(pa.large_binary())
+    top = top.filter(pc.is_in(top["qid"], value_set=pc.unique(q_qid)))  # the judged topics only
+    judged = pa.table({"qid": q_qid, "docno": qrels.docno.cast(pa.large_binary())}).filter(
+        pa.array(np.asarray(qrels.rel) >= 0)
+    )
+    fresh = top.join(judged.group_by(["qid", "docno"]).aggregate([]), keys=["qid", "docno"], join_type="left anti")
+    fresh = fresh.sort_by([("qid", "ascending"), ("docno", "ascending")])
+    return fresh["qid"].combine_chunks(), fresh["docno"].combine_chunks()
+
+
+def run_gate(spec: GateSpec, engine: str = "local", *, unjudged: bool = False) -> GateReport:
+    """Read, evaluate and judge (on ``engine``, in its session). ``unjudged``: also find the
+    candidate's unjudged top-K pairs of the min_judged check (:attr:`GateReport.unjudged`)."""
+    import dataclasses
+
     from ..version import VERSION
 
+    if spec.collections:
+        return run_suite(spec, engine)
     checks = spec.ordered_checks()
-    specs = [c.spec for c in checks] + list(spec.measures)
-    batches, labels = measure_batches(specs)
-    evaluation = scoring_settings(spec.rel_level, spec.ties, engine)  # (a config file's ties = "rank" too)
-    record = read_record(spec.baseline)
-    if record is None:
-        paths = [spec.run] + ([spec.baseline] if spec.baseline is not None else [])
-        qrels, runs = load_inputs(spec.qrels, paths, evaluation)
-        scored = [score_run(qrels, r, batches, labels, options=evaluation) for r in runs]
-        cand = scored[0]
-        base = scored[1] if len(scored) > 1 else None
-        recorded = None
-    else:
-        qrels, cand, base, recorded = _against_record(spec, record, batches, labels, evaluation)
+    qrels, runs, cand, base, labels, evaluation, recorded = _score(spec, engine)
     p_cache: dict[str, Any] = {}
     rows = tuple(judge(c, cand, base, spec, p_cache) for c in checks)
+    jc = spec.judged_check
+    pairs = None
+    if jc is not None:
+        k = int(jc.spec.partition(".")[2])
+        shown = cand.mean(jc.label)
+        rows = tuple(dataclasses.replace(r, judged=shown, judged_k=k) for r in rows)
+        if unjudged:
+            run = runs[0]
+            if isinstance(run, str):  # --engine dask: the runs were read on the cluster
+                from ..api import load_run
+
+                with evaluation.reading():
+                    run = load_run(run)
+            pairs = unjudged_pairs(qrels, run, k, spec.ties)
     measures = []
     for label in labels:
         v = cand.mean(label)
-        b = base.mean(label) if base is not None else None
+        b = base.mean(label) if base is not None and label in base.values else None  # (a record: judged@K not kept)
         measures.append(MeasureValue(label, v, b, None if b is None else v - b))
     options = {
         "alpha": spec.alpha,
@@ -496,6 +578,8 @@ def run_gate(spec: GateSpec, engine: str = "local") -> GateReport:
     }
     if any(c.kind == "non_inferior" for c in checks):
         options.update(interval=spec.interval, confidence=spec.confidence, bootstrap=spec.bootstrap)
+    if jc is not None:
+        options.update(judged_k=int(jc.spec.partition(".")[2]))
     inputs = {
         "qrels": {"path": qrels.name, "sha256": qrels.sha256},
         "run": cand.source(),
@@ -504,22 +588,25 @@ def run_gate(spec: GateSpec, engine: str = "local") -> GateReport:
     }
     if recorded is not None and base is not None:
         inputs["baseline"] = {**base.source(), "record": recorded}
-    return GateReport(VERSION, options, inputs, len(cand.qids), rows, tuple(measures))
+    return GateReport(VERSION, options, inputs, len(cand.qids), rows, tuple(measures), pairs)
 
 
 def _against_record(
     spec: GateSpec, record: BaselineRecord, batches: list[list[str]], labels: list[str], evaluation: Any
-) -> tuple[Any, Scored, Scored, dict[str, Any]]:
+) -> tuple[Any, list[Any], Scored, Scored, dict[str, Any]]:
     """The candidate scored, and the baseline from ``record``: its recorded values, or (when
     something changed and ``spec.allow_rebaseline``) its run scored again."""
     from ..api import load_run
 
-    why = changed(record, None, evaluation, labels)  # before any input is read
+    # judged@K (--min-judged) is the candidate's alone: the record need not hold it
+    own = {c.label for c in spec.checks.values() if c.kind == "min_judged"}
+    needed = [label for label in labels if label not in own]
+    why = changed(record, None, evaluation, needed)  # before any input is read
     if why and not spec.allow_rebaseline:
         raise refusal(record, why)
     qrels, runs = load_inputs(spec.qrels, [spec.run], evaluation)
     if why is None:
-        why = changed(record, qrels.sha256, evaluation, labels)
+        why = changed(record, qrels.sha256, evaluation, needed)
         if why and not spec.allow_rebaseline:
             raise refusal(record, why)
     cand = score_run(qrels, runs[0], batches, labels, options=evaluation)
@@ -536,7 +623,7 @@ def _against_record(
         base = record.scored()
         if base.qids != cand.qids:  # the same qrels and settings judge the same topics
             raise InputError(record.path, f"its topics are not the judged topics of {qrels.name}")
-        return qrels, cand, base, recorded
+        return qrels, runs, cand, base, recorded
     if not os.path.isfile(run["path"]):
         raise InputError(
             record.path,
@@ -555,10 +642,96 @@ def _against_record(
             f"{why}; --allow-rebaseline scores its run {run['path']} again, but that file has changed since "
             f"it was accepted (SHA-256 {base.sha256[:12]}..., recorded {run['sha256'][:12]}...)",
         )
-    return qrels, cand, base, recorded
+    return qrels, runs, cand, base, recorded
 
 
-def _api_checks(kind: str, table: Mapping[str, Any] | None) -> list[Check]:
+def _score(
+    spec: GateSpec, engine: str
+) -> tuple[Any, list[Any], Scored, Scored | None, list[str], Any, dict[str, Any] | None]:
+    """Read and score the candidate (and the baseline) on every check's and report's measure;
+    a baseline given as a record (``ireval gate accept``) is taken as recorded (the last item
+    says which record)."""
+    specs = [c.spec for c in spec.ordered_checks()] + list(spec.measures)
+    batches, labels = measure_batches(specs)
+    evaluation = scoring_settings(spec.rel_level, spec.ties, engine)  # (a config file's ties = "rank" too)
+    record = read_record(spec.baseline)
+    if record is not None:
+        qrels, runs, cand, base, recorded = _against_record(spec, record, batches, labels, evaluation)
+        return qrels, runs, cand, base, labels, evaluation, recorded
+    paths = [spec.run] + ([spec.baseline] if spec.baseline is not None else [])
+    qrels, runs = load_inputs(spec.qrels, paths, evaluation)
+    scored = [score_run(qrels, r, batches, labels, options=evaluation) for r in runs]
+    return qrels, runs, scored[0], (scored[1] if len(scored) > 1 else None), labels, evaluation, None
+
+
+def run_suite(spec: GateSpec, engine: str = "local") -> GateReport:
+    """Several collections in one gate: each block's checks on its own qrels and runs; the
+    p-values of the drop checks of every collection x measure Holm-corrected together; one
+    verdict. Each row names its collection."""
+    import dataclasses
+
+    from ..version import VERSION
+    from .stats import adjust
+
+    scored = []
+    for name, sub in spec.collections:
+        qrels, _, cand, base, labels, _, _ = _score(sub, engine)
+        cache: dict[str, Any] = {}
+        for c in sub.ordered_checks():
+            if c.kind in ("max_drop", "max_drop_rel") and base is not None:
+                drop_p(c, cand, base, sub, cache)
+        scored.append((name, sub, qrels, cand, base, labels, cache))
+    family = [(cache, label) for *_, cache in scored for label in cache]
+    corrected = adjust([cache[label][0].p_value for cache, label in family], "holm")
+    for (cache, label), p in zip(family, corrected):
+        res, paired = cache[label]
+        cache[label] = (dataclasses.replace(res, p_value=p), paired)
+    rows: list[CheckResult] = []
+    measures: list[MeasureValue] = []
+    blocks: list[dict[str, Any]] = []
+    for name, sub, qrels, cand, base, labels, cache in scored:
+        jc = sub.judged_check
+        for c in sub.ordered_checks():
+            r = judge(c, cand, base, sub, cache)
+            extra: dict[str, Any] = {}
+            if jc is not None:
+                extra = {"judged": cand.mean(jc.label), "judged_k": int(jc.spec.partition(".")[2])}
+            rows.append(dataclasses.replace(r, name=f"{name}: {r.name}", collection=name, **extra))
+        for label in labels:
+            v = cand.mean(label)
+            b = base.mean(label) if base is not None else None
+            measures.append(MeasureValue(label, v, b, None if b is None else v - b, name))
+        blocks.append(
+            {
+                "name": name,
+                "qrels": {"path": qrels.name, "sha256": qrels.sha256},
+                "run": cand.source(),
+                "baseline": base.source() if base is not None else None,
+                "topics": len(cand.qids),
+            }
+        )
+    options: dict[str, Any] = {
+        "alpha": spec.alpha,
+        "test": spec.test,
+        "alternative": "less",
+        "correction": "holm",
+        "tests_corrected": len(family),
+        "permutations": spec.permutations if spec.test == "randomization" else None,
+        "seed": spec.seed,
+        "rel_level": spec.rel_level,
+        "ties": spec.ties,
+    }
+    if any(r.kind == "non_inferior" for r in rows):
+        options.update(interval=spec.interval, confidence=spec.confidence, bootstrap=spec.bootstrap)
+    ks = {r.judged_k for r in rows if r.judged_k is not None}
+    if ks:
+        options.update(judged_k=ks.pop())
+    inputs = {"config": spec.config, "collections": blocks}
+    topics = sum(len(cand.qids) for _, _, _, cand, *_ in scored)
+    return GateReport(VERSION, options, inputs, topics, tuple(rows), tuple(measures))
+
+
+def _api_checks(kind: str, table: Mapping[Any, Any] | None) -> list[Check]:
     if table is None:
         return []
     if not isinstance(table, Mapping):
@@ -576,6 +749,7 @@ def gate(  # noqa: PLR0913  public API: its keywords are the command's options
     max_drop_rel: Mapping[str, float | str] | None = None,
     non_inferior: Mapping[str, float] | None = None,
     max_losers: Mapping[str, str] | None = None,
+    min_judged: Mapping[int, float] | None = None,
     measures: Sequence[str] = (),
     alpha: float | None = None,
     test: str = "t",
@@ -593,10 +767,12 @@ def gate(  # noqa: PLR0913  public API: its keywords are the command's options
     ``max_losers={"map": "3@0.05"}`` (at most 3 topics worse by more than 0.05) and
     ``non_inferior={"map": 0.02}`` (against ``baseline``; the lower bound of the
     ``confidence`` interval of the paired difference, ``interval="bootstrap"`` or ``"t"``,
-    must be above -margin). Inputs are paths or DataFrames; ``baseline`` may be the path of
-    a record made by :func:`irevalcli.accept_baseline` (``ireval gate accept``), whose values
-    are used as recorded; one that no longer matches the qrels, the settings or the ireval
-    version is refused unless ``allow_rebaseline`` (its run is then scored again). Returns a :class:`GateReport`
+    must be above -margin); ``min_judged={10: 0.9}`` (the run's judged@10, the mean over the
+    judged topics of ``judged.10``, at least 0.9; one K, shown beside every check). Inputs are
+    paths or DataFrames; ``baseline`` may be the path of a record made by
+    :func:`irevalcli.accept_baseline` (``ireval gate accept``), whose values are used as
+    recorded; one that no longer matches the qrels, the settings or the ireval version is
+    refused unless ``allow_rebaseline`` (its run is then scored again). Returns a :class:`GateReport`
     (``report.passed``); raises :class:`irevalcli.errors.UsageError` for a bad check
     and :class:`~irevalcli.errors.InputError` for a bad input, never for a failed check.
     """
@@ -633,16 +809,19 @@ def gate(  # noqa: PLR0913  public API: its keywords are the command's options
         ("max_drop_rel", max_drop_rel),
         ("non_inferior", non_inferior),
         ("max_losers", max_losers),
+        ("min_judged", min_judged),
     )
     for kind, table in checks:
         for check in _api_checks(kind, table):
             if (kind, check.label) in spec.checks:
                 raise UsageError(f"{check.source}: {kind} names {check.label} twice")
             spec.checks[(kind, check.label)] = check
+    if min_judged is not None and len(min_judged) > 1:
+        raise UsageError(f"min_judged={dict(min_judged)!r}: give one K (the depth of judged@K)")
     if not spec.checks:
-        raise UsageError("nothing to check: give min, max_drop, max_drop_rel, non_inferior or max_losers")
+        raise UsageError("nothing to check: give min, max_drop, max_drop_rel, non_inferior, max_losers or min_judged")
     if baseline is None:
-        relative = [c for c in spec.ordered_checks() if c.kind != "min"]
+        relative = [c for c in spec.ordered_checks() if c.kind not in ("min", "min_judged")]
         if relative:
             need = "non-inferiority" if relative[0].kind == "non_inferior" else "a drop"
             raise UsageError(f"{relative[0].source}: {need} needs a baseline: give baseline=")

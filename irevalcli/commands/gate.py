@@ -56,6 +56,7 @@ CONFIG_KEYS = (
     "interval",
     "confidence",
     "bootstrap",
+    "min_judged",
 )
 
 
@@ -69,6 +70,7 @@ def parse_cli_check(kind: str, text: str) -> Check:
             "max_drop_rel": "ndcg_cut.10=0.02",
             "non_inferior": "ndcg_cut.10=0.02",
             "max_losers": "map=3@0.05",
+            "min_judged": "10=0.9",
         }[kind]
         raise UsageError(f"{option} {text}: expected MEASURE=VALUE, e.g. {option} {example}")
     return make_check(kind, spec, value, f"{option} {text}")
@@ -87,20 +89,90 @@ def _flatten(table: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
     return out
 
 
+SHARED_KEYS = (
+    "alpha",
+    "test",
+    "seed",
+    "permutations",
+    "level_for_rel",
+    "ties",
+    "interval",
+    "confidence",
+    "bootstrap",
+)
+BLOCK_KEYS = ("name", "qrels", "run", "candidate", "baseline", "measures", *KINDS)
+
+
 def apply_config(spec: GateSpec, path: str, *, allow_remote: bool = False) -> None:  # noqa: C901  debt: one branch per TOML key
-    """Fill ``spec`` from a config file; the paths in it resolved by :func:`resolve_config_path`."""
-    from ..io.config import read_config, resolve_config_path
+    """Fill ``spec`` from a config file; the paths in it resolved by :func:`resolve_config_path`.
+    With ``[[collection]]`` blocks (a suite), each block fills a spec of its own in
+    ``spec.collections``; the shared options stay at the top."""
+    from ..io.config import read_config
 
     doc, sha = read_config(path)
     spec.config = {"path": path, "sha256": sha}
-    unknown = [k for k in doc if k not in CONFIG_KEYS]
+    unknown = [k for k in doc if k not in (*CONFIG_KEYS, "collection")]
     if unknown:
-        raise InputError(path, f"unknown key '{unknown[0]}' (known: {', '.join(CONFIG_KEYS)})")
+        raise InputError(path, f"unknown key '{unknown[0]}' (known: {', '.join(CONFIG_KEYS)}, collection)")
+    if "collection" not in doc:
+        _fill(spec, doc, path, allow_remote)
+        return
+    blocks = doc["collection"]
+    if not isinstance(blocks, list) or not blocks or not all(isinstance(b, dict) for b in blocks):
+        raise InputError(path, "'collection' must be [[collection]] blocks (name, qrels, run, baseline, checks)")
+    inside = [k for k in doc if k not in (*SHARED_KEYS, "collection")]
+    if inside:
+        raise InputError(
+            path, f"'{inside[0]}' belongs inside each [[collection]] block (at the top: {', '.join(SHARED_KEYS)})"
+        )
+    _fill(spec, doc, path, allow_remote)
+    names: list[str] = []
+    for i, block in enumerate(blocks, start=1):
+        name = block.get("name")
+        if not isinstance(name, str) or not name.strip():
+            raise InputError(path, f"[[collection]] block {i} needs a name (a non-empty string)")
+        if name in names:
+            raise InputError(path, f"[[collection]] '{name}' is named twice; give each block its own name")
+        names.append(name)
+        where = f"[[collection]] '{name}': "
+        bad = [k for k in block if k not in BLOCK_KEYS]
+        if bad:
+            raise InputError(path, f"{where}unknown key '{bad[0]}' (known: {', '.join(BLOCK_KEYS)})")
+        if "run" in block and "candidate" in block:
+            raise InputError(path, f"{where}give the run as 'run' or 'candidate', not both")
+        sub = dict(block)
+        sub.pop("name")
+        if "candidate" in sub:
+            sub["run"] = sub.pop("candidate")
+        b = GateSpec(config=spec.config)
+        _fill(b, sub, path, allow_remote, where=where, source=f"{path} [[collection]] '{name}' ")
+        for key in ("qrels", "run"):
+            if getattr(b, key) is None:
+                raise InputError(path, f"{where}no '{key}'")
+        if not b.checks:
+            raise InputError(path, f"{where}nothing to check: give [collection.min], [collection.max_drop], ...")
+        relative = [c for c in b.ordered_checks() if c.kind not in ("min", "min_judged")]
+        if relative and b.baseline is None:
+            raise InputError(path, f"{where}{relative[0].source}: {_needs(relative[0])} needs a 'baseline'")
+        spec.collections.append((name, b))
+    ks = {c.spec for _, b in spec.collections for c in b.checks.values() if c.kind == "min_judged"}
+    if len(ks) > 1:
+        shown = ", ".join(sorted(k.partition(".")[2] for k in ks))
+        raise InputError(path, f"[min_judged] gives {len(ks)} depths across the collections ({shown}); give one K")
+
+
+def _fill(  # noqa: C901  debt: one branch per TOML key
+    spec: GateSpec, doc: dict[str, Any], path: str, allow_remote: bool, *, where: str = "", source: str | None = None
+) -> None:
+    """The keys of one table of a config file (the top, or a [[collection]] block) into ``spec``."""
+    from ..io.config import resolve_config_path
+
+    source = f"{path} " if source is None else source
 
     def string(key: str) -> str:
         v = doc[key]
         if not isinstance(v, str) or not v:
-            raise InputError(path, f"'{key}' must be a non-empty string, got {v!r}")
+            raise InputError(path, f"{where}'{key}' must be a non-empty string, got {v!r}")
         return v
 
     for key in ("qrels", "run", "baseline"):
@@ -152,7 +224,7 @@ def apply_config(spec: GateSpec, path: str, *, allow_remote: bool = False) -> No
         if isinstance(m, str):
             m = [m]
         if not isinstance(m, list) or not all(isinstance(x, str) and x for x in m):
-            raise InputError(path, f"'measures' must be a list of measure names, got {doc['measures']!r}")
+            raise InputError(path, f"{where}'measures' must be a list of measure names, got {doc['measures']!r}")
         from ..measures.names import split_specs
 
         m = split_specs(m)  # "map P.10": two measures, as on the command line
@@ -164,14 +236,18 @@ def apply_config(spec: GateSpec, path: str, *, allow_remote: bool = False) -> No
             continue
         table = doc[kind]
         if not isinstance(table, dict):
-            raise InputError(path, f"'{kind}' must be a table of MEASURE = VALUE, e.g. [{kind}] map = 0.2")
+            raise InputError(path, f"{where}'{kind}' must be a table of MEASURE = VALUE, e.g. [{kind}] map = 0.2")
         for measure, value in _flatten(table):
-            check = make_check(kind, measure, value, f"{path} [{kind}] {measure}", file=path)
+            check = make_check(kind, measure, value, f"{source}[{kind}] {measure}", file=path)
             if (kind, check.label) in spec.checks:
                 raise InputError(
-                    path, f"[{kind}] names {check.label} twice ({spec.checks[(kind, check.label)].spec} and {measure})"
+                    path,
+                    f"{where}[{kind}] names {check.label} twice ({spec.checks[(kind, check.label)].spec} and {measure})",
                 )
             spec.checks[(kind, check.label)] = check
+    ks = [c.spec.partition(".")[2] for c in spec.checks.values() if c.kind == "min_judged"]
+    if len(ks) > 1:
+        raise InputError(path, f"{where}[min_judged] gives {len(ks)} depths ({', '.join(ks)}); give one K = FRACTION")
 
 
 def build_spec(  # noqa: C901  debt: one branch per option kind
@@ -185,6 +261,7 @@ def build_spec(  # noqa: C901  debt: one branch per option kind
     alpha: float | None,
     non_inferior: Sequence[str] = (),
     max_losers: Sequence[str] = (),
+    min_judged: Sequence[str] = (),
     interval: str | None = None,
     confidence: float | None = None,
     bootstrap: int | None = None,
@@ -200,6 +277,45 @@ def build_spec(  # noqa: C901  debt: one branch per option kind
     spec = GateSpec()
     if config is not None:
         apply_config(spec, config, allow_remote=allow_remote_config_paths)
+    shared = (
+        (alpha, "alpha"),
+        (test, "test"),
+        (seed, "seed"),
+        (permutations, "permutations"),
+        (rel_level, "rel_level"),
+        (ties, "ties"),
+        (interval, "interval"),
+        (confidence, "confidence"),
+        (bootstrap, "bootstrap"),
+    )
+    if spec.collections:
+        named = [
+            what
+            for what, v in (
+                ("[QRELS] RUN", files),
+                ("--baseline", baseline),
+                ("--min", floors),
+                ("--max-drop", max_drop),
+                ("--max-drop-rel", max_drop_rel),
+                ("--non-inferior", non_inferior),
+                ("--max-losers", max_losers),
+                ("--min-judged", min_judged),
+                ("-m", measures),
+            )
+            if v
+        ]
+        if named:
+            raise UsageError(
+                f"{named[0]}: {config} has [[collection]] blocks, which name every input and check; "
+                "give them inside its blocks"
+            )
+        for v, attr in shared:
+            if v is not None:
+                setattr(spec, attr, v)
+        for _, block in spec.collections:  # the shared options, the same in every block
+            for _, attr in shared:
+                setattr(block, attr, getattr(spec, attr))
+        return spec
     if len(files) > 2:
         raise UsageError(f"expected [QRELS] RUN, got {len(files)} arguments; usage: ireval gate [OPTIONS] [QRELS] RUN")
     if len(files) == 2:
@@ -212,17 +328,7 @@ def build_spec(  # noqa: C901  debt: one branch per option kind
         raise UsageError("no qrels: give QRELS before RUN or 'qrels' in the --config file")
     if baseline is not None:
         spec.baseline = baseline
-    for v, attr in (
-        (alpha, "alpha"),
-        (test, "test"),
-        (seed, "seed"),
-        (permutations, "permutations"),
-        (rel_level, "rel_level"),
-        (ties, "ties"),
-        (interval, "interval"),
-        (confidence, "confidence"),
-        (bootstrap, "bootstrap"),
-    ):
+    for v, attr in shared:
         if v is not None:
             setattr(spec, attr, v)
     if measures:
@@ -236,7 +342,13 @@ def build_spec(  # noqa: C901  debt: one branch per option kind
         ("max_drop_rel", max_drop_rel),
         ("non_inferior", non_inferior),
         ("max_losers", max_losers),
+        ("min_judged", min_judged),
     )
+    if len(min_judged) > 1:
+        raise UsageError(
+            f"--min-judged {min_judged[1]}: --min-judged is given twice (also --min-judged {min_judged[0]}); "
+            "give one K=FRACTION"
+        )
     for kind, texts in given:
         for text in texts:
             check = parse_cli_check(kind, text)
@@ -247,14 +359,17 @@ def build_spec(  # noqa: C901  debt: one branch per option kind
                     f"(also {cli_checks[key].source})"
                 )
             cli_checks[key] = check
+    if min_judged:  # the command line's K replaces the config file's
+        spec.checks = {key: c for key, c in spec.checks.items() if c.kind != "min_judged"}
     spec.checks.update(cli_checks)
     if not spec.checks:
         raise UsageError(
-            "nothing to check: give --min, --max-drop, --max-drop-rel, --non-inferior or --max-losers "
-            "(or [min], [max_drop], [max_drop_rel], [non_inferior], [max_losers] tables in a --config file)"
+            "nothing to check: give --min, --max-drop, --max-drop-rel, --non-inferior, --max-losers or "
+            "--min-judged (or [min], [max_drop], [max_drop_rel], [non_inferior], [max_losers], [min_judged] "
+            "tables in a --config file)"
         )
     if spec.baseline is None:
-        relative = [c for c in spec.ordered_checks() if c.kind != "min"]
+        relative = [c for c in spec.ordered_checks() if c.kind not in ("min", "min_judged")]
         if relative:
             raise UsageError(
                 f"{relative[0].source}: {_needs(relative[0])} needs a baseline: give --baseline RUN "
@@ -263,6 +378,11 @@ def build_spec(  # noqa: C901  debt: one branch per option kind
     for m in spec.measures:  # report-only measures: check the names before reading any file
         comparable_labels(m)
     return spec
+
+
+def _same(a: str, b: str) -> bool:
+    """Whether two output paths name the same file (before either exists)."""
+    return os.path.realpath(a) == os.path.realpath(b)
 
 
 def _needs(check: Check) -> str:
@@ -275,12 +395,28 @@ HEADERS = ("Check", "Value", "Baseline", "Diff", "p", "Verdict", "Why")
 RIGHT = (False, True, True, True, True, False, False)
 
 
+def _judged_k(report: dict[str, Any]) -> int | None:
+    """The K of judged@K shown beside every check (with a min_judged check), else None."""
+    k = report["options"].get("judged_k")
+    return None if k is None else int(k)
+
+
+def _columns(report: dict[str, Any]) -> tuple[tuple[str, ...], tuple[bool, ...]]:
+    """The headers and alignments; with min_judged, the candidate's judged@K after Value."""
+    k = _judged_k(report)
+    if k is None:
+        return HEADERS, RIGHT
+    return (*HEADERS[:2], f"Judged@{k}", *HEADERS[2:]), (*RIGHT[:2], True, *RIGHT[2:])
+
+
 def _rows(report: dict[str, Any], verdicts: dict[str, str] | None = None) -> list[list[str]]:
     verdicts = verdicts or {"pass": "pass", "fail": "FAIL"}
+    judged = _judged_k(report) is not None
     return [
         [
             c["name"],
             fmt_value(c["value"]),
+            *([fmt_value(c["judged"])] if judged else []),
             fmt_value(c["baseline"]),
             fmt_value(c["diff"], "+.4f"),
             fmt_p(c["p_value"]),
@@ -298,21 +434,30 @@ def _headline(report: dict[str, Any]) -> str:
     return f"passed: {n} check{'s' if n != 1 else ''}"
 
 
-def _notes(report: dict[str, Any]) -> list[str]:
+def _blocks(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The collections checked: a suite's [[collection]] blocks, or the one run (name None)."""
+    inp = report["inputs"]
+    if "collections" in inp:
+        return list(inp["collections"])
+    return [{"name": None, "qrels": inp["qrels"], "run": inp["run"], "baseline": inp["baseline"], "topics": None}]
+
+
+def _notes(report: dict[str, Any]) -> list[str]:  # noqa: C901  debt: one note per kind of finding
     from ..analysis.stats import TEST_NAMES
 
-    inp = report["inputs"]
     o = report["options"]
-    n = report["topics"]
-    against = f" against {inp['baseline']['path']}" if inp["baseline"] else ""
-    notes = [
-        (
-            f"{inp['run']['path']}{against}, on the {n} topics judged in {inp['qrels']['path']} "
+    blocks = _blocks(report)
+    notes = []
+    for b in blocks:
+        n = report["topics"] if b["name"] is None else b["topics"]
+        against = f" against {b['baseline']['path']}" if b["baseline"] else ""
+        named = "" if b["name"] is None else f"{b['name']}: "
+        notes.append(
+            f"{named}{b['run']['path']}{against}, on the {n} topics judged in {b['qrels']['path']} "
             "(a topic without results scores 0)."
         )
-    ]
     kinds = {c["kind"] for c in report["checks"]}
-    if inp["baseline"] and (kinds & {"max_drop", "max_drop_rel"} or kinds <= {"min"}):
+    if any(b["baseline"] for b in blocks) and (kinds & {"max_drop", "max_drop_rel"} or kinds <= {"min", "min_judged"}):
         test = TEST_NAMES[o["test"]]
         if o["test"] == "randomization":
             test += f" ({o['permutations']} permutations, seed {o['seed']})"
@@ -321,37 +466,53 @@ def _notes(report: dict[str, Any]) -> list[str]:
             if o["alpha"] is not None
             else "a drop beyond its tolerance fails (no --alpha)"
         )
+        if o.get("correction"):
+            m = o["tests_corrected"]
+            rule += f"; p Holm-corrected over the {m} drop test{'s' if m != 1 else ''} of every collection"
         notes.append(f"p: one-sided {test}, candidate worse than baseline; {rule}.")
     if any(c["kind"] == "non_inferior" for c in report["checks"]):
         how = f"{o['confidence'] * 100:g}% {INTERVAL_NAMES[o['interval']]} interval"
         if o["interval"] == "bootstrap":
             how += f" ({o['bootstrap']} resamples, seed {o['seed']})"
         notes.append(f"non-inferior: the {how} of the paired difference (better is +) must lie above -margin.")
+    k = _judged_k(report)
+    if k is not None:
+        over = f"over {report['topics']} topics" if len(blocks) == 1 else "per collection"
+        notes.append(f"Judged@{k}: the share of the run's top {k} judged (judged.{k}), the mean {over}.")
+        if "unjudged_pairs" in report:
+            notes.append(f"Unjudged top-{k} (qid, docno) pairs written: {report['unjudged_pairs']}.")
     for c in report["checks"]:
         if c["kind"] == "max_losers" and c["losers"]:
             lost = ", ".join(f"{t['qid']} {fmt_value(t['diff'], '+.4f')}" for t in c["losers"][:10])
             more = f" (and {len(c['losers']) - 10} more)" if len(c["losers"]) > 10 else ""
-            notes.append(f"Losers ({c['measure']}, by > {short(c['epsilon'])}): {lost}{more}")
-    checked = {c["measure"] for c in report["checks"]}
+            named = "" if c.get("collection") is None else f"{c['collection']}: "
+            notes.append(f"{named}Losers ({c['measure']}, by > {short(c['epsilon'])}): {lost}{more}")
+    checked = {(c.get("collection"), c["measure"]) for c in report["checks"]}
     for m in report["measures"]:
-        if m["measure"] not in checked:
+        if (m.get("collection"), m["measure"]) not in checked:
             base = (
                 f" (baseline {fmt_value(m['baseline'])}, {fmt_value(m['diff'], '+.4f')})"
                 if m["baseline"] is not None
                 else ""
             )
-            notes.append(f"{m['measure']}: {fmt_value(m['value'])}{base}")
-    for src in (inp["run"], inp["baseline"]):
-        if src and src["missing_topics"]:
-            miss = src["missing_topics"]
-            shown = " ".join(miss[:10]) + (" ..." if len(miss) > 10 else "")
-            notes.append(f"{src['path']} has no results for {len(miss)} of {n} topics (scored 0): {shown}")
-        if src and src["unjudged_topics"]:
-            k = src["unjudged_topics"]
-            notes.append(
-                f"{src['path']} has {k} topic{'s' if k != 1 else ''} not judged in {inp['qrels']['path']} (ignored)"
-            )
-    rec = inp["baseline"].get("record") if inp["baseline"] else None
+            named = "" if m.get("collection") is None else f"{m['collection']}: "
+            notes.append(f"{named}{m['measure']}: {fmt_value(m['value'])}{base}")
+    for b in blocks:
+        n = report["topics"] if b["name"] is None else b["topics"]
+        named = "" if b["name"] is None else f"{b['name']}: "
+        for src in (b["run"], b["baseline"]):
+            if src and src["missing_topics"]:
+                miss = src["missing_topics"]
+                shown = " ".join(miss[:10]) + (" ..." if len(miss) > 10 else "")
+                notes.append(f"{named}{src['path']} has no results for {len(miss)} of {n} topics (scored 0): {shown}")
+            if src and src["unjudged_topics"]:
+                k = src["unjudged_topics"]
+                notes.append(
+                    f"{named}{src['path']} has {k} topic{'s' if k != 1 else ''} not judged in "
+                    f"{b['qrels']['path']} (ignored)"
+                )
+    base_src = report["inputs"].get("baseline")
+    rec = base_src.get("record") if base_src else None
     if rec and rec["rebaselined"]:
         notes.append(f"{rec['path']}: its run {rec['run']} scored again (--allow-rebaseline): {rec['rebaselined']}")
     elif rec:
@@ -359,22 +520,35 @@ def _notes(report: dict[str, Any]) -> list[str]:
     return notes
 
 
+def _sources(report: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """Every input file with its SHA-256, named (in a suite, ``NAME run``, ...)."""
+    out = []
+    for b in _blocks(report):
+        named = "" if b["name"] is None else f"{b['name']} "
+        out += [(f"{named}{what}", b[what]) for what in ("qrels", "run", "baseline") if b[what]]
+    if report["inputs"]["config"]:
+        out.append(("config", report["inputs"]["config"]))
+    return out
+
+
 def format_table(report: dict[str, Any]) -> bytes:
-    text = f"ireval gate: {_headline(report)}\n\n" + plain_table(HEADERS, _rows(report), RIGHT)
+    headers, right = _columns(report)
+    text = f"ireval gate: {_headline(report)}\n\n" + plain_table(headers, _rows(report), right)
     return (text + "\n" + "\n".join(_notes(report)) + "\n").encode("utf-8", "surrogateescape")
 
 
 def format_rich(report: dict[str, Any], width: int | None = None) -> bytes:
     """The table for a terminal: the check names and reasons wrap at spaces to fit its width."""
     styles = ["red" if c["verdict"] == "fail" else None for c in report["checks"]]
+    headers, right = _columns(report)
     return rich_table(
         f"ireval gate: {_headline(report)}",
-        HEADERS,
+        headers,
         _rows(report),
-        RIGHT,
+        right,
         styles,
         _notes(report),
-        fold=(0, 6),
+        fold=(0, len(headers) - 1),
         width=width,
     )
 
@@ -383,14 +557,12 @@ def format_markdown(report: dict[str, Any]) -> bytes:
     """For a pull-request comment or ``$GITHUB_STEP_SUMMARY``."""
     mark = "❌" if report["checks_failed"] else "✅"
     rows = _rows(report, {"pass": "✅ pass", "fail": "❌ **fail**"})
-    out = [f"### {mark} ireval gate: {_headline(report)}\n\n", markdown_table(HEADERS, rows, RIGHT), "\n"]
+    headers, right = _columns(report)
+    out = [f"### {mark} ireval gate: {_headline(report)}\n\n", markdown_table(headers, rows, right), "\n"]
     out += [f"- {markdown_cell(n)}\n" for n in _notes(report)]
-    inp = report["inputs"]
     out.append("\n<details><summary>inputs (SHA-256)</summary>\n\n")
-    for what in ("qrels", "run", "baseline", "config"):
-        src = inp[what]
-        if src:
-            out.append(f"- {what}: `{markdown_cell(src['path'])}` `{src['sha256']}`\n")
+    for what, src in _sources(report):
+        out.append(f"- {markdown_cell(what)}: `{markdown_cell(src['path'])}` `{src['sha256']}`\n")
     out.append("\n</details>\n")
     return "".join(out).encode("utf-8", "surrogateescape")
 
@@ -420,15 +592,15 @@ def format_junit(report: dict[str, Any]) -> bytes:
     root = ET.Element("testsuites", name="ireval gate", tests=n, failures=k, errors="0")
     suite = ET.SubElement(root, "testsuite", name="ireval gate", tests=n, failures=k, errors="0", skipped="0")
     props = ET.SubElement(suite, "properties")
-    for what in ("qrels", "run", "baseline", "config"):
-        src = report["inputs"][what]
+    for what, src in _sources(report):
         if src:
-            ET.SubElement(props, "property", name=what, value=xml_text(src["path"]))
-            ET.SubElement(props, "property", name=f"{what}.sha256", value=src["sha256"])
+            ET.SubElement(props, "property", name=xml_text(what), value=xml_text(src["path"]))
+            ET.SubElement(props, "property", name=xml_text(f"{what}.sha256"), value=src["sha256"])
     for c in report["checks"]:
         case = ET.SubElement(suite, "testcase", classname=f"ireval.gate.{c['kind']}", name=xml_text(c["name"]))
+        judged = f", judged@{c['judged_k']} {fmt_value(c['judged'])}" if c.get("judged_k") is not None else ""
         detail = (
-            f"value {fmt_value(c['value'])}, baseline {fmt_value(c['baseline'])}, "
+            f"value {fmt_value(c['value'])}{judged}, baseline {fmt_value(c['baseline'])}, "
             f"diff {fmt_value(c['diff'], '+.4f')}, p {fmt_p(c['p_value'])}: {c['reason']}"
         )
         if c["verdict"] == "fail":
@@ -559,6 +731,21 @@ class GateCommand(click.Command):
     "listed (repeatable).",
 )
 @click.option(
+    "--min-judged",
+    "min_judged",
+    multiple=True,
+    metavar="K=FRACTION",
+    help="Fail if less than FRACTION of the run's top K is judged (judged.K, the mean over the topics); "
+    "judged@K is shown beside every check.",
+)
+@click.option(
+    "--unjudged-out",
+    "unjudged_out",
+    metavar="FILE",
+    help="Write the run's unjudged top-K pairs (K of --min-judged) to FILE as 'qid 0 docno -1' lines, "
+    "as ireval pool writes them, atomically.",
+)
+@click.option(
     "--interval",
     type=click.Choice(INTERVALS),
     default=None,
@@ -620,7 +807,7 @@ class GateCommand(click.Command):
     "--config",
     metavar="FILE",
     help="TOML file with qrels, run, baseline, measures, [min], [max_drop], [max_drop_rel], [non_inferior], "
-    "[max_losers], test, alpha; "
+    "[max_losers], [min_judged], test, alpha, or [[collection]] blocks (several collections, one verdict); "
     "command-line options override it.",
 )
 @remote_config_option
@@ -645,6 +832,8 @@ def gate_command(
     max_drop_rel: tuple[str, ...],
     non_inferior: tuple[str, ...],
     max_losers: tuple[str, ...],
+    min_judged: tuple[str, ...],
+    unjudged_out: str | None,
     interval: str | None,
     confidence: float | None,
     bootstrap: int | None,
@@ -674,6 +863,12 @@ def gate_command(
     if not is_stdout(output):  # refused before any work, not after it
         check_output_path(output)  # type: ignore[arg-type]
         check_not_input(output, [*files, baseline, config])
+    if unjudged_out is not None:
+        if unjudged_out == "-" or (output is not None and not is_stdout(output) and _same(unjudged_out, output)):
+            what = "standard output" if unjudged_out == "-" else "--output"
+            raise UsageError(f"--unjudged-out {unjudged_out}: cannot be {what}; give a file of its own")
+        check_output_path(unjudged_out, option="--unjudged-out")
+        check_not_input(unjudged_out, [*files, baseline, config], option="--unjudged-out")
     spec = build_spec(
         files,
         baseline=baseline,
@@ -682,6 +877,7 @@ def gate_command(
         max_drop_rel=max_drop_rel,
         non_inferior=non_inferior,
         max_losers=max_losers,
+        min_judged=min_judged,
         interval=interval,
         confidence=confidence,
         bootstrap=bootstrap,
@@ -696,14 +892,40 @@ def gate_command(
         allow_remote_config_paths=allow_remote_config_paths,
     )
     spec.allow_rebaseline = allow_rebaseline
+    for _, block in spec.collections:
+        block.allow_rebaseline = allow_rebaseline
+    named = [spec.qrels, spec.run, spec.baseline] + [
+        p for _, b in spec.collections for p in (b.qrels, b.run, b.baseline)
+    ]
     if not is_stdout(output):  # the inputs the config file names, before any work
-        check_not_input(output, [spec.qrels, spec.run, spec.baseline])
+        check_not_input(output, named)
+    if unjudged_out is not None and spec.collections:
+        raise UsageError(f"--unjudged-out {unjudged_out}: applies to one run, not a suite of [[collection]] blocks")
+    if unjudged_out is not None:
+        if spec.judged_check is None:
+            raise UsageError(
+                f"--unjudged-out {unjudged_out}: needs --min-judged K=FRACTION (or [min_judged] in the --config "
+                "file) for the depth K"
+            )
+        check_not_input(unjudged_out, named, option="--unjudged-out")
     from ..engine.dask_engine import session
 
     with session(engine, scheduler, workers):  # --engine dask: one cluster for both runs
-        report = run_gate(spec, engine)
+        report = run_gate(spec, engine, unjudged=unjudged_out is not None)
     terminal = output in (None, "-") and stdout_is_terminal()
-    write_output(format_gate(report, fmt, terminal=terminal), output, fmt)
+    data = format_gate(report, fmt, terminal=terminal)
+    if unjudged_out is not None:
+        from ..output.files import write_files
+        from .pool import Pool, pool_bytes
+
+        pairs = pool_bytes(Pool(report.unjudged[0], report.unjudged[1], [], 0))
+        if is_stdout(output):
+            write_files([(unjudged_out, pairs, "--unjudged-out")])
+            write_output(data, output, fmt)
+        else:  # both files, all or nothing
+            write_files([(output, data, "--output"), (unjudged_out, pairs, "--unjudged-out")])  # type: ignore[list-item]
+    else:
+        write_output(data, output, fmt)
     if not report.passed:
         names = ", ".join(c.name for c in report.failed())
         n = len(report.checks)

@@ -111,17 +111,25 @@ def rich_table(
     width = width or terminal_width()
     table = Table(title=Text(title), title_justify="left", header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False)
     least = 3 * len(headers) - 1  # edges, separators and inner padding of SIMPLE_HEAD without edge padding
-    for i, (h, r) in enumerate(zip(headers, right)):
-        justify: Literal["left", "right"] = "right" if r else "left"
+    needs = []
+    for i, h in enumerate(headers):
         cells = [row[i] for row in rows]
         if i in fold:
             words = [len(w) for c in [h, *cells] for w in c.split()] or [1]
-            need = min(max(words), 16)
-            table.add_column(Text(h), justify=justify, overflow="fold", min_width=need)
+            needs.append(min(max(words), 16))
         else:
-            need = max([len(h)] + [len(c) for c in cells])
-            table.add_column(Text(h), justify=justify, no_wrap=True, min_width=need)
-        least += need
+            needs.append(max([len(h)] + [len(c) for c in cells]))
+    # too wide: the folding columns give up their longest words first (down to 8 characters each)
+    while least + sum(needs) > width and any(needs[i] > 8 for i in fold):
+        i = max((i for i in fold if needs[i] > 8), key=lambda i: needs[i])
+        needs[i] -= 1
+    for i, (h, r) in enumerate(zip(headers, right)):
+        justify: Literal["left", "right"] = "right" if r else "left"
+        if i in fold:
+            table.add_column(Text(h), justify=justify, overflow="fold", min_width=needs[i])
+        else:
+            table.add_column(Text(h), justify=justify, no_wrap=True, min_width=needs[i])
+    least += sum(needs)
     for i, row in enumerate(rows):
         table.add_row(*(Text(c) for c in row), style=styles[i] if styles else None)
     buf = io.StringIO()
