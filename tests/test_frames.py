@@ -118,3 +118,21 @@ def test_repeated_columns_through_evaluate_are_one_input_error():
     r = pd.DataFrame({"qid": ["1"], "docno": ["a"], "score": [1.0]})
     with pytest.raises(InputError, match="more than one column named 'query_id'"):
         irevalcli.evaluate(q, r, ["map"])
+
+
+def test_a_parquet_file_words_a_huge_unsigned_label_and_rank_the_same_way(tmp_path):
+    """The same class in the Parquet reader: a uint64 column past int64 was an ArrowInvalid (exit 3)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from irevalcli.api import load_run
+
+    q = tmp_path / "q.parquet"
+    pq.write_table(pa.table({"qid": ["1", "1"], "docno": ["a", "b"], "rel": pa.array([1, 2**63 + 5], pa.uint64())}), q)
+    _raises(lambda: load_qrels(q), f"{q}: row 2: relevance label '9223372036854775813' is out of range")
+    r = tmp_path / "r.parquet"
+    pq.write_table(pa.table({"qid": ["1", "1"], "docno": ["a", "b"], "rank": pa.array([1, 2**64 - 1], pa.uint64())}), r)
+    _raises(lambda: load_run(r, columns={"rank": "rank"}), f"{r}: row 2: rank '18446744073709551615' is out of range")
+    small = tmp_path / "small.parquet"
+    pq.write_table(pa.table({"qid": ["1"], "docno": ["a"], "rel": pa.array([2**62], pa.uint64())}), small)
+    assert load_qrels(small).rel.tolist() == [2**62]

@@ -118,3 +118,51 @@ def test_a_backend_failure_while_listing_is_one_line(cli, monkeypatch):
         b"",
         "ireval: memory://runs/bm25.txt: cannot read run dataset: RuntimeError: the server said no (twice)\n",
     )
+
+
+EXAMPLES = DATA.parent.parent / "examples"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["compare", "{q}", "{r}", "{r2}", "-m", "map", "--bootstrap", HUGE],
+            f"Invalid value for '--bootstrap': {HUGE} is not in the range x<=10000000 (see 'ireval compare --help')",
+        ),
+        (
+            ["compare", "{q}", "{r}", "{r2}", "-m", "map", "--test", "randomization", "--permutations", "10000001"],
+            "Invalid value for '--permutations': 10000001 is not in the range x<=10000000 (see 'ireval compare --help')",
+        ),
+        (
+            ["gate", "{q}", "{r2}", "--baseline", "{r}", "--non-inferior", "map=0.01", "--bootstrap", HUGE],
+            f"Invalid value for '--bootstrap': {HUGE} is not in the range 1<=x<=10000000 (see 'ireval gate --help')",
+        ),
+    ],
+    ids=["compare-bootstrap", "compare-permutations", "gate-bootstrap"],
+)
+def test_resamples_are_bounded_not_run_for_hours(cli, args, message):
+    """A huge --bootstrap or --permutations ran until killed (the same class: a value past what
+    can be done, refused by the check that names it)."""
+    paths = {"q": EXAMPLES / "qrels.txt", "r": EXAMPLES / "run.txt", "r2": EXAMPLES / "run2.txt"}
+    res = cli([a.format(**paths) for a in args])
+    assert (res.code, res.out, res.err) == (2, b"", f"ireval: {message}\n")
+
+
+def test_resamples_are_bounded_in_a_gate_config_and_the_api(cli, tmp_path):
+    import irevalcli
+    from irevalcli.errors import UsageError
+
+    cfg = tmp_path / "g.toml"
+    cfg.write_text(
+        f'qrels = "{EXAMPLES / "qrels.txt"}"\nbaseline = "{EXAMPLES / "run.txt"}"\nbootstrap = 100000000\n'
+        "[non_inferior]\nmap = 0.01\n"
+    )
+    res = cli(["gate", "--config", str(cfg), str(EXAMPLES / "run2.txt")])
+    assert (res.code, res.out) == (2, b"")
+    assert res.err == f"ireval: {cfg}: 'bootstrap' must be an integer from 1 to 10000000, got 100000000\n"
+    with pytest.raises(UsageError) as e:
+        irevalcli.compare(
+            EXAMPLES / "qrels.txt", EXAMPLES / "run.txt", [EXAMPLES / "run2.txt"], ["map"], bootstrap=10**8
+        )
+    assert str(e.value) == "bootstrap=100000000: expected an integer from 1 to 10000000"

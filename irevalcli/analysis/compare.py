@@ -604,15 +604,15 @@ def _check_options(
     alpha: float,
 ) -> None:
     """The API's options, checked as the command's are (a UsageError naming the option)."""
-    from .stats import CORRECTIONS, TESTS
+    from .stats import CORRECTIONS, MAX_RESAMPLES, TESTS
 
     if test not in TESTS:
         raise UsageError(f"test={test!r}: expected one of {', '.join(TESTS)}")
     if correction is not None and correction not in CORRECTIONS:
         raise UsageError(f"correction={correction!r}: expected one of {', '.join(CORRECTIONS)} or None")
     for name, v in (("permutations", permutations), ("bootstrap", bootstrap)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise UsageError(f"{name}={v!r}: expected an integer >= 1")
+        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_RESAMPLES:
+            raise UsageError(f"{name}={v!r}: expected an integer from 1 to {MAX_RESAMPLES}")
     for name, v in (("seed", seed), ("worst", worst)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 0:
             raise UsageError(f"{name}={v!r}: expected an integer >= 0")

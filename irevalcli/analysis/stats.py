@@ -43,6 +43,9 @@ TEST_NAMES = {
 }
 ALTERNATIVES = ("two-sided", "less", "greater")
 CORRECTIONS = ("holm", "bonferroni", "none")
+# The most resamples (--bootstrap) or permutations (--permutations) a command takes: 1000
+# times the default, seconds to minutes on a TREC-size topic set; more asks for hours.
+MAX_RESAMPLES = 10_000_000
 INTERVALS = ("bootstrap", "t")  # how a non-inferiority check bounds the paired difference
 INTERVAL_NAMES = {"bootstrap": "paired bootstrap percentile", "t": "paired t"}
 

@@ -23,7 +23,7 @@ from ..analysis.compare import (
     score_run,
     scoring_settings,
 )
-from ..analysis.stats import TESTS
+from ..analysis.stats import MAX_RESAMPLES, TESTS
 from ..errors import UsageError
 from ..output.cells import csv_text_cell, latex_escape, markdown_cell
 from ..output.files import no_short_output_option
@@ -423,7 +423,7 @@ Wang et al. SIGIR 2012) and trisk[.ALPHA]:MEASURE (TRisk, Dincer et al. SIGIR
 )
 @click.option(
     "--permutations",
-    type=Integer(),
+    type=Integer(max=MAX_RESAMPLES),
     default=10000,
     show_default=True,
     callback=_positive,
@@ -438,7 +438,7 @@ Wang et al. SIGIR 2012) and trisk[.ALPHA]:MEASURE (TRisk, Dincer et al. SIGIR
 )
 @click.option(
     "--bootstrap",
-    type=Integer(),
+    type=Integer(max=MAX_RESAMPLES),
     default=10000,
     show_default=True,
     callback=_positive,

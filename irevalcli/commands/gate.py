@@ -20,7 +20,7 @@ import click
 
 from ..analysis.compare import comparable_labels
 from ..analysis.gate import KINDS, OPTION_OF, Check, GateReport, GateSpec, labels_in, make_check, run_gate
-from ..analysis.stats import INTERVAL_NAMES, INTERVALS, TESTS
+from ..analysis.stats import INTERVAL_NAMES, INTERVALS, MAX_RESAMPLES, TESTS
 from ..errors import GateFailed, InputError, UsageError
 from ..output.cells import markdown_cell
 from ..output.files import no_short_output_option
@@ -212,11 +212,23 @@ def _fill(  # noqa: C901  debt: one branch per TOML key
         if isinstance(a, bool) or not isinstance(a, (int, float)) or not 0 < a < 1:
             raise InputError(path, f"'alpha' must be a number between 0 and 1, got {a!r}")
         spec.alpha = float(a)
-    for key, low in (("seed", 0), ("permutations", 1), ("bootstrap", 1), ("level_for_rel", None)):
+    for key, low, high in (
+        ("seed", 0, None),
+        ("permutations", 1, MAX_RESAMPLES),
+        ("bootstrap", 1, MAX_RESAMPLES),
+        ("level_for_rel", None, None),
+    ):
         if key in doc:
             v = doc[key]
-            if isinstance(v, bool) or not isinstance(v, int) or (low is not None and v < low):
+            if (
+                isinstance(v, bool)
+                or not isinstance(v, int)
+                or (low is not None and v < low)
+                or (high is not None and v > high)
+            ):
                 need = "an integer" if low is None else f"an integer >= {low}"
+                if high is not None:
+                    need = f"an integer from {low} to {high}"
                 raise InputError(path, f"'{key}' must be {need}, got {v!r}")
             setattr(spec, "rel_level" if key == "level_for_rel" else key, v)
     if "measures" in doc:
@@ -761,7 +773,7 @@ class GateCommand(click.Command):
 )
 @click.option(
     "--bootstrap",
-    type=Integer(min=1),
+    type=Integer(min=1, max=MAX_RESAMPLES),
     default=None,
     metavar="N",
     help="Bootstrap resamples for --non-inferior [default: 10000; seeded by --seed].",
@@ -785,7 +797,7 @@ class GateCommand(click.Command):
 @click.option("--test", type=click.Choice(TESTS), default=None, help="Paired test for --alpha [default: t].")
 @click.option(
     "--permutations",
-    type=Integer(min=1),
+    type=Integer(min=1, max=MAX_RESAMPLES),
     default=None,
     metavar="N",
     help="Random sign flips for --test randomization [default: 10000].",

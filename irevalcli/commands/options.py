@@ -41,13 +41,14 @@ class CLong(click.ParamType):
 class Integer(click.ParamType):
     """A whole integer and nothing else (``-l 2``, ``-l -1``): what ireval's own commands take.
 
-    Unlike click's int, no ``1_000``, no surrounding text, no ``=2``. ``min``: the least
-    value accepted."""
+    Unlike click's int, no ``1_000``, no surrounding text, no ``=2``. ``min``, ``max``: the
+    least and greatest values accepted."""
 
     name = "integer"
 
-    def __init__(self, min: int | None = None) -> None:
+    def __init__(self, min: int | None = None, max: int | None = None) -> None:
         self.min = min
+        self.max = max
 
     def convert(self, value: Any, param: Any, ctx: Any) -> int:
         if isinstance(value, int) and not isinstance(value, bool):
@@ -62,6 +63,9 @@ class Integer(click.ParamType):
         value = max(LONG_MIN, min(int(text), LONG_MAX))
         if self.min is not None and value < self.min:
             self.fail(f"{value} is not in the range x>={self.min}", param, ctx)
+        if self.max is not None and value > self.max:
+            low = "" if self.min is None else f"{self.min}<="
+            self.fail(f"{int(text)} is not in the range {low}x<={self.max}", param, ctx)
         return value
 
 

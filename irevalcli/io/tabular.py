@@ -1010,6 +1010,12 @@ def _ints(tab: _Table, role: str, what: str) -> np.ndarray:
     arr = _plain(tab.cols[role])
     _first_null(tab, arr, role)
     t = arr.type
+    if t == pa.uint64():  # a value past int64 would not cast (or would wrap): refused as the readers do
+        u = to_numpy(arr)
+        big = np.flatnonzero(u > np.iinfo(np.int64).max)
+        if len(big):
+            i = int(big[0])
+            raise tab.error(f"{what} '{int(u[i])}' is out of range", i)
     if pa.types.is_integer(t) or pa.types.is_boolean(t):
         values = to_numpy(arr.cast(pa.int64()))
     elif pa.types.is_floating(t) or pa.types.is_decimal(t):
