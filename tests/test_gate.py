@@ -493,7 +493,8 @@ def test_plain_and_rich_tables(gate, monkeypatch):
     lines = gate(*args).out.decode().splitlines()
     assert lines[0] == "ireval gate: passed: 1 check"
     assert lines[2].split() == ["Check", "Value", "Baseline", "Diff", "p", "Verdict", "Why"]
-    assert lines[4].split() == [
+    assert max(map(len, lines)) <= 80  # piped too, the report fits 80 columns: the reason wraps
+    assert (lines[4] + " " + lines[5]).split() == [
         "map",
         ">=",
         "0.5",
@@ -1113,3 +1114,33 @@ def test_a_drop_on_one_topic_never_passes_as_not_significant(gate, data):
     assert c["reason"] == (
         "drop 0.5000 > 0.01, and its significance cannot be computed (no p-value: only 1 topic with a value)"
     )
+
+
+def test_every_check_kind_fits_80_columns_piped(gate):
+    """Issue 24: the report stays within 80 columns, piped (a CI log) as on a terminal."""
+    res = gate(
+        "qrels.txt",
+        "small_drop.txt",
+        "--baseline",
+        "perfect.txt",
+        "--min",
+        "map=0.5",
+        "--max-drop",
+        "map=0.01",
+        "--max-drop-rel",
+        "P.5=2%",
+        "--non-inferior",
+        "map=0.02",
+        "--max-losers",
+        "map=1@0.1",
+        "--min-judged",
+        "5=0.5",
+        "--alpha",
+        "0.05",
+        "-m",
+        "ndcg_cut.10",
+    )
+    assert res.code == 1
+    lines = res.out.decode().splitlines()
+    assert lines[2].split() == ["Check", "Value", "Judged@5", "Baseline", "Diff", "p", "Verdict", "Why"]
+    assert len(lines) > 12 and max(map(len, lines)) <= 80

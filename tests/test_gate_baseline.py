@@ -284,7 +284,7 @@ def test_allow_rebaseline_scores_the_recorded_run_again(gate, record):
     assert doc["inputs"]["baseline"]["path"] == "perfect.txt"
     assert doc["inputs"]["baseline"]["record"]["rebaselined"] == "recorded with -l 1, this gate uses -l 2"
     text = gate(*args[:-2], "--baseline", "base.json", "--allow-rebaseline").out.decode()
-    assert text.splitlines()[-1] == (
+    assert text.replace("\n  ", " ").splitlines()[-1] == (  # a note wraps at 80 columns
         "base.json: its run perfect.txt scored again (--allow-rebaseline): recorded with -l 1, this gate uses -l 2"
     )
 

@@ -73,20 +73,29 @@ def test_every_collection_checked_one_verdict(cli, data):
     assert res.code == 1
     lines = res.out.decode().splitlines()
     assert lines[0] == "ireval gate: FAILED: 1 of 3 checks failed"
-    assert [line.split("  ")[0] for line in lines[4:7]] == [
-        "web: map drop <= 0.01",
-        "news: map >= 0.4",
-        "news: map drop <= 0.01",
-    ]
-    assert lines[4].endswith("pass     drop 0.1250 > 0.01 but not significant (p = 0.1955 >= 0.05)")
-    assert lines[6].endswith("FAIL     drop 0.5417 > 0.01, significant (p = 0.0010 < 0.05)")
-    assert lines[8:] == [
-        "web: suite/web_cand.txt against suite/web_base.txt, on the 4 topics judged in suite/web_qrels.txt "
-        "(a topic without results scores 0).",
-        "news: suite/news_cand.txt against suite/news_base.txt, on the 4 topics judged in suite/news_qrels.txt "
-        "(a topic without results scores 0).",
-        "p: one-sided paired t-test, candidate worse than baseline; a drop beyond its tolerance fails only if "
-        "p < 0.05; p Holm-corrected over the 2 drop tests of every collection.",
+    assert max(map(len, lines)) <= 80  # piped too: names, reasons and notes wrap at spaces
+    assert lines[2:] == [
+        "Check               Value  Baseline     Diff       p  Verdict  Why",
+        "-----------------  ------  --------  -------  ------  -------  -----------------",
+        "web: map drop <=   0.8750    1.0000  -0.1250  0.1955  pass     drop 0.1250 >",
+        "0.01                                                           0.01 but not",
+        "                                                               significant (p =",
+        "                                                               0.1955 >= 0.05)",
+        "news: map >= 0.4   0.4583    1.0000  -0.5417       -  pass     at or above the",
+        "                                                               floor: 0.4583 >=",
+        "                                                               0.4",
+        "news: map drop <=  0.4583    1.0000  -0.5417  0.0010  FAIL     drop 0.5417 >",
+        "0.01                                                           0.01, significant",
+        "                                                               (p = 0.0010 <",
+        "                                                               0.05)",
+        "",
+        "web: suite/web_cand.txt against suite/web_base.txt, on the 4 topics judged in",
+        "  suite/web_qrels.txt (a topic without results scores 0).",
+        "news: suite/news_cand.txt against suite/news_base.txt, on the 4 topics judged in",
+        "  suite/news_qrels.txt (a topic without results scores 0).",
+        "p: one-sided paired t-test, candidate worse than baseline; a drop beyond its",
+        "  tolerance fails only if p < 0.05; p Holm-corrected over the 2 drop tests of",
+        "  every collection.",
         "news: P_1: 0.0000 (baseline 1.0000, -1.0000)",
     ]
     assert res.err == "ireval: gate failed: 1 of 3 checks failed (news: map drop <= 0.01)\n"

@@ -544,9 +544,18 @@ def _sources(report: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 
 
 def format_table(report: dict[str, Any]) -> bytes:
+    """The report as plain text (piped, in a CI log) within 80 columns: check names, reasons,
+    the headline and the notes wrap at spaces (continuations of a note indented by two)."""
+    import textwrap
+
     headers, right = _columns(report)
-    text = f"ireval gate: {_headline(report)}\n\n" + plain_table(headers, _rows(report), right)
-    return (text + "\n" + "\n".join(_notes(report)) + "\n").encode("utf-8", "surrogateescape")
+    table = plain_table(headers, _rows(report), right, fold=(0, len(headers) - 1), width=REPORT_WIDTH)
+    head = textwrap.fill(f"ireval gate: {_headline(report)}", REPORT_WIDTH, subsequent_indent="  ")
+    notes = [textwrap.fill(n, REPORT_WIDTH, subsequent_indent="  ", break_on_hyphens=False) for n in _notes(report)]
+    return (head + "\n\n" + table + "\n" + "\n".join(notes) + "\n").encode("utf-8", "surrogateescape")
+
+
+REPORT_WIDTH = 80  # the plain report's width, a terminal's
 
 
 def format_rich(report: dict[str, Any], width: int | None = None) -> bytes:

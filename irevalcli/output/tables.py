@@ -73,15 +73,44 @@ def json_ready(doc: Any) -> Any:
     return doc
 
 
-def plain_table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[bool]) -> str:
-    """Columns padded to width, two spaces apart; numbers right-aligned. No trailing blanks."""
+def plain_table(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    right: Sequence[bool],
+    *,
+    fold: Sequence[int] = (),
+    width: int | None = None,
+) -> str:
+    """Columns padded to width, two spaces apart; numbers right-aligned. No trailing blanks.
+
+    ``fold`` (names, reasons) and ``width``: a table wider than ``width`` wraps the cells of
+    those columns at spaces onto lines of their own (a word longer than its column is cut),
+    the other columns blank there; numbers are never cut."""
+    import textwrap
+
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
+    total = sum(widths) + 2 * (len(widths) - 1)
+    least = {i: max(8, len(headers[i])) for i in fold}
+    while width is not None and total > width:  # the widest folding column gives a column first
+        i = max(fold, key=lambda j: widths[j] - least[j], default=None)
+        if i is None or widths[i] <= least[i]:
+            break  # numbers are never cut: the table stays wider
+        widths[i] -= 1
+        total -= 1
+
+    def wrapped(cells: Sequence[str]) -> list[list[str]]:
+        cols = [
+            (textwrap.wrap(c, widths[i], break_on_hyphens=False) or [""]) if i in fold else [c]
+            for i, c in enumerate(cells)
+        ]
+        return [[col[k] if k < len(col) else "" for col in cols] for k in range(max(map(len, cols)))]
 
     def line(cells: Sequence[str]) -> str:
         out = [c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right)]
         return "  ".join(out).rstrip()
 
-    return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)]) + "\n"
+    body = [line(part) for r in rows for part in wrapped(r)]
+    return "\n".join([line(headers), line(["-" * w for w in widths]), *body]) + "\n"
 
 
 def rich_table(
