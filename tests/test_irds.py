@@ -98,7 +98,7 @@ def test_an_existing_file_wins(cli, files):
 def test_every_command_that_takes_qrels_takes_an_id(cli, files):
     for args in (
         ["compare", "{q}", "run.txt", "run.txt", "-m", "map", "--format", "json"],
-        ["gate", "{q}", "run.txt", "--min", "map=0.7"],
+        ["gate", "{q}", "run.txt", "--min", "map=0.7", "--format", "markdown"],  # (text wraps at 80 columns)
         ["curve", "{q}", "run.txt"],
         ["pool", "run.txt", "--qrels", "{q}", "--depth", "2"],
     ):
