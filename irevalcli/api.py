@@ -302,8 +302,19 @@ def _requests(measures: Any, *, rel_format: str, compat: str) -> list[Request]:
         and measures
         and all(not isinstance(g, str) and isinstance(g, Sequence) for g in measures)
     ):
-        return [r for group in measures for r in resolve(_measure_list(group), rel_format=rel_format, compat=compat)]
-    return resolve(_measure_list(measures), rel_format=rel_format, compat=compat)
+        return [r for group in measures for r in resolve(_merged(group), rel_format=rel_format, compat=compat)]
+    return resolve(_merged(measures), rel_format=rel_format, compat=compat)
+
+
+def _merged(measures: Any) -> list[str]:
+    """The specs of one list, a cutoff measure's later parameters merged into its first
+    (``["P.5", "P.10"]`` or ``"P.5 P.10"``: P_5 and P_10). trec_eval keeps only the first
+    parameters given for a measure, which the trec text of the command line reproduces (with
+    a note); the API prints no trec text, so it computes every measure asked, as the command
+    line's other formats do, never dropping one silently."""
+    from .measures.names import merge_repeated_cutoffs, split_specs
+
+    return merge_repeated_cutoffs(split_specs(_measure_list(measures)))[0]
 
 
 @_api_names

@@ -11,7 +11,9 @@ import pytest
 
 from irevalcli.errors import MeasureParamError
 
-from .conftest import TREC_EVAL
+from .conftest import DATA, TREC_EVAL
+
+EXAMPLES = DATA.parent.parent / "examples"
 
 QR = ["qrels.test", "results.test"]
 
@@ -239,3 +241,15 @@ def test_a_joined_list_splits_back_into_its_measures(seed):
     joined = "".join(s + "".join(rng.choice(" \t") for _ in range(rng.randint(1, 3))) for s in specs)
     assert split_specs([joined]) == specs
     assert [lb for r in resolve([joined]) for lb in r.labels] == [lb for r in resolve(specs) for lb in r.labels]
+
+
+@pytest.mark.parametrize("measures", [["P.5", "P.10"], "P.5 P.10", [["P.5"], ["P.10"]], "P.5 P.5,10"])
+def test_the_api_never_drops_a_cutoff_silently(measures):
+    """The class of issue 25 item 3 in the Python API: ``evaluate(..., "P.5 P.10")`` kept only
+    P_5 (trec_eval's rule for its text, which the API does not print): every cutoff asked."""
+    from irevalcli import evaluate
+
+    ev = evaluate(str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "run.txt"), measures)
+    assert list(ev.summary.measure) == ["P_5", "P_10"]
+    whole = evaluate(str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "run.txt"), "P.5,10")
+    assert ev.summary.equals(whole.summary)

@@ -423,7 +423,7 @@ def run_eval(
         check_output_path(out.path)  # type: ignore[arg-type]
         check_not_input(out.path, inputs)
     if measures:
-        from ..measures.names import merge_repeated_cutoffs, split_specs
+        from ..measures.names import first_parameters, merge_repeated_cutoffs, split_specs
 
         measures = tuple(split_specs(measures))  # -m 'ndcg_cut.10 map': two measures
         merged, repeated = merge_repeated_cutoffs(measures)
@@ -433,6 +433,7 @@ def run_eval(
                     f"ireval: note: -m {ignored} ignored: trec_eval keeps the first parameters given "
                     f"for a measure (-m {kept}); write -m {spec}"
                 )
+            measures = tuple(first_parameters(measures))  # (the API would compute them all)
         else:
             measures = tuple(merged)
     measures = measures or ("official",)

@@ -474,6 +474,14 @@ def _with_friendly(
     return [r for _, r in keyed]
 
 
+def first_parameters(specs: Sequence[str]) -> list[str]:
+    """trec_eval's rule for ``-m P.5 -m P.10``: each cutoff measure keeps the first parameters
+    given, the later specs are dropped (see :func:`merge_repeated_cutoffs` for the note)."""
+    merged, notes = merge_repeated_cutoffs(specs)
+    kept = {m: first for first, _ignored, m in notes}
+    return [kept.get(spec, spec) for spec in merged]
+
+
 def merge_repeated_cutoffs(specs: Sequence[str]) -> tuple[list[str], list[tuple[str, str, str]]]:
     """``-m P.5 -m P.10``: trec_eval keeps the first parameters given for a measure and
     ignores the later ones. Returns (``specs`` with each cutoff measure's later parameters
