@@ -97,6 +97,19 @@ def test_repeated_cutoffs_in_one_list_get_the_note(cli):
     )
 
 
+def test_an_error_after_the_note_is_the_only_line(cli, tmp_path):
+    """The note about ignored parameters is said once the runs are evaluated: when the
+    evaluation fails, its error is the one line (found by test_fuzz)."""
+    (tmp_path / "q").write_text("1 0 d1 0\n")
+    (tmp_path / "r").write_text("1 Q0 d1 0 1 run\n")
+    res = cli(["-R", "qrels_jg", "-m", "Rprec_mult.0", "-m", "Rprec_mult.1", "q", "r"], cwd=tmp_path)
+    assert (res.code, res.out) == (2, b"")
+    assert res.err == (
+        "ireval: measure 'Rprec_mult' cannot be computed from -R qrels_jg judgements (it needs -R qrels); "
+        "with -R qrels_jg use -m qrels_jg\n"
+    )
+
+
 # ---- the order asked, outside trec text ---------------------------------------------------
 
 

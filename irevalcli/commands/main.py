@@ -422,17 +422,18 @@ def run_eval(
     if not is_stdout(out.path):  # refused before the inputs are read, not after
         check_output_path(out.path)  # type: ignore[arg-type]
         check_not_input(out.path, inputs)
+    notes: list[str] = []  # said once the runs are evaluated: an error stays the only line
     if measures:
         from ..measures.names import first_parameters, merge_repeated_cutoffs, split_specs
 
         measures = tuple(split_specs(measures))  # -m 'ndcg_cut.10 map': two measures
         merged, repeated = merge_repeated_cutoffs(measures)
         if fmt == "trec":  # trec_eval's bytes: the first parameters only, and a note
-            for kept, ignored, spec in repeated:
-                say(
-                    f"ireval: note: -m {ignored} ignored: trec_eval keeps the first parameters given "
-                    f"for a measure (-m {kept}); write -m {spec}"
-                )
+            notes = [
+                f"ireval: note: -m {ignored} ignored: trec_eval keeps the first parameters given "
+                f"for a measure (-m {kept}); write -m {spec}"
+                for kept, ignored, spec in repeated
+            ]
             measures = tuple(first_parameters(measures))  # (the API would compute them all)
         else:
             measures = tuple(merged)
@@ -465,6 +466,8 @@ def run_eval(
             shown = ev.results if fmt == "trec" else ev.in_asked_order()
             results.append(RunResults(ev.run.name, ev.results.runid, ev.run.sha256, shown))
             del ev  # the run's rows are not needed any more
+    for note in notes:
+        say(note)
     qrels_name, qrels_sha, run_name, run_sha, first_results = first
 
     meta: dict[str, Any] = {
