@@ -567,19 +567,8 @@ def run_gate(spec: GateSpec, engine: str = "local", *, unjudged: bool = False) -
         v = cand.mean(label)
         b = base.mean(label) if base is not None and label in base.values else None  # (a record: judged@K not kept)
         measures.append(MeasureValue(label, v, b, None if b is None else v - b))
-    options = {
-        "alpha": spec.alpha,
-        "test": spec.test,
-        "alternative": "less",
-        "permutations": spec.permutations if spec.test == "randomization" else None,
-        "seed": spec.seed,
-        "rel_level": spec.rel_level,
-        "ties": spec.ties,
-    }
-    if any(c.kind == "non_inferior" for c in checks):
-        options.update(interval=spec.interval, confidence=spec.confidence, bootstrap=spec.bootstrap)
-    if jc is not None:
-        options.update(judged_k=int(jc.spec.partition(".")[2]))
+    judged_k = int(jc.spec.partition(".")[2]) if jc is not None else None
+    options = _report_options(spec, {c.kind for c in checks}, judged_k)
     inputs = {
         "qrels": {"path": qrels.name, "sha256": qrels.sha256},
         "run": cand.source(),
@@ -589,6 +578,27 @@ def run_gate(spec: GateSpec, engine: str = "local", *, unjudged: bool = False) -
     if recorded is not None and base is not None:
         inputs["baseline"] = {**base.source(), "record": recorded}
     return GateReport(VERSION, options, inputs, len(cand.qids), rows, tuple(measures), pairs)
+
+
+def _report_options(
+    spec: GateSpec, kinds: set[str], judged_k: int | None, *, corrected: int | None = None
+) -> dict[str, Any]:
+    """The options a report records (JSON ``options``), in their order: one gate, or a suite
+    whose drop tests were Holm-corrected together (``corrected``: how many)."""
+    options: dict[str, Any] = {"alpha": spec.alpha, "test": spec.test, "alternative": "less"}
+    if corrected is not None:
+        options.update(correction="holm", tests_corrected=corrected)
+    options.update(
+        permutations=spec.permutations if spec.test == "randomization" else None,
+        seed=spec.seed,
+        rel_level=spec.rel_level,
+        ties=spec.ties,
+    )
+    if "non_inferior" in kinds:
+        options.update(interval=spec.interval, confidence=spec.confidence, bootstrap=spec.bootstrap)
+    if judged_k is not None:
+        options.update(judged_k=judged_k)
+    return options
 
 
 def _against_record(
@@ -710,22 +720,8 @@ def run_suite(spec: GateSpec, engine: str = "local") -> GateReport:
                 "topics": len(cand.qids),
             }
         )
-    options: dict[str, Any] = {
-        "alpha": spec.alpha,
-        "test": spec.test,
-        "alternative": "less",
-        "correction": "holm",
-        "tests_corrected": len(family),
-        "permutations": spec.permutations if spec.test == "randomization" else None,
-        "seed": spec.seed,
-        "rel_level": spec.rel_level,
-        "ties": spec.ties,
-    }
-    if any(r.kind == "non_inferior" for r in rows):
-        options.update(interval=spec.interval, confidence=spec.confidence, bootstrap=spec.bootstrap)
     ks = {r.judged_k for r in rows if r.judged_k is not None}
-    if ks:
-        options.update(judged_k=ks.pop())
+    options = _report_options(spec, {r.kind for r in rows}, ks.pop() if ks else None, corrected=len(family))
     inputs = {"config": spec.config, "collections": blocks}
     topics = sum(len(cand.qids) for _, _, _, cand, *_ in scored)
     return GateReport(VERSION, options, inputs, topics, tuple(rows), tuple(measures))
