@@ -1540,3 +1540,47 @@ def test_compare_and_gate_outputs_by_name_and_csv_cells(cli, tmp_path):
     (tmp_path / "old.txt").write_bytes(b"previous\n")
     res = cli(["compare", Q, R, R, "--output", R], cwd=tmp_path)
     assert (res.code, res.out) == (2, b"") and (tmp_path / R).read_bytes() == R0
+
+
+# A small input read in the caller's own process must not start Arrow's thread pool: a pool
+# torn down by the interpreter's normal exit can abort the finished process (SIGABRT,
+# "terminate called without an active exception"; CI met it in the test above, 1 run in 30
+# under load). The ireval command ends with os._exit; the API and main() end normally.
+THREADS = r"""
+import io, os, sys
+import numpy, pyarrow as pa, pyarrow.csv, pyarrow.json, pyarrow.parquet, scipy.stats
+# what serial reads start (Arrow's IO pool, which even a serial reader uses) and the BLAS of numpy
+# and scipy: the baseline
+pyarrow.csv.read_csv(io.BytesIO(b"a,b\n1,2\n"), pyarrow.csv.ReadOptions(use_threads=False))
+pyarrow.json.read_json(io.BytesIO(b'{"a": 1}\n'), pyarrow.json.ReadOptions(use_threads=False))
+pyarrow.parquet.ParquetFile(pa.BufferReader(open("r.parquet", "rb").read())).read(use_threads=False)
+before = len(os.listdir("/proc/self/task"))
+from irevalcli.commands.main import main
+for args in sys.argv[1:]:
+    main(args.split())
+sys.stdout.flush()
+print("threads", before, len(os.listdir("/proc/self/task")), file=sys.stderr)
+"""
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads in /proc")
+def test_small_inputs_start_no_arrow_thread_pool(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    (tmp_path / "q").write_bytes(b"1 0 a 1\n1 0 b 0\n2 0 c 2\n")
+    (tmp_path / "r").write_bytes(b"1 Q0 a 1 1 r\n1 Q0 b 2 0 r\n2 Q0 c 1 3 r\n")
+    table = pa.table({"qid": ["1", "1", "2"], "docno": ["a", "b", "c"], "score": [1.0, 0.0, 3.0]})
+    pq.write_table(table, tmp_path / "r.parquet")
+    (tmp_path / "r.csv").write_text("qid,docno,score\n1,a,1\n1,b,0\n2,c,3\n")
+    (tmp_path / "r.jsonl").write_text(
+        "".join(
+            f'{{"qid": "{q}", "docno": "{d}", "score": {s}}}\n'
+            for q, d, s in [("1", "a", 1), ("1", "b", 0), ("2", "c", 3)]
+        )
+    )
+    calls = ["-m ndcg q r", "q r.parquet", "q r.csv", "q r.jsonl", "compare q r r", "-q -m all_trec q r"]
+    proc = subprocess.run([sys.executable, "-c", THREADS, *calls], cwd=tmp_path, capture_output=True)
+    assert proc.returncode == 0, proc.stderr
+    before, after = proc.stderr.decode().split("threads ")[-1].split()
+    assert after == before  # no Arrow worker was started

@@ -430,6 +430,23 @@ def check_first_block(block: bytes, name: str) -> None:
         raise InputError(name, "contains a NUL byte", block.count(b"\n", 0, pos) + 1)
 
 
+# ------------------------------------------------------------------ Arrow's thread pool
+
+
+def arrow_threads(nbytes: int, block: int) -> bool:
+    """Whether an Arrow reader should use its thread pool for ``nbytes`` read in blocks of
+    ``block``: only when there is more than one block to share out.
+
+    One block gains nothing from the pool, and starting the pool has a cost that stays: when
+    a Python process ends normally (the API, a test calling ``main()``), Arrow's pool can be
+    torn down while a worker is still winding down, and the C++ runtime aborts the finished
+    process ("terminate called without an active exception", SIGABRT; apache/arrow#34314).
+    The ``ireval`` command ends with ``os._exit`` (:func:`irevalcli.commands.process.exit_now`)
+    and never meets it; a small input read in the caller's process no longer starts the pool.
+    """
+    return nbytes > block
+
+
 # ------------------------------------------------------------------ whole reads and sniffing
 
 

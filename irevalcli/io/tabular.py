@@ -29,6 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ..errors import InputError, UsageError
+from . import source
 from .arrow import to_numpy
 from .trec import READ_RANKS, Qrels, Run, Source, read_source, refuse_bom
 
@@ -750,7 +751,10 @@ def _read_delimited(src: Source, delim: str, kind: str, resolve: Resolve) -> _Ta
         table = pacsv.read_csv(
             pa.BufferReader(src.data),
             pacsv.ReadOptions(
-                use_threads=True, block_size=1 << 24, column_names=[f"c{i}" for i in range(len(names))], skip_rows=1
+                use_threads=source.arrow_threads(len(src.data), 1 << 24),
+                block_size=1 << 24,
+                column_names=[f"c{i}" for i in range(len(names))],
+                skip_rows=1,
             ),
             pacsv.ParseOptions(
                 delimiter=delim,
@@ -867,7 +871,7 @@ def _read_jsonl(src: Source, resolve: Resolve) -> _Table:
     try:
         table = pj.read_json(
             pa.BufferReader(data),
-            pj.ReadOptions(use_threads=True, block_size=1 << 24),
+            pj.ReadOptions(use_threads=source.arrow_threads(len(data), 1 << 24), block_size=1 << 24),
             pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore", newlines_in_values=False),
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
@@ -920,7 +924,8 @@ def _read_parquet(src: Source, resolve: Resolve) -> _Table:
         pf = pq.ParquetFile(pa.BufferReader(src.data))
         names = pf.schema_arrow.names
         found = resolve(names)
-        table = pf.read(columns=list(dict.fromkeys(found.values())), use_threads=True)
+        threads = source.arrow_threads(len(src.data), 1 << 24)  # row groups and columns in parallel
+        table = pf.read(columns=list(dict.fromkeys(found.values())), use_threads=threads)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
         detail = " ".join(str(exc).split())
         raise InputError(src.name, f"cannot read the Parquet file ({detail})") from None

@@ -258,10 +258,11 @@ def fast_table(data: bytes, ncols: int | None, min_cols: int, types: dict) -> pa
     # faster (a block of the reader is at most a few MiB, far from their limit)
     col_types = {n: pa.binary() for n in names}
     col_types.update({f"f{i}": t for i, t in types.items()})
+    block = _csv_block_size(len(data))
     try:
         table = csv.read_csv(
             pa.BufferReader(data),
-            csv.ReadOptions(column_names=names, use_threads=True, block_size=_csv_block_size(len(data))),
+            csv.ReadOptions(column_names=names, use_threads=source.arrow_threads(len(data), block), block_size=block),
             csv.ParseOptions(delimiter=d.decode(), quote_char=False, escape_char=False, ignore_empty_lines=False),
             csv.ConvertOptions(
                 column_types=col_types, null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False
