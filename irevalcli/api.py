@@ -45,7 +45,9 @@ def _qrels_table(q: Qrels, r: Run, opts: EvalOptions, sub: Any) -> Any:
 
 
 def _load_qrels(rel: Any, settings: EvalSettings, advance: Advance | None) -> Qrels:
-    return load_qrels(rel, fmt=settings.qrels_format, columns=settings.columns, progress=advance)
+    return load_qrels(
+        rel, fmt=settings.qrels_format, columns=settings.columns, progress=advance, hash=settings.hash_inputs
+    )
 
 
 def _judgements_builder(rel_format: str, builder: str) -> TableBuilder:
@@ -55,7 +57,7 @@ def _judgements_builder(rel_format: str, builder: str) -> TableBuilder:
     def load(rel: Any, settings: EvalSettings, advance: Advance | None) -> Any:
         from .io.judgements import load_judgements
 
-        return load_judgements(rel, rel_format)
+        return load_judgements(rel, rel_format, hash=settings.hash_inputs)
 
     def build(j: Any, r: Run, opts: EvalOptions, _: Any) -> Any:
         from .core import judged
@@ -139,21 +141,23 @@ def qrels_from_frame(df: Any, name: str = "<qrels DataFrame>", columns: Any = No
     )
 
 
-def run_from_frame(df: Any, name: str = "<run DataFrame>", runid: str = "run", columns: Any = None) -> Run:
+def run_from_frame(
+    df: Any, name: str = "<run DataFrame>", runid: str = "run", columns: Any = None, *, ranks: bool = False
+) -> Run:
     """A run DataFrame with columns qid, docno, score (and optionally runid), or any header
     spelling a run file may use (query_id, doc_id, ...); ``columns``: role -> column name, as
     for a file. As a file's, a run with a rank column named in ``columns`` and no score is
-    ranked by it (score = -rank), and ``ties="rank"`` needs a rank column and no score."""
+    ranked by it (score = -rank), and ``ties="rank"`` needs a rank column and no score.
+    ``ranks``: keep the rank column (``ties="rank"`` orders by it; a score only breaks equal ranks)."""
     import numpy as np
     import pandas as pd
 
     from .io.tabular import find_column
-    from .io.trec import READ_RANKS, check_rank_range, whole_column
+    from .io.trec import check_rank_range, whole_column
 
     columns = dict(columns or {})
     names = [str(c) for c in df.columns]
     by_rank = "rank" in columns and "score" not in columns  # columns={"rank": NAME}: score = -rank
-    ranks = READ_RANKS.get()  # ties="rank" orders by the rank column; a score only breaks equal ranks
     qid_col = frame_column(df, "qid", name, "run", columns)
     doc_col = frame_column(df, "docno", name, "run", columns)
     if ranks and not by_rank:
@@ -207,10 +211,12 @@ def load_qrels(
     fmt: str = "auto",
     columns: Any = None,
     progress: Advance | None = None,
+    hash: bool = True,
 ) -> Qrels:
     """A qrels path in any input format (``fmt``: auto, trec, tsv, csv, jsonl, parquet;
     ``columns``: role -> column name, e.g. ``{"qid": "query_id"}``), or a DataFrame.
-    ``progress`` is called with the number of bytes read as a file is read."""
+    ``progress`` is called with the number of bytes read as a file is read; ``hash``: record
+    a file's SHA-256 (``Qrels.sha256``; "" when False)."""
     if isinstance(qrels, Qrels):
         return qrels
     if isinstance(qrels, (str, os.PathLike)):
@@ -219,7 +225,7 @@ def load_qrels(
 
         if is_dataset(qrels):  # a directory or URL: one qrels in many files
             return read_qrels_dataset(os.fspath(qrels), fmt=fmt, columns=columns)
-        return read_qrels_file(qrels, fmt=fmt, columns=columns, stdin=stdin, progress=progress)
+        return read_qrels_file(qrels, fmt=fmt, columns=columns, stdin=stdin, progress=progress, hash=hash)
     if hasattr(qrels, "columns"):
         return qrels_from_frame(qrels, columns=columns)
     raise UsageError(f"qrels must be a path or a DataFrame, not {type(qrels).__name__}")
@@ -232,10 +238,14 @@ def load_run(
     fmt: str = "auto",
     columns: Any = None,
     progress: Advance | None = None,
+    hash: bool = True,
+    ranks: bool = False,
 ) -> Run:
     """A run path in any input format (``fmt``: auto, trec, msmarco, tsv, csv, jsonl, parquet;
     ``msmarco`` derives scores from ranks and is never detected), or a DataFrame.
-    ``progress`` is called with the number of bytes read as a file is read."""
+    ``progress`` is called with the number of bytes read as a file is read; ``hash``: record
+    a file's SHA-256 (``Run.sha256``; "" when False); ``ranks``: keep the rank column
+    (``Run.rank``, which ``ties="rank"`` orders by: ``EvalSettings.read_ranks``)."""
     if isinstance(run, Run):
         return run
     if isinstance(run, (str, os.PathLike)):
@@ -243,10 +253,10 @@ def load_run(
         from .io.tabular import read_run_file
 
         if is_dataset(run):  # a directory or URL: one run in many files
-            return read_run_dataset(os.fspath(run), fmt=fmt, columns=columns)
-        return read_run_file(run, fmt=fmt, columns=columns, stdin=stdin, progress=progress)
+            return read_run_dataset(os.fspath(run), fmt=fmt, columns=columns, ranks=ranks)
+        return read_run_file(run, fmt=fmt, columns=columns, stdin=stdin, progress=progress, hash=hash, ranks=ranks)
     if hasattr(run, "columns"):
-        return run_from_frame(run, columns=columns)
+        return run_from_frame(run, columns=columns, ranks=ranks)
     raise UsageError(f"run must be a path or a DataFrame, not {type(run).__name__}")
 
 
@@ -378,9 +388,10 @@ def evaluate(
     from .io.source import reading_session
 
     s = EvalSettings.given(options, settings, "evaluate()")
-    # inputs hashed (or not), run ranks read (or not), as the settings say; a pipe named as a
-    # path read from its source once, however often it is opened (sniffed, then read)
-    with reading_session(), s.reading():
+    # a pipe named as a path read from its source once, however often it is opened (sniffed,
+    # then read); inputs are hashed (or not) and run ranks read (or not) as the settings say,
+    # each reader told so (hash=s.hash_inputs, ranks=s.read_ranks)
+    with reading_session():
         counts = _judged_counts(measures, s)
         ev = _evaluate(qrels, run, measures, s, progress or NO_PROGRESS, stdin, counts)
     if s.rel_format == "qrels" and s.zscores is None:
@@ -457,7 +468,7 @@ def _evaluate(
         q,
         requests,
         s.table,
-        subtopics=load_subtopics(s.subtopics) if s.subtopics is not None and fmt.is_qrels else None,
+        subtopics=load_subtopics(s.subtopics, hash=s.hash_inputs) if s.subtopics is not None and fmt.is_qrels else None,
         zscores=read_zscores(s.zscores) if s.zscores is not None and fmt.is_qrels else None,
     )
     given = RunInput(run, _path(run), stdin, s, fmt, progress)
@@ -506,10 +517,10 @@ def _judgements(qrels: Any, run: Any, s: EvalSettings, fmt: TableBuilder, progre
     if s.labelled:  # one table carrying its own judgements (and each row's label: see _labelled)
         from .io.dataset import read_labelled
 
-        got = read_labelled(os.fspath(run), columns=s.columns)
+        got = read_labelled(os.fspath(run), columns=s.columns, ranks=s.read_ranks)
         return got.qrels, got
     if s.engine == "dask":
-        return load_qrels(qrels, fmt=s.qrels_format, columns=s.columns), run
+        return load_qrels(qrels, fmt=s.qrels_format, columns=s.columns, hash=s.hash_inputs), run
     qpath = _path(qrels)
     if qpath is None:  # read already, or a DataFrame
         return fmt.load(qrels, s, None), run
@@ -592,6 +603,8 @@ def _streamed(job: Job, given: RunInput) -> Evaluation | None:
                 chunk_bytes=given.settings.chunk_bytes or stream.CHUNK_BYTES,
                 stdin=given.stdin,
                 progress=advance,
+                hash=given.settings.hash_inputs,
+                ranks=given.settings.read_ranks,
             )
     except stream.NotGrouped as exc:
         # not grouped by topic (or, on standard input, not TREC text): standard input is
@@ -616,6 +629,8 @@ def _out_of_core(job: Job, given: RunInput) -> Evaluation | None:
             spool=given.spooled,
             memory_limit=given.settings.memory_limit,
             chunk_bytes=given.settings.chunk_bytes,
+            hash=given.settings.hash_inputs,
+            ranks=given.settings.read_ranks,
         )
     return _streamed_evaluation(job, done[0], path, done[1]) if done is not None else None
 
@@ -629,14 +644,15 @@ def _streamed_evaluation(job: Job, results: Results, path: str, sha: str) -> Eva
 def _whole(job: Job, given: RunInput) -> Evaluation:
     """The run read whole, one table in memory."""
     s, path, run = given.settings, given.path, given.run
+    fmt, cols, hashed, ranks = s.run_format, s.columns, s.hash_inputs, s.read_ranks
     if given.spooled is not None:
         with given.spooled:
-            r = load_run(run, stdin=given.spooled, fmt=s.run_format, columns=s.columns)
+            r = load_run(run, stdin=given.spooled, fmt=fmt, columns=cols, hash=hashed, ranks=ranks)
     elif path is not None:
         with given.progress.reading("reading", path) as advance:
-            r = load_run(run, stdin=given.stdin, fmt=s.run_format, columns=s.columns, progress=advance)
+            r = load_run(run, stdin=given.stdin, fmt=fmt, columns=cols, progress=advance, hash=hashed, ranks=ranks)
     else:
-        r = load_run(run, stdin=given.stdin, fmt=s.run_format, columns=s.columns)
+        r = load_run(run, stdin=given.stdin, fmt=fmt, columns=cols, hash=hashed, ranks=ranks)
     q = job.qrels
     with given.progress.step("evaluating", path):
         try:

@@ -230,16 +230,12 @@ class EvalSettings:
     def only_query(self) -> str | None:
         return self.table.only_query
 
-    @contextmanager
-    def reading(self) -> Iterator[None]:
-        """Within the block, readers hash their inputs if ``hash_inputs`` and keep a run's
-        rank column if ``ties == "rank"``: the one place these follow from the settings
-        (:func:`~irevalcli.api.evaluate` reads in it, and so do commands that read inputs
-        before evaluating them)."""
-        from .io.trec import hashing, reading_ranks
-
-        with hashing(self.hash_inputs), reading_ranks(self.ties == "rank"):
-            yield
+    @property
+    def read_ranks(self) -> bool:
+        """Whether a run's rank column is read (``--ties rank`` orders by it; otherwise it is
+        not parsed, nor checked): the readers' ``ranks=`` argument, as ``hash_inputs`` is
+        their ``hash=``, wherever the settings' inputs are read."""
+        return self.table.ties == "rank"
 
 
 Advance = Callable[[int], None]  # called with the number of bytes just read (as stored)

@@ -61,16 +61,10 @@ def test_largest_signed_label_still_reads():
 
 
 def test_huge_unsigned_rank_is_out_of_range():
-    from irevalcli.io.trec import READ_RANKS
-
     df = pd.DataFrame(
         {"qid": ["1", "1"], "docno": ["a", "b"], "score": [1.0, 2.0], "rank": np.array([1, 2**64 - 1], dtype=np.uint64)}
     )
-    token = READ_RANKS.set(True)
-    try:
-        _raises(lambda: run_from_frame(df), "<run DataFrame>:2: rank '18446744073709551615' is out of range")
-    finally:
-        READ_RANKS.reset(token)
+    _raises(lambda: run_from_frame(df, ranks=True), "<run DataFrame>:2: rank '18446744073709551615' is out of range")
 
 
 @pytest.mark.parametrize("v", [1e19, -1e19, 2.0**53 + 2])

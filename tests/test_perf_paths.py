@@ -159,15 +159,22 @@ def test_prefetch_stops_worker_when_consumer_stops():
     assert len(produced) < 10
 
 
-def test_prefetch_keeps_context_variables():
-    from irevalcli.io.trec import HASH_INPUTS, hashing
+def test_prefetch_reads_in_the_callers_reading_session(tmp_path):
+    """The worker thread runs in the caller's context: what it opens is recorded in the
+    caller's reading session (which also finds a pipe's spool there)."""
+    from irevalcli.io.source import inputs_read, open_input, reading_session
+
+    f = tmp_path / "run.txt"
+    f.write_bytes(b"x")
 
     def items():
-        yield HASH_INPUTS.get()
+        with open_input(f, what="run") as fh:
+            yield fh.read()
 
-    for enabled in (True, False):
-        with hashing(enabled), prefetch(items()) as it:
-            assert list(it) == [enabled]
+    with reading_session():
+        with prefetch(items()) as it:
+            assert list(it) == [b"x"]
+        assert list(inputs_read().values()) == [str(f)]
 
 
 @pytest.mark.parametrize(

@@ -169,16 +169,14 @@ DECIDERS = {
     # whether a run is streamed: evaluate() decides (api)
     "should_stream": {"api.py"},
     "streamable": {"api.py"},
-    # whether inputs are hashed and run ranks read: EvalSettings.reading() decides
-    "hashing": {"settings.py"},
-    "reading_ranks": {"settings.py"},
 }
 
 
 @pytest.mark.parametrize("name", sorted(DECIDERS))
 def test_each_decision_is_taken_in_one_place(name):
     """The command line passes paths, settings and a progress display; it never decides
-    itself whether to stream, hash or read ranks (io and engine define these)."""
+    itself whether to stream (io and engine define these). Whether to hash and to read ranks
+    are the settings' ``hash_inputs`` and ``read_ranks``, given to each reader as arguments."""
     users = {
         str(p.relative_to(PKG))
         for p in PKG.rglob("*.py")

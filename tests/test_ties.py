@@ -379,8 +379,6 @@ def test_rank_rule_with_tabular_runs_and_dataframes(tmp_path):
     )
     msm = write(tmp_path / "m.tsv", "".join(f"{a}\t{c}\t{d}\n" for a, _, c, d, _, _ in rows))
     from irevalcli.io.tabular import read_run_file
-    from irevalcli.io.trec import reading_ranks
 
-    with reading_ranks(True):
-        run = read_run_file(msm, fmt="msmarco")
+    run = read_run_file(msm, fmt="msmarco", ranks=True)
     assert run.rank.tolist() == [2, 1, 2, 1, 1, 1, 2]

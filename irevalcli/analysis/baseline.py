@@ -16,7 +16,6 @@ scored again, as a baseline given as a run is. Nothing here imports click.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
@@ -178,7 +177,9 @@ def read_record(baseline: Any) -> BaselineRecord | None:
             return None
         f.seek(0)
         data = f.read()
-    sha = hashlib.sha256(data).hexdigest()
+    from ..io.source import digest
+
+    sha = digest(data)
     try:
         doc = json.loads(data)
     except (ValueError, UnicodeDecodeError) as exc:

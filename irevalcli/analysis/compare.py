@@ -258,11 +258,11 @@ def load_inputs(
     if sum(1 for p in run_paths if isinstance(p, str) and p == "-") > 1:
         raise UsageError("only one run can be read from standard input ('-')")
     options = options or scoring_settings()
-    with options.reading():
-        qrels = load_qrels(qrels_path)
-        if options.engine == "dask":  # the runs are read on the cluster
-            return qrels, list(run_paths)
-        return qrels, [load_run(p) for p in run_paths]
+    hashed, ranks = options.hash_inputs, options.read_ranks
+    qrels = load_qrels(qrels_path, hash=hashed)
+    if options.engine == "dask":  # the runs are read on the cluster
+        return qrels, list(run_paths)
+    return qrels, [load_run(p, hash=hashed, ranks=ranks) for p in run_paths]
 
 
 # ---------------------------------------------------------------- risk measures

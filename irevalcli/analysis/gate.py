@@ -559,8 +559,7 @@ def run_gate(spec: GateSpec, engine: str = "local", *, unjudged: bool = False) -
             if isinstance(run, str):  # --engine dask: the runs were read on the cluster
                 from ..api import load_run
 
-                with evaluation.reading():
-                    run = load_run(run)
+                run = load_run(run, hash=evaluation.hash_inputs, ranks=evaluation.read_ranks)
             pairs = unjudged_pairs(qrels, run, k, spec.ties)
     measures = []
     for label in labels:
@@ -643,8 +642,7 @@ def _against_record(
     if evaluation.engine == "dask":
         again: Any = run["path"]
     else:
-        with evaluation.reading():
-            again = load_run(run["path"])
+        again = load_run(run["path"], hash=evaluation.hash_inputs, ranks=evaluation.read_ranks)
     base = score_run(qrels, again, batches, labels, options=evaluation)
     if base.sha256 and base.sha256 != run["sha256"]:
         raise InputError(

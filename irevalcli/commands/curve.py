@@ -130,9 +130,9 @@ def build_curve_table(qrels: Any, run: Any, *, options: EvalSettings | None = No
     from ..settings import EvalSettings
 
     options = EvalSettings.given(options, settings, "build_curve_table()")
-    with options.reading():
-        q = load_qrels(qrels, fmt=options.qrels_format, columns=options.columns)
-        r = load_run(run, fmt=options.run_format, columns=options.columns)
+    hashed, ranks = options.hash_inputs, options.read_ranks
+    q = load_qrels(qrels, fmt=options.qrels_format, columns=options.columns, hash=hashed)
+    r = load_run(run, fmt=options.run_format, columns=options.columns, hash=hashed, ranks=ranks)
     return build_table(q, r, options.table, doc_dict=False)
 
 
@@ -296,12 +296,10 @@ def curve_command(
         check_output_path(output)  # type: ignore[arg-type]
         check_not_input(output, inputs)
     settings = EvalSettings.of(complete=complete, rel_level=rel_level, ties=ties)
-    with settings.reading():
-        q = load_qrels(qrels)  # a file or a dataset, as every command reads it
+    q = load_qrels(qrels, hash=settings.hash_inputs)  # a file or a dataset, as every command reads it
     curves = []
     for path in paths:
-        with settings.reading():
-            r = load_run(path)
+        r = load_run(path, hash=settings.hash_inputs, ranks=settings.read_ranks)
         t = build_curve_table(q, r, options=settings)
         c = all_points(t) if points == "all" else interpolated_curve(t, levels)
         curves.append((path, r.runid, c))

@@ -210,9 +210,9 @@ def _load(qrels: str, runs: Sequence[str], settings: EvalSettings, *, expand: bo
     if paths.count("-") > 1:
         raise UsageError("only one run can be read from standard input ('-')")
     fmt, cmap = settings.run_format, settings.columns
-    with settings.reading():
-        q = load_qrels(qrels, fmt=settings.qrels_format, columns=cmap)  # a file or a dataset
-        return q, [load_run(p, fmt=fmt, columns=cmap) for p in paths]
+    hashed, ranks = settings.hash_inputs, settings.read_ranks
+    q = load_qrels(qrels, fmt=settings.qrels_format, columns=cmap, hash=hashed)  # a file or a dataset
+    return q, [load_run(p, fmt=fmt, columns=cmap, hash=hashed, ranks=ranks) for p in paths]
 
 
 def pr_curves(qrels: Any, runs: Sequence[Any], *, options: EvalSettings | None = None, **settings: Any) -> list:

@@ -314,9 +314,9 @@ def pool_command(
         if not is_stdout(path):  # refused before the runs are read, not after
             check_output_path(path, option=option)  # type: ignore[arg-type]
             check_not_input(path, inputs, option=option)
-    with settings.reading():
-        q = load_qrels(qrels, fmt=qrels_format, columns=cmap) if qrels else None  # a file or a dataset
-        loaded = [load_run(p, fmt=run_format, columns=cmap) for p in paths]
+    hashed, ranks = settings.hash_inputs, settings.read_ranks
+    q = load_qrels(qrels, fmt=qrels_format, columns=cmap, hash=hashed) if qrels else None  # a file or a dataset
+    loaded = [load_run(p, fmt=run_format, columns=cmap, hash=hashed, ranks=ranks) for p in paths]
     pool = build_pool(loaded, depth, q, settings.ties)
     data = pool_bytes(pool, label)
     # every file only once everything is made (a failure above writes nothing), each atomically

@@ -114,9 +114,9 @@ def similarity_command(
         check_not_input(output, inputs)
     if run_a == "-" and run_b == "-":
         raise UsageError("RUN_A and RUN_B cannot both be standard input")
-    with settings.reading():
-        a = read_run_file(run_a, fmt=run_format, columns=settings.columns)
-        b = read_run_file(run_b, fmt=run_format, columns=settings.columns)
+    hashed, ranks = settings.hash_inputs, settings.read_ranks
+    a = read_run_file(run_a, fmt=run_format, columns=settings.columns, hash=hashed, ranks=ranks)
+    b = read_run_file(run_b, fmt=run_format, columns=settings.columns, hash=hashed, ranks=ranks)
     rk = rankings(a, b, settings.ties, shared_only=shared)
     only_a, only_b = rk.only
     if only_a or only_b:

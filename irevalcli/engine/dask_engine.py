@@ -312,15 +312,14 @@ def _label_max(ds: Dataset, columns: Mapping[str, str], schema: tuple[str, ...])
 
 def _run_info(ds: Dataset, fmt: str, columns: Mapping[str, str], schema: Any, ranks: bool, hashing: bool) -> Any:
     """The dataset's runid (its last file's), and a single file's SHA-256 when hashing."""
-    import hashlib
-
     from ..io.dataset import dataset_runid, read_part
+    from ..io.source import digest
 
     for last in range(len(ds) - 1, -1, -1):  # the last file with rows (empty parts add nothing)
         part = read_part(ds, last, fmt=fmt, columns=columns, schema=schema, ranks=ranks)
         if len(part.run):
             break
-    sha = hashlib.sha256(ds.read_bytes(0, "run")).hexdigest() if hashing and len(ds) == 1 else ""
+    sha = digest(ds.read_bytes(0, "run")) if hashing and len(ds) == 1 else ""
     return dataset_runid(ds, part.run), sha
 
 
@@ -389,7 +388,7 @@ def _evaluate(client: Any, job: Job, run_spec: str, settings: EvalSettings) -> D
 
     qrels, opts = job.qrels, job.opts
     run_format, columns = settings.run_format, dict(settings.columns or {})
-    ranks, hashing = settings.ties == "rank", settings.hash_inputs
+    ranks, hashing = settings.read_ranks, settings.hash_inputs
     labelled = qrels is None
     what = "labelled table" if labelled else "run"
     ds = open_dataset(run_spec, what)

@@ -319,7 +319,7 @@ def _parsed_chunks(reader: Any, name: str) -> Iterator[tuple[Run, int, bool]]:
         counted = None  # lines in the chunk before, told to the reader
         while True:
             data, last = chunks.send(counted)
-            run = parse_chunk(data, name, base)
+            run = parse_chunk(data, name, base, ranks=reader.ranks)
             counted = run.lines or data.count(b"\n")
             base += counted
             size = len(data)
@@ -338,9 +338,12 @@ def evaluate_out_of_core(
     spool: IO[bytes] | None = None,
     memory_limit: int | str | None = None,
     chunk_bytes: int | None = None,
+    hash: bool = True,
+    ranks: bool = False,
 ) -> tuple[Results, str] | None:
     """Evaluate the run at ``path`` (not grouped by topic) partition by partition; the
-    results and the run's SHA-256, or None when it is estimated to fit ``memory_limit``
+    results and the run's SHA-256 ("" unless ``hash``; ``ranks``: the rank column is read and
+    kept, for ``--ties rank``), or None when it is estimated to fit ``memory_limit``
     (or cannot be partitioned: lone CR line ends, standard input that is not TREC text):
     then read it whole. ``spool``: standard input, spooled (rewound for the caller on None,
     closed otherwise).
@@ -353,7 +356,7 @@ def evaluate_out_of_core(
     _release()  # what the streamed attempt freed, before the resident memory is measured
     # smaller chunks under a small limit: the pass holds two chunks and their parsed rows
     chunk = chunk_bytes or max(1 << 20, min(CHUNK_BYTES, limit // 32))
-    reader = ChunkReader(path, chunk, stdin=spool, spool=False)
+    reader = ChunkReader(path, chunk, stdin=spool, spool=False, hash=hash, ranks=ranks)
     try:
         done = _evaluate(job, reader, limit=limit, spool=spool)
     except NotGrouped:
@@ -390,7 +393,6 @@ def _stored_size(reader: Any, spool: IO[bytes] | None) -> int:
 
 
 def _evaluate(job: Job, reader: Any, *, limit: int, spool: IO[bytes] | None) -> tuple[Results, str] | None:
-    from ..io.trec import READ_RANKS
     from .stream import prefetch
 
     name = reader.name
@@ -415,7 +417,7 @@ def _evaluate(job: Job, reader: Any, *, limit: int, spool: IO[bytes] | None) -> 
         if n <= 0:
             return None
         with spill_directory() as directory:
-            parts = _Partitions(directory, n, READ_RANKS.get())
+            parts = _Partitions(directory, n, reader.ranks)
             runid = run.runid
             delay = float(os.environ.get("IREVAL_TEST_SPILL_DELAY") or 0)  # test hook: a slow pass
             try:

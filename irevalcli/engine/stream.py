@@ -59,7 +59,8 @@ class ChunkReader:
     (a NUL byte, a line too long) names its line without a second scan of every chunk.
 
     ``progress`` is called with the number of bytes read (as stored) as they are read;
-    ``hash``: compute the SHA-256 of the bytes as stored (None: as ``HASH_INPUTS`` says).
+    ``hash``: compute the SHA-256 of the bytes as stored; ``ranks``: the chunks' parser keeps
+    the rank column (``--ties rank``).
     A pipe or FIFO named as a path is read once, through the spool of
     :func:`irevalcli.io.source.open_input`, like a file.
     ``path`` ``-`` reads standard input (``stdin``, else ``sys.stdin.buffer``), as it
@@ -76,11 +77,11 @@ class ChunkReader:
         stdin: IO[bytes] | None = None,
         spool: bool = True,
         progress: Callable[[int], None] | None = None,
-        hash: bool | None = None,
+        hash: bool = True,
+        ranks: bool = False,
     ) -> None:
-        from ..io.trec import HASH_INPUTS
-
-        self.hash = HASH_INPUTS.get() if hash is None else hash
+        self.hash = hash
+        self.ranks = ranks
         self.path = path
         self.progress = progress
         self.chunk_bytes = chunk_bytes
@@ -257,7 +258,7 @@ def topic_batches(reader: ChunkReader, name: str) -> Generator[tuple[Run, np.nda
     """
     chunks = reader.chunks()
     try:
-        yield from _topic_batches(chunks, name)
+        yield from _topic_batches(chunks, name, reader.ranks)
     finally:
         chunks.close()  # the file and the decompressor, now, whatever happened
 
@@ -280,7 +281,7 @@ def _first_topic_end(qid: pa.Array) -> int:
 
 
 def _topic_batches(
-    chunks: Generator[tuple[bytearray, bool], int | None, None], name: str
+    chunks: Generator[tuple[bytearray, bool], int | None, None], name: str, ranks: bool
 ) -> Iterator[tuple[Run, np.ndarray, pa.Array]]:
     seen: set[bytes] = set()
     base = 0  # physical lines of the file before the current chunk
@@ -291,7 +292,7 @@ def _topic_batches(
     pending: list[Run] = []
     while True:
         data, last = chunks.send(counted)
-        run = _parse_chunk(data, name, base)  # type: ignore[arg-type]  # a bytearray reads as bytes
+        run = _parse_chunk(data, name, base, ranks)  # type: ignore[arg-type]  # a bytearray reads as bytes
         counted = run.lines or data.count(b"\n")  # non-last chunks end in a line end
         base += counted
         del data
@@ -386,8 +387,9 @@ class prefetch:
     runs without the GIL, so it overlaps with the evaluation of the current
     chunk on the other core. Items, and an exception the iterator raises, come
     out in the same order as without the thread, so the results cannot depend
-    on it. The worker runs in a copy of the caller's context (context variables
-    such as ``readers.HASH_INPUTS`` keep their values).
+    on it. The worker runs in a copy of the caller's context (the reading session
+    of :func:`irevalcli.io.source.reading_session`, which finds a pipe's spool, is the
+    caller's).
 
     Use it as a context manager: leaving the block, normally or by an exception
     raised on either side, stops the worker, closes ``items`` (its file and
@@ -469,20 +471,20 @@ class prefetch:
         self.close()
 
 
-def parse_chunk(chunk: bytes, name: str, lines_before: int) -> Run:
-    """A chunk's rows, numbered by the file's physical lines (``lines_before`` precede it).
-    :class:`NotGrouped` for lone CR line ends and for a malformed line (the whole file's
-    parser then names the line it would name)."""
-    return _parse_chunk(chunk, name, lines_before)
+def parse_chunk(chunk: bytes, name: str, lines_before: int, *, ranks: bool = False) -> Run:
+    """A chunk's rows, numbered by the file's physical lines (``lines_before`` precede it;
+    ``ranks``: with the rank column). :class:`NotGrouped` for lone CR line ends and for a
+    malformed line (the whole file's parser then names the line it would name)."""
+    return _parse_chunk(chunk, name, lines_before, ranks)
 
 
-def _parse_chunk(chunk: bytes, name: str, lines_before: int) -> Run:
+def _parse_chunk(chunk: bytes, name: str, lines_before: int, ranks: bool) -> Run:
     from ..io.trec import has_bare_cr
 
     if has_bare_cr(chunk):
         raise NotGrouped  # lone CR line ends: read the file whole, where they become line ends
     try:
-        run = parse_run(Source(name=name, data=chunk, sha256=""), allow_empty=True)
+        run = parse_run(Source(name=name, data=chunk, sha256=""), allow_empty=True, ranks=ranks)
     except InputError:
         # The whole file's parser checks every line's field count before any score, and
         # hints from line 1: the first bad chunk need not hold the line it names (a later
@@ -499,15 +501,18 @@ def evaluate_stream(
     chunk_bytes: int = CHUNK_BYTES,
     stdin: IO[bytes] | None = None,
     progress: Callable[[int], None] | None = None,
+    hash: bool = True,
+    ranks: bool = False,
 ) -> tuple[Results, str]:
     """Evaluate the run at ``path`` (``-``: standard input, or ``stdin``) chunk by chunk;
-    returns the results and the run's SHA-256. ``progress`` is called with the number of
-    bytes read (as stored) as the file is read (from the reading thread).
+    returns the results and the run's SHA-256 ("" unless ``hash``). ``progress`` is called
+    with the number of bytes read (as stored) as the file is read (from the reading thread).
+    ``ranks``: read the rank column (``--ties rank``).
 
     Raises :class:`NotGrouped` when the file is not grouped by topic; for standard
     input its ``rest`` is then the whole input again (spooled), to be read whole.
     """
-    reader = ChunkReader(path, chunk_bytes, stdin=stdin, progress=progress)
+    reader = ChunkReader(path, chunk_bytes, stdin=stdin, progress=progress, hash=hash, ranks=ranks)
     try:
         return _evaluate_stream(job, reader)
     except NotGrouped as exc:

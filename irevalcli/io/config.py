@@ -17,7 +17,6 @@ replace it).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from typing import Any
@@ -40,14 +39,15 @@ def read_config(path: str) -> tuple[dict[str, Any], str]:
     """Parse a TOML config file (never evaluated): its table and the SHA-256 of its bytes."""
     from .source import read_whole
 
-    raw = read_whole(path, what="config", hash=False).data
+    got = read_whole(path, what="config")  # hashed as it is read
+    raw = got.data
     try:
         doc = _toml_loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise InputError(path, "not valid TOML: the file is not UTF-8") from None
     except ValueError as exc:  # tomllib.TOMLDecodeError
         raise InputError(path, f"not valid TOML: {exc}") from None
-    return doc, hashlib.sha256(raw).hexdigest()
+    return doc, got.sha256
 
 
 def resolve_config_path(value: str, config: str, key: str, *, allow_remote: bool = False) -> str:

@@ -396,15 +396,13 @@ def _plain_labelled(
     """A labelled Parquet file read once (run, labels with 0 where missing, rows missing
     one), or None when the general two-pass reading must say what is wrong with it."""
     from .tabular import NotPlain, parse_labelled_parquet
-    from .trec import reading_ranks
 
     if ranks:
         return None
     if hive and _needs_hive(data, hive, columns):
         data = _with_hive(data, name, hive, None)
     try:
-        with reading_ranks(False):
-            return parse_labelled_parquet(Source(name=name, data=data, sha256=""), columns)
+        return parse_labelled_parquet(Source(name=name, data=data, sha256=""), columns)
     except NotPlain:
         return None
 
@@ -524,14 +522,11 @@ def dataset_runid(ds: Dataset, last: Run) -> str:
 
 
 def read_run_dataset(
-    spec: str, *, fmt: str = "auto", columns: Mapping[str, str] | None = None, ranks: bool | None = None
+    spec: str, *, fmt: str = "auto", columns: Mapping[str, str] | None = None, ranks: bool = False
 ) -> Run:
-    from .trec import READ_RANKS
-
     ds = open_dataset(spec, "run")
     schema = first_schema(ds, "run", fmt, columns)
-    want_ranks = READ_RANKS.get() if ranks is None else ranks
-    runs = [read_part(ds, i, fmt=fmt, columns=columns, schema=schema, ranks=want_ranks).run for i in range(len(ds))]
+    runs = [read_part(ds, i, fmt=fmt, columns=columns, schema=schema, ranks=ranks).run for i in range(len(ds))]
     runs = [r for r in runs if len(r)]  # empty parts (empty partitions) add nothing
     if not runs:
         raise InputError(ds.spec, "the run dataset has no results (every file is empty)")
@@ -587,24 +582,21 @@ class Labelled:
 
 
 def read_labelled_dataset(
-    spec: str, *, columns: Mapping[str, str] | None = None, ranks: bool | None = None
+    spec: str, *, columns: Mapping[str, str] | None = None, ranks: bool = False
 ) -> tuple[Qrels, Run]:
     """A labelled table (qid, docno, score, rel per row) as its judgements and its run."""
     got = read_labelled(spec, columns=columns, ranks=ranks)
     return got.qrels, got.run
 
 
-def read_labelled(spec: str, *, columns: Mapping[str, str] | None = None, ranks: bool | None = None) -> Labelled:
+def read_labelled(spec: str, *, columns: Mapping[str, str] | None = None, ranks: bool = False) -> Labelled:
     """:func:`read_labelled_dataset`, with each run row's label kept."""
     import numpy as np
 
-    from .trec import READ_RANKS
-
     ds = open_dataset(spec, "labelled table")
     schema = first_schema(ds, "labelled table", "auto", columns)
-    want_ranks = READ_RANKS.get() if ranks is None else ranks
     parts = [
-        read_part(ds, i, what="labelled table", columns=columns, schema=schema, ranks=want_ranks, labelled=True)
+        read_part(ds, i, what="labelled table", columns=columns, schema=schema, ranks=ranks, labelled=True)
         for i in range(len(ds))
     ]
     parts = [p for p in parts if len(p.run)]  # empty parts add nothing

@@ -165,9 +165,9 @@ def _fields(ds: Any) -> tuple[str, ...]:
     return tuple(getattr(ds.qrels_cls(), "_fields", ()))
 
 
-def qrels_source(spec: str) -> Source:
+def qrels_source(spec: str, *, hash: bool = True) -> Source:
     """The qrels of the ir_datasets dataset ``spec`` (``ID`` or ``irds:ID``) as TREC qrels
-    text named ``irds:ID``, for the qrels parser."""
+    text named ``irds:ID``, for the qrels parser (``hash``: with the SHA-256 of that text)."""
     ds_id, ds = _dataset(spec, "qrels")
     fields = _fields(ds)
     name = PREFIX + ds_id
@@ -179,12 +179,12 @@ def qrels_source(spec: str) -> Source:
         )
     if not {"query_id", "doc_id", "relevance"} <= set(fields):
         raise InputError(name, f"its qrels are not relevance judgements (fields: {', '.join(fields) or 'none'})")
-    return _source(name, _text(ds_id, ds, ("query_id", "iteration", "doc_id", "relevance")), "qrels")
+    return _source(name, _text(ds_id, ds, ("query_id", "iteration", "doc_id", "relevance")), "qrels", hash)
 
 
-def subtopics_source(spec: str) -> Source:
+def subtopics_source(spec: str, *, hash: bool = True) -> Source:
     """The subtopic judgements of the ir_datasets dataset ``spec`` as ``qid subtopic docno rel``
-    text named ``irds:ID``, for the subtopic qrels parser."""
+    text named ``irds:ID``, for the subtopic qrels parser (``hash``: with its SHA-256)."""
     ds_id, ds = _dataset(spec, "subtopic qrels")
     fields = _fields(ds)
     name = PREFIX + ds_id
@@ -192,14 +192,14 @@ def subtopics_source(spec: str) -> Source:
         raise InputError(
             name, f"the ir_datasets dataset has no subtopic judgements (its qrels: {', '.join(fields) or 'none'})"
         )
-    return _source(name, _text(ds_id, ds, ("query_id", "subtopic_id", "doc_id", "relevance")), "subtopic qrels")
+    text = _text(ds_id, ds, ("query_id", "subtopic_id", "doc_id", "relevance"))
+    return _source(name, text, "subtopic qrels", hash)
 
 
-def _source(name: str, data: bytes, what: str) -> Source:
-    import hashlib
-
-    from .trec import HASH_INPUTS, Source
+def _source(name: str, data: bytes, what: str, hash: bool) -> Source:
+    from .source import digest
+    from .trec import Source
 
     if not data:
         raise InputError(name, f"the ir_datasets dataset's {what} are empty")
-    return Source(name=name, data=data, sha256=hashlib.sha256(data).hexdigest() if HASH_INPUTS.get() else "")
+    return Source(name=name, data=data, sha256=digest(data, hash=hash))

@@ -69,9 +69,11 @@ class Judgements:
     lineno: np.ndarray  # int64 physical line numbers
 
 
-def read_judgements(path: str | os.PathLike[str], rel_format: str, *, stdin: BinaryIO | None = None) -> Judgements:
-    """A judgement file in ``rel_format`` (qrels_jg, prefs or qrels_prefs)."""
-    src = read_source(path, what=rel_format, stdin=stdin)
+def read_judgements(
+    path: str | os.PathLike[str], rel_format: str, *, stdin: BinaryIO | None = None, hash: bool = True
+) -> Judgements:
+    """A judgement file in ``rel_format`` (qrels_jg, prefs or qrels_prefs); ``hash``: record its SHA-256."""
+    src = read_source(path, what=rel_format, stdin=stdin, hash=hash)
     return parse_judgements(src, rel_format)
 
 
@@ -156,12 +158,13 @@ def judgements_from_frame(df: Any, rel_format: str, name: str = "<judgements Dat
     )
 
 
-def load_judgements(rel: Any, rel_format: str) -> Judgements:
-    """Judgements in ``rel_format`` from a path, a DataFrame or a :class:`Judgements`."""
+def load_judgements(rel: Any, rel_format: str, *, hash: bool = True) -> Judgements:
+    """Judgements in ``rel_format`` from a path, a DataFrame or a :class:`Judgements`
+    (``hash``: record a file's SHA-256)."""
     if isinstance(rel, Judgements):
         return rel
     if isinstance(rel, (str, os.PathLike)):
-        return read_judgements(rel, rel_format)
+        return read_judgements(rel, rel_format, hash=hash)
     if hasattr(rel, "columns"):
         return judgements_from_frame(rel, rel_format)
     raise UsageError(f"judgements must be a path or a DataFrame, not {type(rel).__name__}")

@@ -8,7 +8,9 @@ of these is written once:
   their magic numbers, never by a file's name; decompressed whole (:func:`inflate`) or as a
   stream (:func:`open_decompressed`);
 - the one reading loop (:class:`Tap`): it hashes what passes through (SHA-256 of the bytes
-  as stored), reports their count to a progress hook, and may copy them to a spool;
+  as stored), reports their count to a progress hook, and may copy them to a spool; bytes
+  that reach a reader by another way (an ir_datasets export, a URL) are hashed by
+  :func:`digest`, the only other hashing of inputs;
 - whole reads (:func:`read_whole`) and sniffing (:func:`sniff_head`);
 - inputs that cannot be read twice. Standard input (``-``) is spooled by the streamed
   reader as it goes. Any other input that is not a regular file, a pipe named as a path
@@ -213,6 +215,17 @@ class Tap(io.RawIOBase):
 
     def close(self) -> None:  # the file is its owner's to close (standard input stays open)
         super().close()
+
+
+def digest(data: bytes, *, hash: bool = True) -> str:
+    """The SHA-256 of bytes in memory already (an ir_datasets export, a dataset's file on a
+    URL, a gate config, a baseline record), as :class:`Tap` gives it for the bytes it reads:
+    the hex digest, or "" when ``hash`` is False."""
+    if not hash:
+        return ""
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
 
 
 def spool_failed(name: str, exc: OSError) -> InputError:

@@ -29,17 +29,18 @@ class SubtopicQrels:
     lineno: np.ndarray  # int64
 
 
-def read_subtopics(path: str | os.PathLike[str]) -> SubtopicQrels:
-    """A subtopic qrels file: exactly 4 fields per line, ``qid subtopic docno rel``."""
+def read_subtopics(path: str | os.PathLike[str], *, hash: bool = True) -> SubtopicQrels:
+    """A subtopic qrels file: exactly 4 fields per line, ``qid subtopic docno rel``;
+    ``hash``: record its SHA-256."""
     from .irds import is_dataset_id
     from .trec import parse_four_fields, read_source
 
     if is_dataset_id(path):  # an ir_datasets id (an existing file wins): io.irds
         from .irds import subtopics_source
 
-        src = subtopics_source(os.fspath(path))
+        src = subtopics_source(os.fspath(path), hash=hash)
     else:
-        src = read_source(path, what="subtopic qrels")
+        src = read_source(path, what="subtopic qrels", hash=hash)
     (qid, subtopic, docno), rel, lineno = parse_four_fields(src, what="subtopic qrels", fields="qid subtopic docno rel")
     assert qid is not None and subtopic is not None and docno is not None
     sub = SubtopicQrels(
@@ -78,12 +79,13 @@ def subtopics_from_frame(df: Any, name: str = "<subtopics DataFrame>") -> Subtop
     return sub
 
 
-def load_subtopics(source: Any) -> SubtopicQrels:
-    """A path or a DataFrame (or an already read :class:`SubtopicQrels`)."""
+def load_subtopics(source: Any, *, hash: bool = True) -> SubtopicQrels:
+    """A path or a DataFrame (or an already read :class:`SubtopicQrels`); ``hash``: record a
+    file's SHA-256."""
     if isinstance(source, SubtopicQrels):
         return source
     if isinstance(source, (str, os.PathLike)):
-        return read_subtopics(source)
+        return read_subtopics(source, hash=hash)
     if hasattr(source, "columns"):
         return subtopics_from_frame(source)
     raise UsageError(f"subtopics must be a path or a DataFrame, not {type(source).__name__}")

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from ..errors import InputError, UsageError
 from . import source
 from .arrow import to_numpy
-from .trec import READ_RANKS, Qrels, Run, Source, read_source, refuse_bom
+from .trec import Qrels, Run, Source, read_source, refuse_bom
 
 if TYPE_CHECKING:
     import numpy as np
@@ -240,7 +240,7 @@ def read_input(
     what: str,
     stdin: BinaryIO | None = None,
     progress: Progress | None = None,
-    hash: bool | None = None,
+    hash: bool = True,
 ) -> Source:
     """:func:`readers.read_source`, reporting bytes read to ``progress`` as it goes (not for
     standard input, whose size is not known)."""
@@ -256,10 +256,10 @@ def read_qrels_file(
     columns: Mapping[str, str] | Sequence[str] | None = None,
     stdin: BinaryIO | None = None,
     progress: Progress | None = None,
-    hash: bool | None = None,
+    hash: bool = True,
 ) -> Qrels:
     """A qrels file in any supported format (``fmt="auto"`` detects it). ``hash``: record
-    its SHA-256 (None: as :data:`irevalcli.io.trec.HASH_INPUTS` says)."""
+    its SHA-256 (an ir_datasets id's: of its judgements as read)."""
     check_format(fmt, "qrels")
     cmap = parse_column_map(columns)
     from .irds import is_dataset_id
@@ -267,7 +267,7 @@ def read_qrels_file(
     if is_dataset_id(path):  # an ir_datasets id (an existing file wins): io.irds
         from .irds import qrels_source
 
-        src = qrels_source(os.fspath(path))
+        src = qrels_source(os.fspath(path), hash=hash)
     else:
         src = read_input(path, what="qrels", stdin=stdin, progress=progress, hash=hash)
     return parse_qrels_source(src, fmt=fmt, columns=cmap)
@@ -280,11 +280,11 @@ def read_run_file(
     columns: Mapping[str, str] | Sequence[str] | None = None,
     stdin: BinaryIO | None = None,
     progress: Progress | None = None,
-    hash: bool | None = None,
-    ranks: bool | None = None,
+    hash: bool = True,
+    ranks: bool = False,
 ) -> Run:
     """A run file in any supported format (``fmt="auto"`` detects it; ``msmarco`` must be asked for).
-    ``hash``: record its SHA-256; ``ranks``: keep its rank column (None: as the context says)."""
+    ``hash``: record its SHA-256; ``ranks``: keep its rank column (``--ties rank``)."""
     check_format(fmt, "run")
     cmap = parse_column_map(columns)
     src = read_input(path, what="run", stdin=stdin, progress=progress, hash=hash)
@@ -342,19 +342,17 @@ def parse_run_source(
     *,
     fmt: str = "auto",
     columns: Mapping[str, str] | None = None,
-    ranks: bool | None = None,
+    ranks: bool = False,
     constants: Sequence[tuple[str, str]] = (),
     allow_empty: bool = False,
 ) -> Run:
-    """A run's rows from its bytes; ``ranks``: keep the rank column, for ``--ties rank``
-    (None: as :data:`irevalcli.io.trec.READ_RANKS` says). ``constants``: (column, value)
+    """A run's rows from its bytes; ``ranks``: keep the rank column, for ``--ties rank``.
+    ``constants``: (column, value)
     pairs every row has unless the file has that column (a dataset's hive directories).
     ``allow_empty``: a file without results (a dataset's empty part) gives an empty run
     instead of an error."""
     from .trec import parse_run
 
-    if ranks is None:
-        ranks = READ_RANKS.get()
     columns = columns or {}
     strip_header_bom(src, fmt, columns)
     refuse_bom(src)
@@ -405,7 +403,9 @@ def parse_run_source(
     )
 
 
-def parse_labelled_parquet(src: Source, columns: Mapping[str, str] | None = None) -> tuple[Run, np.ndarray, Any]:
+def parse_labelled_parquet(
+    src: Source, columns: Mapping[str, str] | None = None, *, ranks: bool = False
+) -> tuple[Run, np.ndarray, Any]:
     """A labelled Parquet table (qid, docno, score, rel per row) read once: its run, each
     row's label (0 where the label is missing) and the rows whose label is missing (a bool
     array, or None when every row has one). Only for what :func:`parse_run_source` and
@@ -416,7 +416,7 @@ def parse_labelled_parquet(src: Source, columns: Mapping[str, str] | None = None
     import pyarrow as pa
 
     columns = columns or {}
-    if READ_RANKS.get() or "rank" in columns:
+    if ranks or "rank" in columns:
         raise NotPlain
     try:
         tab = _read_tabular(src, "parquet", ("qid", "docno", "score", "rel"), ("runid",), columns, "run")

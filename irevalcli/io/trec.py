@@ -15,9 +15,7 @@ anywhere else (inside a docno, say) is data.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -40,40 +38,20 @@ class Source:
     sha256: str  # of the bytes as read (before decompression)
 
 
-# Whether readers compute the SHA-256 of what they read, when their caller does not say
-# (``hash=``). Hashing a 300 MB run costs about half a second; only outputs that record it
-# (JSON, Parquet, compare, gate) need it, so api.evaluate(hash_inputs=...) switches it for
-# one evaluation.
-HASH_INPUTS: ContextVar[bool] = ContextVar("HASH_INPUTS", default=True)
-
-
-@contextmanager
-def hashing(enabled: bool) -> Iterator[None]:
-    """Within the block, readers hash their inputs only if ``enabled``."""
-    token = HASH_INPUTS.set(enabled)
-    try:
-        yield
-    finally:
-        HASH_INPUTS.reset(token)
-
-
 def read_source(
     path: str | os.PathLike[str],
     *,
     what: str,
     stdin: BinaryIO | None = None,
-    hash: bool | None = None,
+    hash: bool = True,
     progress: Callable[[int], None] | None = None,
 ) -> Source:
     """Read a whole input: a path, or ``-`` for standard input; gzip, bzip2, xz and zstd by
-    content (:mod:`irevalcli.io.source`). ``hash``: compute its SHA-256 (None: as
-    :data:`HASH_INPUTS` says)."""
-    raw = source.read_whole(path, what=what, stdin=stdin, hash=_hash(hash), progress=progress)
+    content (:mod:`irevalcli.io.source`). ``hash``: compute its SHA-256 (of the bytes as
+    stored; "" when False: hashing a 300 MB run costs about half a second, and only the
+    outputs that record it need it: ``EvalSettings.hash_inputs``)."""
+    raw = source.read_whole(path, what=what, stdin=stdin, hash=hash, progress=progress)
     return Source(name=raw.name, data=decompress(raw.data, raw.name, what), sha256=raw.sha256)
-
-
-def _hash(hash: bool | None) -> bool:
-    return HASH_INPUTS.get() if hash is None else hash
 
 
 MAX_LINE = 16 << 20  # bytes a single line may take: longer is an error, not gigabytes of memory
@@ -474,7 +452,7 @@ class Run:
     lineno: np.ndarray
     runid: str
     lines: int = 0  # physical lines of the text parsed, when known without counting (else 0)
-    rank: np.ndarray | None = None  # int64 rank column, read only for --ties rank (READ_RANKS)
+    rank: np.ndarray | None = None  # int64 rank column, read only for --ties rank (``ranks=True``)
 
     def __len__(self) -> int:
         return len(self.score)
@@ -500,21 +478,6 @@ class Run:
         )
 
 
-# Whether run readers keep the rank column (as int64 ``Run.rank``). Only ``--ties rank``
-# orders by it; trec_eval never reads it, so otherwise it is not parsed (nor checked).
-READ_RANKS: ContextVar[bool] = ContextVar("READ_RANKS", default=False)
-
-
-@contextmanager
-def reading_ranks(enabled: bool) -> Iterator[None]:
-    """Within the block, run readers keep the rank column only if ``enabled``."""
-    token = READ_RANKS.set(enabled)
-    try:
-        yield
-    finally:
-        READ_RANKS.reset(token)
-
-
 def parse_ranks(tokens: pa.Array, lines_no: np.ndarray, name: str) -> np.ndarray:
     """A run's rank column for ``--ties rank``: whole numbers, by the rule of labels
     (``3`` and ``3.0`` are 3; ``2.5``, ``x`` and hexadecimal are refused, naming the line)."""
@@ -534,7 +497,7 @@ def check_rank_range(rank: np.ndarray, lines_no: np.ndarray, name: str) -> None:
         raise InputError(name, f"rank '{int(rank[i])}' is out of range", int(lines_no[i]))
 
 
-def read_qrels(path: str | os.PathLike[str], *, stdin: BinaryIO | None = None, hash: bool | None = None) -> Qrels:
+def read_qrels(path: str | os.PathLike[str], *, stdin: BinaryIO | None = None, hash: bool = True) -> Qrels:
     """A qrels file: exactly 4 fields per line, ``qid iter docno rel``."""
     src = read_source(path, what="qrels", stdin=stdin, hash=hash)
     return parse_qrels(src)
@@ -593,16 +556,17 @@ def parse_qrels(src: Source) -> Qrels:
 
 
 def read_run(
-    path: str | os.PathLike[str], *, stdin: BinaryIO | None = None, hash: bool | None = None, ranks: bool | None = None
+    path: str | os.PathLike[str], *, stdin: BinaryIO | None = None, hash: bool = True, ranks: bool = False
 ) -> Run:
     """A TREC run: ``qid iter docno rank score runid`` (more fields are ignored)."""
     src = read_source(path, what="run", stdin=stdin, hash=hash)
     return parse_run(src, ranks=ranks)
 
 
-def parse_run(src: Source, *, allow_empty: bool = False, ranks: bool | None = None) -> Run:
+def parse_run(src: Source, *, allow_empty: bool = False, ranks: bool = False) -> Run:
     """Parse a whole run (or, with ``allow_empty``, a chunk that may hold no data line).
-    ``ranks``: keep the rank column (None: as :data:`READ_RANKS` says)."""
+    ``ranks``: keep the rank column as int64 ``Run.rank`` (only ``--ties rank`` orders by
+    it; trec_eval never reads it, so otherwise it is not parsed, nor checked)."""
     import numpy as np
     import pyarrow as pa
 
@@ -610,7 +574,6 @@ def parse_run(src: Source, *, allow_empty: bool = False, ranks: bool | None = No
         return Run.empty(src.name)
     refuse_bom(src)
 
-    ranks = READ_RANKS.get() if ranks is None else ranks
     want = {0: pa.large_binary(), 2: pa.large_binary(), 4: pa.float64(), 5: pa.binary()}
     if ranks:
         want[3] = pa.large_binary()
