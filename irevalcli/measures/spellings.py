@@ -9,8 +9,8 @@ what it computes, and ``build``, which turns the parsed arguments into a :class:
 many spellings; a spelling's own rules are a function in its module.
 
 Declaring a spelling only records it (this module is imported with the measures, and is
-cheap); reading ``-m`` arguments in these spellings is :mod:`.aliases`, imported when a
-name is not trec_eval's.
+cheap); reading ``-m`` arguments in these spellings is :func:`.names.parse_friendly`, the
+one ``-m`` grammar, and describing them is :mod:`.reference`.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..errors import MeasureParamError
+from .registry import LONG_MAX
 
 BIG = 2**62  # "no cutoff" for measures whose definition clips k to the ranking
 
@@ -101,26 +102,6 @@ def spelling(
         FAMILIES[n] = Family(n, style, build, definition, tuple(roots), tuple(args), cutoff, synonyms, dotted, module)
 
 
-def put_in_order(modules: Sequence[str]) -> None:
-    """Put :data:`FAMILIES` in listing order: :data:`LISTING_ORDER`, then the others by their
-    module's place in ``modules`` and in declaration order."""
-    listed = {name: i for i, name in enumerate(LISTING_ORDER)}
-    place = {mod: i for i, mod in enumerate(modules)}
-    declared = {name: i for i, name in enumerate(FAMILIES)}
-
-    def key(name: str) -> tuple[int, int, int]:
-        if name in listed:
-            return (0, listed[name], 0)
-        mod = FAMILIES[name].module
-        if mod not in place:
-            raise RuntimeError(f"spelling {name}: its module {mod} has no place in the listing order")
-        return (1, place[mod], declared[name])
-
-    items = [(name, FAMILIES[name]) for name in sorted(FAMILIES, key=key)]
-    FAMILIES.clear()
-    FAMILIES.update(items)
-
-
 def dotted_pattern() -> re.Pattern[str]:
     """``rbp.95`` and ``rbp.95-l2``: the spellings whose cutoff follows a dot, which trec_eval's
     syntax would otherwise read as a measure and its parameters."""
@@ -130,7 +111,6 @@ def dotted_pattern() -> re.Pattern[str]:
 
 # ---- the argument grammar shared by many spellings ----------------------------------
 
-LONG_MAX = 2**63 - 1  # trec_eval's long (names.LONG_MAX): the largest cutoff or level
 REL = ("rel", "judged_only")  # the ir_measures arguments that change the table the measure sees
 
 
