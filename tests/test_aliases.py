@@ -8,9 +8,9 @@ import pytest
 
 from irevalcli.errors import MeasureParamError, UnknownMeasureError
 from irevalcli.measures.names import parse_friendly as parse
+from irevalcli.measures.names import resolve
 from irevalcli.measures.reference import describe
 from irevalcli.measures.spellings import BIG
-from irevalcli.measures.names import resolve
 
 from .conftest import TREC_EVAL
 

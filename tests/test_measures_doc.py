@@ -28,9 +28,9 @@ def test_cli_prints_the_reference(cli):
 
 
 def test_every_measure_and_every_spelling_is_listed():
-    from irevalcli.measures.spellings import FAMILIES
     from irevalcli.measures.catalog import load
     from irevalcli.measures.registry import NICKNAMES
+    from irevalcli.measures.spellings import FAMILIES
 
     doc = json.loads(measures_reference("json"))
     by_name = {m["name"]: m for m in doc["measures"]}
