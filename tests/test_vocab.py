@@ -195,3 +195,15 @@ def test_one_rule_for_repeated_parameters():
     assert [r.labels for r in names.resolve(every)] == [["map"], ["P_5", "P_10"], ["ndcg_1=3"]]
     cuts, _ = names.repeated_parameters(["iprec_at_recall.0.5", "iprec_at_recall.0.1"], keep="all")
     assert cuts == ["iprec_at_recall.0.1,0.5"]
+
+
+def test_a_spelling_names_a_known_library_which_decides_its_grammar_and_description():
+    from irevalcli.measures import spellings
+
+    assert list(spellings.LIBRARIES) == ["ir_measures", "ranx", "ireval", "tf-ranking", "elasticsearch"]
+    assert [lib.name for lib in spellings.LIBRARIES.values() if lib.ranx_grammar] == ["ranx"]
+    assert spellings.FAMILIES["nDCG"].library.syntax == "ir_measures' syntax"
+    with pytest.raises(RuntimeError) as err:
+        spellings.spelling("X", style="pyterrier", build=spellings.simple("map"), roots=("map",), definition="x")  # type: ignore[arg-type]
+    assert str(err.value) == "spelling X: no library 'pyterrier' (spellings.LIBRARIES)"
+    assert "X" not in spellings.FAMILIES

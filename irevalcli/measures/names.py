@@ -48,7 +48,7 @@ from typing import Any, Literal
 from ..errors import MeasureParamError, UnknownMeasureError
 from .catalog import load
 from .registry import FORMAT_NICKNAMES, LONG_MAX, NICKNAMES, Measure, Params, shown
-from .spellings import FAMILIES, Family, Target, dotted_pattern
+from .spellings import FAMILIES, LIBRARIES, Family, Target, dotted_pattern
 
 
 @dataclass(frozen=True)
@@ -87,8 +87,7 @@ def _meant_instead(name: str, text: str) -> str:
     cut = f"{name}_cut"
     if cut in registry and _parses(registry[cut], text):
         offers.append(f"{cut}.{text}")
-    styles = ("ir_measures", "ranx", "ireval", "tf-ranking", "elasticsearch")
-    for style in styles:  # one friendly spelling, from the library listed first
+    for style in LIBRARIES:  # one friendly spelling, from the library listed first
         for fam in FAMILIES.values():
             if fam.style != style or not {name, cut} & set(fam.roots):
                 continue
@@ -218,7 +217,7 @@ def parse_friendly(spec: str) -> Friendly | None:
     """The meaning of an ir_measures, ranx, ireval, TF-Ranking or Elasticsearch spelling, None if
     it is not one; errors for known names misused."""
     m = _IM_RE.match(spec)
-    if m and m.group("name") in FAMILIES and FAMILIES[m.group("name")].style != "ranx":
+    if m and m.group("name") in FAMILIES and not FAMILIES[m.group("name")].library.ranx_grammar:
         fam = FAMILIES[m.group("name")]
         args = _args(m.group("args"), spec)
         unknown = [k for k in args if k not in fam.args]
@@ -232,7 +231,7 @@ def parse_friendly(spec: str) -> Friendly | None:
             raise MeasureParamError(f"{spec}: {fam.name} takes no cutoff")
         return Friendly(spec, fam, fam.build(args, at, spec))
     r = _RANX_RE.match(spec)
-    if r and r.group("name") in FAMILIES and FAMILIES[r.group("name")].style == "ranx":
+    if r and r.group("name") in FAMILIES and FAMILIES[r.group("name")].library.ranx_grammar:
         fam = FAMILIES[r.group("name")]
         ranx_args: dict[str, Any] = {}
         if r.group("level") is not None:

@@ -13,9 +13,10 @@ from typing import Any
 
 from ..errors import MeasureParamError, UnknownMeasureError
 from .spellings import BIG, FAMILIES
+from .spellings import LIBRARIES as OTHER_LIBRARIES
 
 # libraries whose spellings ireval accepts, in the order the reference lists them
-LIBRARIES = ("trec_eval", "ir_measures", "ranx", "ireval", "tf-ranking", "elasticsearch")
+LIBRARIES = ("trec_eval", *OTHER_LIBRARIES)
 
 
 def measure_spellings(meas: Any) -> dict[str, list[str]]:
@@ -31,7 +32,7 @@ def measure_spellings(meas: Any) -> dict[str, list[str]]:
 
 def family_form(fam: Any) -> str:
     """A family's spelling with its argument and cutoff syntax: ``P(rel,judged_only)@k``."""
-    if fam.style == "ranx":
+    if fam.library.ranx_grammar:
         return f"{fam.name}.NN-lN" if fam.dotted else f"{fam.name}@k-lN"
     args = f"({','.join(fam.args)})" if fam.args else ""
     cut = {"optional": "[@k]", "required": "@k", "none": ""}[fam.cutoff]
@@ -81,7 +82,7 @@ def measures_reference(fmt: str) -> str:
             "also_spelled": list(f.synonyms),
             "maps_to": list(f.roots),
             "arguments": list(f.args),
-            "cutoff": f.cutoff if f.style != "ranx" else "optional",
+            "cutoff": f.cutoff if not f.library.ranx_grammar else "optional",
             "definition": f.definition,
         }
         for f in FAMILIES.values()
@@ -240,20 +241,13 @@ def describe(spec: str) -> str | None:
                 else ",".join(str(v) if v != BIG else "all" for v in f.target.values)
             )
             base += f".{shown}"
-    style = {
-        "ir_measures": "ir_measures' syntax",
-        "ranx": "ranx's syntax",
-        "ireval": "ireval's friendly syntax",
-        "tf-ranking": "TF-Ranking's spelling",
-        "elasticsearch": "Elasticsearch's spelling",
-    }
-    lines = [f"{base}: {style[fam.style]}", f"  definition: {fam.definition}"]
+    lines = [f"{base}: {fam.library.syntax}", f"  definition: {fam.definition}"]
     lines.append(f"  maps to: {', '.join(fam.roots)}")
     if fam.args:
         lines.append(f"  parameters: {', '.join(fam.args)}")
     lines.append(
         {"optional": "  cutoff: @k optional", "required": "  cutoff: @k required", "none": "  cutoff: none"}[fam.cutoff]
-        if fam.style != "ranx"
+        if not fam.library.ranx_grammar
         else "  cutoff: @k optional; -lN sets the relevance level"
     )
     if fam.synonyms:

@@ -34,6 +34,29 @@ Cutoff = Literal["optional", "required", "none"]
 
 
 @dataclass(frozen=True)
+class Library:
+    """A library whose spellings ireval reads (a spelling's ``style``)."""
+
+    name: str
+    syntax: str  # what 'ireval measures NAME' calls a spelling of it
+    ranx_grammar: bool = False  # name[@k][-lN] (ranx's); else Name[(key=value,...)][@k]
+
+
+# every style, in the order the reference lists them (after trec_eval's own) and a -m error
+# offers them; a new library is one line here and one name in Style
+LIBRARIES: dict[str, Library] = {
+    lib.name: lib
+    for lib in (
+        Library("ir_measures", "ir_measures' syntax"),
+        Library("ranx", "ranx's syntax", ranx_grammar=True),
+        Library("ireval", "ireval's friendly syntax"),
+        Library("tf-ranking", "TF-Ranking's spelling"),
+        Library("elasticsearch", "Elasticsearch's spelling"),
+    )
+}
+
+
+@dataclass(frozen=True)
 class Target:
     """What a friendly spelling means."""
 
@@ -61,6 +84,10 @@ class Family:
     synonyms: tuple[str, ...] = field(default=())
     dotted: bool = False  # ranx: the cutoff may follow a '.' (rbp.95), which trec_eval's syntax would read
     module: str = ""  # the family module that declares it
+
+    @property
+    def library(self) -> Library:
+        return LIBRARIES[self.style]
 
 
 # Every spelling by name, in listing order (``ireval measures``, docs/measures.md).
@@ -95,6 +122,8 @@ def spelling(
     """Declare a friendly spelling (and its synonyms, ``names[1:]``) in the module that declares
     the measure it maps to (``roots[0]``)."""
     module = sys._getframe(1).f_globals.get("__name__", "")
+    if style not in LIBRARIES:
+        raise RuntimeError(f"spelling {names[0]}: no library '{style}' (spellings.LIBRARIES)")
     for n in names:
         if n in FAMILIES:
             raise RuntimeError(f"spelling {n} declared twice")
