@@ -322,9 +322,9 @@ def _merged(measures: Any) -> list[str]:
     parameters given for a measure, which the trec text of the command line reproduces (with
     a note); the API prints no trec text, so it computes every measure asked, as the command
     line's other formats do, never dropping one silently."""
-    from .measures.names import merge_repeated_cutoffs, split_specs
+    from .measures.names import repeated_parameters, split_specs
 
-    return merge_repeated_cutoffs(split_specs(_measure_list(measures)))[0]
+    return repeated_parameters(split_specs(_measure_list(measures)), keep="all")[0]
 
 
 @_api_names

@@ -7,8 +7,10 @@ import json
 import pytest
 
 from irevalcli.errors import MeasureParamError, UnknownMeasureError
-from irevalcli.measures.aliases import BIG, describe, parse
+from irevalcli.measures.names import parse_friendly as parse
 from irevalcli.measures.names import resolve
+from irevalcli.measures.reference import describe
+from irevalcli.measures.spellings import BIG
 
 from .conftest import TREC_EVAL
 

@@ -209,11 +209,11 @@ NAMED_ON_PURPOSE = {
 def test_no_comparison_with_a_measure_name_outside_measures():
     """No ``x == "num_q"``, ``agg in ("runid", ...)`` or the like outside ``measures/``:
     what is specific to a measure is a typed field of its declaration (issue 15)."""
-    from irevalcli.measures import aliases, catalog
+    from irevalcli.measures import catalog, spellings
     from irevalcli.measures.registry import REGISTRY
 
     catalog.load()
-    names = set(REGISTRY) | {f.name for f in aliases.FAMILIES.values()}
+    names = set(REGISTRY) | {f.name for f in spellings.FAMILIES.values()}
     hits = set()
     for mod, (path, _) in MODULES.items():
         if _layer(mod) == "measures":

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from irevalcli import evaluate
 from irevalcli.commands.main import measures_command, measures_reference
 from irevalcli.errors import MeasureParamError
-from irevalcli.measures import aliases, ap, catalog, names, spellings
+from irevalcli.measures import ap, catalog, names, spellings
 from irevalcli.measures.registry import FORMAT_NICKNAMES, NICKNAMES, REGISTRY, measure
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,19 +28,18 @@ FAMILY_MODULES = {m.__name__ for m in catalog.FAMILY_MODULES}
 def test_every_spelling_is_declared_in_the_module_of_its_measure():
     wrong = [
         f"{name}: declared in {fam.module}, {fam.roots[0]} in {REGISTRY[fam.roots[0]].func.__module__}"
-        for name, fam in aliases.FAMILIES.items()
+        for name, fam in spellings.FAMILIES.items()
         if fam.module != REGISTRY[fam.roots[0]].func.__module__
     ]
     assert wrong == []
-    assert {fam.module for fam in aliases.FAMILIES.values()} <= FAMILY_MODULES
-    assert all(root in REGISTRY for fam in aliases.FAMILIES.values() for root in fam.roots)
-    assert aliases.FAMILIES is spellings.FAMILIES
+    assert {fam.module for fam in spellings.FAMILIES.values()} <= FAMILY_MODULES
+    assert all(root in REGISTRY for fam in spellings.FAMILIES.values() for root in fam.roots)
 
 
 def test_only_family_modules_declare_measures_or_spellings():
     """The machinery modules hold no declaration: no @measure, spelling(...) or nickname
     list outside the family modules (and catalog's nicknames)."""
-    machinery = {"__init__", "_util", "aliases", "catalog", "dcg", "names", "reference", "registry", "spellings"}
+    machinery = {"__init__", "_util", "catalog", "dcg", "names", "reference", "registry", "spellings"}
     bad = []
     for path in sorted(MEASURES.glob("*.py")):
         if path.stem not in machinery:
@@ -66,25 +65,25 @@ def test_each_spelling_maps_only_to_the_measures_it_declares():
     """``roots`` is what ``ireval measures`` shows and where the declaration lives: every
     spelling's build must keep to it."""
     parsed = 0
-    for fam in aliases.FAMILIES.values():
+    for fam in spellings.FAMILIES.values():
         for spec in _probes(fam):
             try:
-                f = aliases.parse(spec)
+                f = names.parse_friendly(spec)
             except MeasureParamError:
                 continue
             assert f is not None and f.family is fam, spec
             assert f.target.root in fam.roots, (spec, f.target.root)
             parsed += 1
-    assert parsed >= len(aliases.FAMILIES)
+    assert parsed >= len(spellings.FAMILIES)
 
 
 def test_the_dotted_spellings_are_what_names_reads_as_ranx():
-    assert [f.name for f in aliases.FAMILIES.values() if f.dotted] == ["rbp"]
+    assert [f.name for f in spellings.FAMILIES.values() if f.dotted] == ["rbp"]
     assert names.RANX_RBP.pattern == spellings.dotted_pattern().pattern
     assert names.RANX_RBP.match("rbp.95") and names.RANX_RBP.match("rbp.95-l2")
     assert not names.RANX_RBP.match("rbp.p=0.8") and not names.RANX_RBP.match("ndcg.95")
     # a ranx name that is not dotted reads name.N as trec_eval's syntax
-    assert aliases.parse("ndcg.5") is None and aliases.parse("rbp.95").target.root == "rbp_label"
+    assert names.parse_friendly("ndcg.5") is None and names.parse_friendly("rbp.95").target.root == "rbp_label"
 
 
 @pytest.mark.parametrize(
@@ -115,7 +114,7 @@ def _readme_example() -> str:
 @pytest.fixture
 def added_to_ap():
     """README's example run as if appended to measures/ap.py, then taken out again."""
-    registry, families = dict(REGISTRY), dict(aliases.FAMILIES)
+    registry, families = dict(REGISTRY), dict(spellings.FAMILIES)
     namespace = dict(vars(ap))  # ap's globals: __name__ and __package__ included
     try:
         exec(compile(_readme_example(), ap.__file__, "exec"), namespace)
@@ -124,8 +123,8 @@ def added_to_ap():
     finally:
         REGISTRY.clear()
         REGISTRY.update(registry)
-        aliases.FAMILIES.clear()
-        aliases.FAMILIES.update(families)
+        spellings.FAMILIES.clear()
+        spellings.FAMILIES.update(families)
 
 
 def _summary(specs: list[str]) -> dict[str, float]:
@@ -139,11 +138,11 @@ def _summary(specs: list[str]) -> dict[str, float]:
 
 def test_readme_example_adds_a_measure_with_its_spelling_order_and_docs_in_one_module(added_to_ap):
     meas = REGISTRY["bpref_cut"]
-    fam = aliases.FAMILIES["BprefCut"]
+    fam = spellings.FAMILIES["BprefCut"]
     # declared in ap, as the README says, and held there
     assert meas.func.__module__ == fam.module == "irevalcli.measures.ap"
     # output order: ireval's own measures follow catalog.FAMILY_MODULES; ap's come after the others
-    assert list(REGISTRY)[-1] == "bpref_cut" and list(aliases.FAMILIES)[-1] == "BprefCut"
+    assert list(REGISTRY)[-1] == "bpref_cut" and list(spellings.FAMILIES)[-1] == "BprefCut"
     # values, trec_eval syntax, output labels as input, the friendly spelling (with rel=)
     s = _summary(["bpref", "bpref_cut.1,2,3", "BprefCut@3", "BprefCut(rel=2)@3"])
     assert s["bpref"] == pytest.approx(0.75)
@@ -176,12 +175,12 @@ def test_readme_example_adds_a_measure_with_its_spelling_order_and_docs_in_one_m
 
 def test_the_example_is_taken_out_again():
     """(The fixture above leaves the registry as it found it.)"""
-    assert "bpref_cut" not in REGISTRY and "BprefCut" not in aliases.FAMILIES
+    assert "bpref_cut" not in REGISTRY and "BprefCut" not in spellings.FAMILIES
     assert list(REGISTRY)[-1] != "bpref_cut"
 
 
 def test_a_module_without_a_place_in_the_order_cannot_declare():
-    registry, families = dict(REGISTRY), dict(aliases.FAMILIES)
+    registry, families = dict(REGISTRY), dict(spellings.FAMILIES)
     namespace = {"__name__": "somewhere_else", "__package__": "irevalcli.measures"}
     code = (
         "from irevalcli.measures.registry import measure\n"
@@ -203,20 +202,20 @@ def test_a_module_without_a_place_in_the_order_cannot_declare():
     finally:
         REGISTRY.clear()
         REGISTRY.update(registry)
-        aliases.FAMILIES.clear()
-        aliases.FAMILIES.update(families)
+        spellings.FAMILIES.clear()
+        spellings.FAMILIES.update(families)
 
 
 def test_a_spelling_cannot_be_declared_twice():
     with pytest.raises(RuntimeError) as err:
         spellings.spelling("nDCG", style="ir_measures", build=spellings.simple("ndcg"), roots=("ndcg",), definition="x")
     assert str(err.value) == "spelling nDCG declared twice"
-    assert aliases.FAMILIES["nDCG"].module == "irevalcli.measures.gain"
+    assert spellings.FAMILIES["nDCG"].module == "irevalcli.measures.gain"
 
 
 def test_the_listing_order_is_kept_and_holds_only_declared_spellings():
-    assert set(spellings.LISTING_ORDER) <= set(aliases.FAMILIES)
-    assert list(aliases.FAMILIES)[: len(spellings.LISTING_ORDER)] == list(spellings.LISTING_ORDER)
+    assert set(spellings.LISTING_ORDER) <= set(spellings.FAMILIES)
+    assert list(spellings.FAMILIES)[: len(spellings.LISTING_ORDER)] == list(spellings.LISTING_ORDER)
 
 
 def test_a_declaration_takes_only_the_typed_fields():

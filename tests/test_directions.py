@@ -81,7 +81,7 @@ def test_no_measure_scoring_its_value_is_nan_on_an_empty_ranking():
     assert nan_on_empty == {"opa"} and nan_on_empty <= refused
     for n, m in reg.items():
         if isinstance(m.unanswered, float):
-            assert m.agg in ("mean", "sum"), n
+            assert m.agg.name in ("mean", "sum"), n
 
 
 def test_a_rise_of_a_lower_is_better_measure_fails(data):

@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("pyndeval")
 pytest.importorskip("ir_measures")
 
-from irevalcli.measures.aliases import describe
+from irevalcli.measures.reference import describe
 
 from .test_reference_libs import im_values, ireval_values, make_subtopics
 

@@ -973,7 +973,7 @@ def test_a_run_worse_than_a_check_never_passes(tmp_path_factory):
         if any(
             (kind == "min" and declared[m].direction == "lower")
             or (kind not in ("min", "min_judged") and declared[m].direction == "none")
-            or (kind == "non_inferior" and declared[m].agg not in ("mean", "nanmean", "sum"))
+            or (kind == "non_inferior" and declared[m].agg.name not in ("mean", "nanmean", "sum"))
             for kind, m, _ in checks
         ):
             assert code == 2 and out == b"", err  # a floor on a lower-is-better measure, a drop without direction

@@ -28,9 +28,9 @@ def test_cli_prints_the_reference(cli):
 
 
 def test_every_measure_and_every_spelling_is_listed():
-    from irevalcli.measures.aliases import FAMILIES
     from irevalcli.measures.catalog import load
     from irevalcli.measures.registry import NICKNAMES
+    from irevalcli.measures.spellings import FAMILIES
 
     doc = json.loads(measures_reference("json"))
     by_name = {m["name"]: m for m in doc["measures"]}
@@ -67,10 +67,10 @@ def test_the_peer_spellings_of_issue_16_are_shown():
 
 def test_a_spelling_added_to_the_tables_appears_without_editing_the_generator(monkeypatch):
     """Measures and spellings added elsewhere (another module's spelling(...)) show up by themselves."""
-    from irevalcli.measures import aliases, registry
+    from irevalcli.measures import registry, spellings
 
-    fam = dataclasses.replace(aliases.FAMILIES["AP"], name="MAP_new", synonyms=())
-    monkeypatch.setitem(aliases.FAMILIES, "MAP_new", fam)
+    fam = dataclasses.replace(spellings.FAMILIES["AP"], name="MAP_new", synonyms=())
+    monkeypatch.setitem(spellings.FAMILIES, "MAP_new", fam)
     meas = dataclasses.replace(registry.REGISTRY["map"], name="map_new", doc="A new one.", citation="Someone 2099")
     monkeypatch.setitem(registry.REGISTRY, "map_new", meas)
     text = measures_reference("markdown")

@@ -110,7 +110,7 @@ def compare(ours, theirs, specs, tol=1e-9, missing_ok=()):
 
 
 def test_every_ir_measures_name_and_parameter_is_accepted():
-    from irevalcli.measures.aliases import FAMILIES
+    from irevalcli.measures.spellings import FAMILIES
 
     for name, m in ir_measures.measures.registry.items():
         assert name in FAMILIES, name

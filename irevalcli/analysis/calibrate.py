@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UsageError
+from ..measures.registry import SUMMARIES
 from .compare import load_inputs, measure_batches, score_run, scoring_settings
 
 MIN_RUNS = 3
@@ -80,7 +81,7 @@ def spread_of(label: str, direction: str, agg: str, means: Sequence[float], per_
     if direction != "none":
         if math.isfinite(s_run) and s_run > 0:
             drop = ceil4(DROP_SDS * s_run)
-        if agg in ("mean", "nanmean") and math.isfinite(s_topic) and s_topic > 0:
+        if SUMMARIES[agg].over_topics == "mean" and math.isfinite(s_topic) and s_topic > 0:
             ni = ceil4(NI_SES * math.sqrt(2) * s_topic / math.sqrt(n))
     return Spread(label, direction, agg, tuple(float(x) for x in m), s_run, s_topic, n, drop, ni)
 
@@ -156,7 +157,7 @@ def format_toml(cal: Calibration) -> str:
         elif s.non_inferior is None:
             why = (
                 f"no [non_inferior]: its summary is {s.agg}, not a mean over topics"
-                if s.agg not in ("mean", "nanmean")
+                if SUMMARIES[s.agg].over_topics != "mean"
                 else "no [non_inferior]: no per-topic spread"
             )
         else:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, NoQueriesError, UsageError
 from ..io.arrow import decode_id
+from ..measures.registry import SUMMARIES
 
 if TYPE_CHECKING:
     import numpy as np
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from ..settings import EvalSettings
 
 # Aggregates whose summary is a sum over topics (num_ret, num_rel_ret, TP ...), not a mean.
-SUMMED = ("sum", "judged_sum")
+SUMMED = tuple(name for name, s in SUMMARIES.items() if s.over_topics == "sum")
 
 
 # ---------------------------------------------------------------- scoring
@@ -156,7 +157,7 @@ def score_run(
         if col.label in labels and col.label not in values and col.per_query is not None and col.kind != "str":
             values[col.label] = col.per_query
             summaries[col.label] = math.nan if col.summary is None else float(col.summary)
-            aggs[col.label] = registry[col.root].agg
+            aggs[col.label] = registry[col.root].agg.name
             roots[col.label] = col.root
     run_topics = {decode_id(q) for q in pc.unique(evaluated.qid).to_pylist()}
     judged = set(qids)
@@ -220,7 +221,7 @@ def _score_unanswered(
     v = np.array(values[label], dtype=np.float64)
     v[where] = float(rule)
     values[label] = v
-    summaries[label] = float(v.sum()) if measure.agg in SUMMED else mean(v)
+    summaries[label] = float(v.sum()) if measure.agg.over_topics == "sum" else mean(v)
     return None
 
 

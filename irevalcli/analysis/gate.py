@@ -180,9 +180,9 @@ def make_check(kind: str, spec: str, value: Any, source: str, *, file: str | Non
             f"{source}: {labels[0]} has no direction (neither a higher nor a lower value is better), "
             "so it cannot be gated on a drop; a floor (min) can check it"
         )
-    if kind == "non_inferior" and requests[0].measure.agg not in ("mean", "nanmean", "sum"):
+    if kind == "non_inferior" and requests[0].measure.agg.over_topics is None:
         raise UsageError(
-            f"{source}: {labels[0]}'s summary is weighted ({requests[0].measure.agg}), not a mean over topics, "
+            f"{source}: {labels[0]}'s summary is weighted ({requests[0].measure.agg.name}), not a mean over topics, "
             "so the interval of the per-topic differences does not bound it; check it with max_drop"
         )
     return Check(kind, spec, labels[0], threshold, source, direction, epsilon)

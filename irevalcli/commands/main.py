@@ -424,19 +424,18 @@ def run_eval(
         check_not_input(out.path, inputs)
     notes: list[str] = []  # said once the runs are evaluated: an error stays the only line
     if measures:
-        from ..measures.names import first_parameters, merge_repeated_cutoffs, split_specs
+        from ..measures.names import repeated_parameters, split_specs
 
-        measures = tuple(split_specs(measures))  # -m 'ndcg_cut.10 map': two measures
-        merged, repeated = merge_repeated_cutoffs(measures)
-        if fmt == "trec":  # trec_eval's bytes: the first parameters only, and a note
+        # -m 'ndcg_cut.10 map': two measures; -m P.5 -m P.10: trec_eval's bytes keep the first
+        # parameters only, and a note says so (the other formats compute them all)
+        kept, repeated = repeated_parameters(split_specs(measures), keep="first" if fmt == "trec" else "all")
+        measures = tuple(kept)
+        if fmt == "trec":
             notes = [
-                f"ireval: note: -m {ignored} ignored: trec_eval keeps the first parameters given "
-                f"for a measure (-m {kept}); write -m {spec}"
-                for kept, ignored, spec in repeated
+                f"ireval: note: -m {r.ignored} ignored: trec_eval keeps the first parameters given "
+                f"for a measure (-m {r.first}); write -m {r.merged}"
+                for r in repeated
             ]
-            measures = tuple(first_parameters(measures))  # (the API would compute them all)
-        else:
-            measures = tuple(merged)
     measures = measures or ("official",)
 
     results: list[RunResults] = []

@@ -17,12 +17,10 @@ import numpy as np
 
 from ..core.table import EvalOptions, EvalTable
 from ..measures.names import Request
-from ..measures.registry import Measure, values_2d
+from ..measures.registry import Measure, Totals, values_2d
 
 if TYPE_CHECKING:
     from .job import Job
-
-MIN_GEO_MEAN = 1e-5
 
 
 @dataclass
@@ -94,13 +92,6 @@ class Results:
         return {c.label: c.summary for c in self.columns if c.summary is not None}
 
 
-def _seq_sum(values: np.ndarray) -> float:
-    """Left-to-right double sum (trec_eval's accumulator), not numpy's pairwise sum."""
-    if len(values) == 0:
-        return 0.0
-    return float(np.cumsum(values, dtype=np.float64)[-1])
-
-
 @dataclass
 class TopicColumn:
     """One output label's per-topic values, before summarising."""
@@ -108,7 +99,7 @@ class TopicColumn:
     label: str
     measure: Measure
     values: np.ndarray | list[str] | None  # None: no per-topic value (num_q, runid)
-    weights: np.ndarray | None = None  # agg "wmean": each topic's weight (the row after the labels)
+    weights: np.ndarray | None = None  # a weighted summary's: each topic's weight (the row after the labels)
 
 
 def compute_topics(table: EvalTable, requests: Sequence[Request]) -> list[TopicColumn]:
@@ -123,7 +114,7 @@ def compute_topics(table: EvalTable, requests: Sequence[Request]) -> list[TopicC
     for req in requests:
         meas = req.measure
         labels = req.labels
-        if meas.agg in ("topic_count", "run_name"):
+        if not meas.agg.per_topic:
             out.append(TopicColumn(labels[0], meas, None))
             continue
         raw = meas.func(table, req.params)
@@ -136,7 +127,7 @@ def compute_topics(table: EvalTable, requests: Sequence[Request]) -> list[TopicC
                 out.append(TopicColumn(label, meas, col))
             continue
         vals = values_2d(raw, nq)
-        weights = np.array(vals[len(labels)], dtype=np.float64) if meas.agg == "wmean" else None
+        weights = np.array(vals[len(labels)], dtype=np.float64) if meas.agg.weighted else None
         for i, label in enumerate(labels):
             v = np.array(vals[i], dtype=np.float64)
             if missing.any() and meas.placeholder_slot(label):
@@ -187,48 +178,20 @@ def summarize(
     complete = opts.complete
     compat = opts.compat
     denom = job.num_qrels_topics if complete else nq
+    convert = None if zscores is None else (lambda label, v: zscores.convert(qids, label, v))
+    totals = Totals(nq, denom, complete, runid, job.num_rel_complete, convert)
     columns: list[Column] = []
     for tc in topic_columns:
         meas, label = tc.measure, tc.label
         summary: float | int | str | None
-        if meas.agg == "run_name":
-            columns.append(Column(label, meas.name, "str", None, runid))
-            continue
-        if meas.agg == "topic_count":
-            columns.append(Column(label, meas.name, "int", None, int(denom)))
+        if not meas.agg.per_topic:  # num_q, runid: a summary only
+            columns.append(Column(label, meas.name, meas.kind, None, meas.agg.aggregate(None, None, totals)))
             continue
         if meas.kind == "str":
             columns.append(Column(label, meas.name, "str", tc.values if meas.per_query else None, None))
             continue
-        v = tc.values
-        assert isinstance(v, np.ndarray)
-        if meas.agg == "gmean":
-            logs = np.log(np.maximum(v, MIN_GEO_MEAN))
-            if zscores is not None:
-                logs = zscores.convert(qids, label, logs)
-            s = _seq_sum(logs)
-            if complete:
-                s += (denom - nq) * math.log(MIN_GEO_MEAN)
-            summary = math.exp(s / denom) if denom > 0 else 0.0
-        else:
-            if zscores is not None:
-                v = zscores.convert(qids, label, v)
-            if meas.agg == "sum":
-                summary = _seq_sum(v)
-            elif meas.agg == "nanmean":  # topics without a value (NaN) are left out
-                has = ~np.isnan(v)
-                summary = _seq_sum(v[has]) / int(has.sum()) if has.any() else math.nan
-            elif meas.agg == "wmean":  # weighted mean over the topics with a value
-                w = tc.weights if tc.weights is not None else np.ones(len(v))
-                has = ~np.isnan(v) & (w > 0)
-                summary = _seq_sum(w[has] * v[has]) / _seq_sum(w[has]) if has.any() else math.nan
-            elif meas.agg == "judged_sum":
-                # -c: every judged relevant document, topics without results included (trec_eval
-                # 9.0.4 to 10.0 alike, so --compat 9.0.8 too)
-                summary = job.num_rel_complete if complete else _seq_sum(v)
-            else:
-                s = _seq_sum(v)
-                summary = s / denom if denom != 0 else s
+        assert isinstance(tc.values, np.ndarray)
+        v, summary = meas.agg.summarize(label, tc.values, tc.weights, totals)
         if meas.kind == "int" and zscores is None:
             summary = int(summary)
         columns.append(

@@ -9,7 +9,7 @@ import numpy as np
 from ..core.table import EvalTable
 from ._util import safe_div
 from .precision import CUTOFFS
-from .registry import Params, measure
+from .registry import GEO_MEAN, LONG_CUTOFFS, Params, measure
 from .spellings import REL, Target, bool_arg, ranx, simple, spelling
 
 MIN_GEO_MEAN = 1e-5
@@ -71,13 +71,13 @@ spelling(
 )
 
 
-@measure("gm_map", agg="gmean", per_query=False, citation="Robertson, CIKM 2006")
+@measure("gm_map", agg=GEO_MEAN, per_query=False, citation="Robertson, CIKM 2006")
 def gm_map(t: EvalTable, p: Params) -> np.ndarray:
     """Geometric mean of average precision over topics, each floored at 1e-5 (summary only)."""
     return _ap(t)
 
 
-@measure("map_cut", params="long_cutoffs", default=CUTOFFS)
+@measure("map_cut", params=LONG_CUTOFFS, default=CUTOFFS)
 def map_cut(t: EvalTable, p: Params) -> np.ndarray:
     """Average precision over the top k: precisions at relevant documents ranked <= k,
     divided by R."""
@@ -187,7 +187,7 @@ spelling(
 )
 
 
-@measure("gm_bpref", agg="gmean", per_query=False)
+@measure("gm_bpref", agg=GEO_MEAN, per_query=False)
 def gm_bpref(t: EvalTable, p: Params) -> np.ndarray:
     """Geometric mean of bpref over topics, each floored at 1e-5 (summary only)."""
     return _bpref(t)

@@ -9,9 +9,12 @@ measures follow its measure table (``registry.TREC_ORDER``) and ireval's own fol
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 from . import ap, compat, counts, cwl, diversity, extra, gain, graded, jg, peers, precision, prefs, sets
-from .registry import REGISTRY, Measure, nickname, sort_registry
-from .spellings import put_in_order
+from .registry import REGISTRY, TREC_ORDER, Measure, nickname
+from .spellings import FAMILIES, LISTING_ORDER
 
 # the families of trec_eval's measures (registry.TREC_ORDER), and of ireval's own
 TREC_FAMILIES = (ap, counts, gain, jg, precision, prefs, sets)
@@ -19,7 +22,7 @@ OWN_FAMILIES = (graded, extra, diversity, cwl, compat, peers)
 # ireval's own measures print after trec_eval's, family module by family module in this
 # order (and friendly spellings added since issue 15 list in it too): a measure added to
 # any of these modules, trec_eval's included, needs no other change; a module missing here
-# cannot declare a measure or a spelling (sort_registry and put_in_order refuse it)
+# cannot declare a measure or a spelling (put_everything_in_order refuses it)
 FAMILY_MODULES = (*OWN_FAMILIES, *TREC_FAMILIES)
 
 nickname(
@@ -124,8 +127,32 @@ def put_everything_in_order() -> None:
     """Put the registry in output order and the spellings in listing order (done on import;
     again after a declaration made later, as a test's)."""
     modules = [m.__name__ for m in FAMILY_MODULES]
-    sort_registry(modules)
-    put_in_order(modules)
+    _in_order(REGISTRY, TREC_ORDER, lambda m: m.func.__module__, modules, "measure", "output order")
+    _in_order(FAMILIES, LISTING_ORDER, lambda f: f.module, modules, "spelling", "listing order")
+
+
+def _in_order(
+    table: dict[str, Any], first: Sequence[str], module_of: Callable[[Any], str], modules: Sequence[str], *what: str
+) -> None:
+    """The one ordering rule, for the measures (output order) and the spellings (listing
+    order): the names ``first`` lists (trec_eval's measure table; the spellings as listed
+    before issue 15) in that order, then the others family module by family module in the
+    order of ``modules``, each in declaration order."""
+    listed = {name: i for i, name in enumerate(first)}
+    place = {mod: i for i, mod in enumerate(modules)}
+    declared = {name: i for i, name in enumerate(table)}
+
+    def key(name: str) -> tuple[int, int, int]:
+        if name in listed:
+            return (0, listed[name], 0)
+        mod = module_of(table[name])
+        if mod not in place:
+            raise RuntimeError(f"{what[0]} {name}: its module {mod} has no place in the {what[1]}")
+        return (1, place[mod], declared[name])
+
+    items = [(name, table[name]) for name in sorted(table, key=key)]
+    table.clear()
+    table.update(items)
 
 
 put_everything_in_order()

@@ -26,11 +26,11 @@ import numpy as np
 from ..core.table import EvalTable, distinct
 from ..errors import MeasureParamError
 from ._util import pair
-from .registry import Params, measure
+from .registry import PAIRS, Params, measure
 from .spellings import Target, number_opts, spelling
 
 
-@measure("compat", params="pairs", citation="Clarke, Vtyurina & Smucker, TOIS 2021 (ir_measures' compat provider)")
+@measure("compat", params=PAIRS, citation="Clarke, Vtyurina & Smucker, TOIS 2021 (ir_measures' compat provider)")
 def compat(t: EvalTable, p: Params) -> np.ndarray:
     """Compatibility: rank-biased overlap (p = 0.95) of the run with the ideal ranking (every
     judged document with label >= -l, highest label first, ties in run order), to depth

@@ -7,19 +7,19 @@ from typing import Any
 import numpy as np
 
 from ..core.table import EvalTable
-from .registry import Params, measure
+from .registry import JUDGED_SUM, RUN_NAME, SUM, TOPIC_COUNT, Params, measure
 from .spellings import Target, ranx, rel_view, simple, spelling
 
 ALL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
 
 
-@measure("runid", kind="str", direction="none", agg="run_name", per_query=False, rel_formats=ALL_FORMATS)
+@measure("runid", kind="str", direction="none", agg=RUN_NAME, per_query=False, rel_formats=ALL_FORMATS)
 def runid(t: EvalTable, p: Params) -> list[list[str]]:
     """Run identifier: the 6th field of the last data line of the run file (summary only)."""
     return [[t.runid] * t.nq]
 
 
-@measure("num_q", kind="int", direction="none", agg="topic_count", per_query=False, rel_formats=ALL_FORMATS)
+@measure("num_q", kind="int", direction="none", agg=TOPIC_COUNT, per_query=False, rel_formats=ALL_FORMATS)
 def num_q(t: EvalTable, p: Params) -> np.ndarray:
     """Number of topics evaluated (under -c: every judged topic) (summary only)."""
     return np.zeros(t.nq)
@@ -35,7 +35,7 @@ spelling(
 )
 
 
-@measure("num_ret", kind="int", direction="none", agg="sum", placeholder="zero_named")
+@measure("num_ret", kind="int", direction="none", agg=SUM, placeholder="zero_named")
 def num_ret(t: EvalTable, p: Params) -> np.ndarray:
     """Number of documents retrieved (after -M and -J); the summary is the sum over topics."""
     return t.n.astype(np.float64)
@@ -58,7 +58,7 @@ spelling(
 )
 
 
-@measure("num_rel", kind="int", direction="none", agg="judged_sum")
+@measure("num_rel", kind="int", direction="none", agg=JUDGED_SUM)
 def num_rel(t: EvalTable, p: Params) -> np.ndarray:
     """Number of relevant documents (judged rel >= -l); the summary is the sum, or under -c
     the number of qrels lines with rel > 0 over all topics (trec_eval ignores -l there)."""
@@ -76,7 +76,7 @@ spelling(
 )
 
 
-@measure("num_rel_ret", kind="int", agg="sum")
+@measure("num_rel_ret", kind="int", agg=SUM)
 def num_rel_ret(t: EvalTable, p: Params) -> np.ndarray:
     """Number of relevant documents retrieved; the summary is the sum over topics."""
     return t.rel_ret.astype(np.float64)
@@ -101,7 +101,7 @@ spelling(
 )
 
 
-@measure("num_nonrel_judged_ret", kind="int", direction="none", agg="sum")
+@measure("num_nonrel_judged_ret", kind="int", direction="none", agg=SUM)
 def num_nonrel_judged_ret(t: EvalTable, p: Params) -> np.ndarray:
     """Number of judged non-relevant documents retrieved (0 <= rel < -l); summary is the sum."""
     rows = t.judged_rows

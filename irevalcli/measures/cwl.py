@@ -28,7 +28,7 @@ from ..core.table import EvalTable
 from ..errors import MeasureParamError
 from ._util import exclusive, gmax, opt, pair, seg_cumprod, top_k
 from .dcg import discount
-from .registry import Params, measure
+from .registry import LONG_CUTOFFS, PAIRS, Params, measure
 from .spellings import Build, Target, int_cutoff, number_opts, spelling
 
 DEPTH = 1000  # cwl_eval's max_n
@@ -99,7 +99,7 @@ def _cut_depth(k: int) -> int:
     return int(min(k, DEPTH))
 
 
-@measure("insq", params="pairs", citation="Moffat, Scholer & Thomas, ADCS 2012; " + CWL)
+@measure("insq", params=PAIRS, citation="Moffat, Scholer & Thomas, ADCS 2012; " + CWL)
 def insq(t: EvalTable, p: Params) -> np.ndarray:
     """INSQ: sum_i W_i g_i with C_i = ((i + 2T - 1) / (i + 2T))^2, so W_i is proportional to
     (2T / (i - 1 + 2T))^2 over ranks 1..1000 (T=1); cwl_eval's gains (label - min_rel) /
@@ -135,7 +135,7 @@ spelling(
 )
 
 
-@measure("nerr10", params="pairs", citation="Azzopardi, Mackenzie & Moffat, ICTIR 2021, eq. 10; " + CWL)
+@measure("nerr10", params=PAIRS, citation="Azzopardi, Mackenzie & Moffat, ICTIR 2021, eq. 10; " + CWL)
 def nerr10(t: EvalTable, p: Params) -> np.ndarray:
     """NERR (eq. 10): sum_i W_i g_i with C_i = p (1 - g_i), p = 0.9 (nerr10.p=0.8), so W_i is
     proportional to p^(i-1) prod_{j<i} (1 - g_j), over ranks 1..1000; cwl_eval's gains
@@ -159,7 +159,7 @@ spelling(
 )
 
 
-@measure("nerr11", params="pairs", citation="Azzopardi, Mackenzie & Moffat, ICTIR 2021, eq. 11; " + CWL)
+@measure("nerr11", params=PAIRS, citation="Azzopardi, Mackenzie & Moffat, ICTIR 2021, eq. 11; " + CWL)
 def nerr11(t: EvalTable, p: Params) -> np.ndarray:
     """NERR (eq. 11): sum_i W_i g_i with C_i = ((i + 2T - 1) / (i + 2T))^2 (1 - g_i), T = 1
     (nerr11.T=2), over ranks 1..1000; cwl_eval's gains (min_rel=0, max_rel the highest label
@@ -182,7 +182,7 @@ spelling(
 
 @measure(
     "nerr8_cut",
-    params="long_cutoffs",
+    params=LONG_CUTOFFS,
     default=CUTOFFS,
     citation="Azzopardi, Mackenzie & Moffat, ICTIR 2021, eq. 8; " + CWL,
 )
@@ -219,7 +219,7 @@ spelling(
 
 @measure(
     "nerr9_cut",
-    params="long_cutoffs",
+    params=LONG_CUTOFFS,
     default=CUTOFFS,
     citation="Azzopardi, Mackenzie & Moffat, ICTIR 2021, eq. 9; " + CWL,
 )
@@ -243,7 +243,7 @@ spelling(
 
 
 @measure(
-    "sdcg_cut", params="long_cutoffs", default=CUTOFFS, citation="Järvelin & Kekäläinen, TOIS 2002 (discount); " + CWL
+    "sdcg_cut", params=LONG_CUTOFFS, default=CUTOFFS, citation="Järvelin & Kekäläinen, TOIS 2002 (discount); " + CWL
 )
 def sdcg_cut(t: EvalTable, p: Params) -> np.ndarray:
     """Scaled DCG at k (cwl_eval's NDCG-k): sum_{i<=k} g_i / log2(i + 1) over sum_{i<=k} 1 /
@@ -267,7 +267,7 @@ spelling(
 
 @measure(
     "bpm_cut",
-    params="long_cutoffs",
+    params=LONG_CUTOFFS,
     default=CUTOFFS,
     citation="Zhang, Liu, Li, Zhang, Xu & Ma, SIGIR 2017 (static BPM); " + CWL,
 )

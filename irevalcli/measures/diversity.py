@@ -31,7 +31,7 @@ from ..core.table import EvalTable
 from ..errors import MeasureParamError, UsageError
 from ._util import opt, pair
 from .dcg import discount
-from .registry import Params, measure
+from .registry import LONG_CUTOFFS, PAIRS, Params, measure
 from .spellings import Build, Target, int_cutoff, number_opts, rel_view, spelling
 
 ALPHA = 0.5
@@ -217,7 +217,7 @@ def _alpha(p: Params) -> float:
 
 @measure(
     "alpha_ndcg_cut",
-    params="long_cutoffs",
+    params=LONG_CUTOFFS,
     default=CUTOFFS,
     needs_subtopics=True,
     citation="Clarke et al., SIGIR 2008; ndeval (TREC Web track)",
@@ -276,7 +276,7 @@ spelling(
 
 @measure(
     "err_ia_cut",
-    params="long_cutoffs",
+    params=LONG_CUTOFFS,
     default=CUTOFFS,
     needs_subtopics=True,
     citation="Chapelle et al., CIKM 2009; Agrawal et al., WSDM 2009; ndeval (TREC Web track)",
@@ -318,7 +318,7 @@ def _ideal_ideal(alpha: float, k: int, discount: np.ndarray) -> float:
 
 @measure(
     "alpha_dcg_cut",
-    params="long_cutoffs",
+    params=LONG_CUTOFFS,
     default=CUTOFFS,
     needs_subtopics=True,
     citation="Clarke et al., SIGIR 2008; ndeval (TREC Web track), as pyndeval and ir_measures compute it",
@@ -355,7 +355,7 @@ spelling(
 
 @measure(
     "nerr_ia_cut",
-    params="long_cutoffs",
+    params=LONG_CUTOFFS,
     default=CUTOFFS,
     needs_subtopics=True,
     citation="Chapelle et al., CIKM 2009; Agrawal et al., WSDM 2009; ndeval (TREC Web track)",
@@ -400,7 +400,7 @@ def _covered(t: EvalTable, st: _Subtopics, alpha: float, p: Params) -> np.ndarra
 
 @measure(
     "p_ia_cut",
-    params="long_cutoffs",
+    params=LONG_CUTOFFS,
     default=CUTOFFS,
     needs_subtopics=True,
     citation="Agrawal et al., WSDM 2009; ndeval (TREC Web track)",
@@ -430,7 +430,7 @@ spelling(
 
 @measure(
     "strec_cut",
-    params="long_cutoffs",
+    params=LONG_CUTOFFS,
     default=CUTOFFS,
     needs_subtopics=True,
     citation="Zhai, Cohen & Lafferty, SIGIR 2003; ndeval (TREC Web track)",
@@ -520,7 +520,7 @@ def _nrbp(t: EvalTable, st: _Subtopics, alpha: float, beta: float) -> np.ndarray
 
 @measure(
     "nrbp",
-    params="pairs",
+    params=PAIRS,
     needs_subtopics=True,
     citation="Clarke, Kolla & Vechtomova, ICTIR 2009; ndeval (TREC Web track)",
 )
@@ -553,7 +553,7 @@ spelling(
 
 @measure(
     "nnrbp",
-    params="pairs",
+    params=PAIRS,
     needs_subtopics=True,
     citation="Clarke, Kolla & Vechtomova, ICTIR 2009; ndeval (TREC Web track)",
 )

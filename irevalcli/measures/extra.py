@@ -14,11 +14,11 @@ from ..core.table import EvalTable
 from ..errors import MeasureParamError
 from ._util import OptParams, opt, safe_div
 from .precision import CUTOFFS
-from .registry import Params, measure
+from .registry import LONG_CUTOFFS, NAN_MEAN, SUM, WEIGHTED_MEAN, Params, measure
 from .spellings import BIG, Target, int_cutoff, ranx, rel_view, simple, spelling
 
 
-@measure("recip_rank_cut", params="long_cutoffs", default=(5, 10, 20), citation="Kantor & Voorhees, IR 2000")
+@measure("recip_rank_cut", params=LONG_CUTOFFS, default=(5, 10, 20), citation="Kantor & Voorhees, IR 2000")
 def recip_rank_cut(t: EvalTable, p: Params) -> np.ndarray:
     """Reciprocal rank at k: 1 / the rank of the first relevant document if it is in the top k,
     else 0 (MRR@10 as MS MARCO reports it)."""
@@ -26,7 +26,7 @@ def recip_rank_cut(t: EvalTable, p: Params) -> np.ndarray:
     return np.stack([np.where(first <= k, 1.0 / first, 0.0) for k in p.values])
 
 
-@measure("judged", params="long_cutoffs", default=(5, 10, 20), citation="Sakai, SIGIR 2007 (condensed lists)")
+@measure("judged", params=LONG_CUTOFFS, default=(5, 10, 20), citation="Sakai, SIGIR 2007 (condensed lists)")
 def judged(t: EvalTable, p: Params) -> np.ndarray:
     """Judged at k: documents in the top k with a judgement (qrels value >= 0), divided by k
     (1 - unj at k; ranks past the end of the run count as unjudged)."""
@@ -52,13 +52,13 @@ spelling(
 )
 
 
-@measure("num_rel_ret_cut", params="long_cutoffs", default=CUTOFFS, citation="Bassani, ECIR 2022 (ranx hits@k)")
+@measure("num_rel_ret_cut", params=LONG_CUTOFFS, default=CUTOFFS, citation="Bassani, ECIR 2022 (ranx hits@k)")
 def num_rel_ret_cut(t: EvalTable, p: Params) -> np.ndarray:
     """Relevant documents in the top k (ranx's hits@k); the summary is the mean over topics."""
     return np.stack([t.rel_at(k) for k in p.values])
 
 
-@measure("F", params="long_cutoffs", default=CUTOFFS, citation="van Rijsbergen, Information Retrieval 1979")
+@measure("F", params=LONG_CUTOFFS, default=CUTOFFS, citation="van Rijsbergen, Information Retrieval 1979")
 def F(t: EvalTable, p: Params) -> np.ndarray:
     """F-beta at k: (1 + b^2) * P@k * R@k / (b^2 * P@k + R@k) with P@k = rel_k / k and R@k =
     rel_k / R; b = 1 (F1) unless a friendly name gives F(beta=b)@k; 0 when rel_k = 0."""
@@ -108,7 +108,7 @@ def _prec_at_rel(t: EvalTable) -> np.ndarray:
 
 @measure(
     "map_capped_cut",
-    params="long_cutoffs",
+    params=LONG_CUTOFFS,
     default=CUTOFFS,
     citation="the min(R, k) form of MAP@k used in recommender evaluation (e.g. ml_metrics apk)",
 )
@@ -173,7 +173,7 @@ def _auc(t: EvalTable, p: Params) -> np.ndarray:
     return out
 
 
-@measure("auc", agg="nanmean", citation="Hanley & McNeil, Radiology 1982; Cortes & Mohri, NIPS 2003")
+@measure("auc", agg=NAN_MEAN, citation="Hanley & McNeil, Radiology 1982; Cortes & Mohri, NIPS 2003")
 def auc(t: EvalTable, p: Params) -> np.ndarray:
     """Ranking AUC: the fraction of (relevant, judged non-relevant) pairs in which the relevant
     document ranks higher; judged documents not retrieved rank below every retrieved one and tie
@@ -212,7 +212,7 @@ spelling(
 )
 
 
-@measure("gauc", agg="wmean", citation="Zhou et al., KDD 2018 (Deep Interest Network)")
+@measure("gauc", agg=WEIGHTED_MEAN, citation="Zhou et al., KDD 2018 (Deep Interest Network)")
 def gauc(t: EvalTable, p: Params) -> np.ndarray:
     """Group AUC: per topic the auc; the summary averages it over the topics that have one,
     weighted by each topic's number of judged documents (GAUC(weight=uniform): plain mean)."""
@@ -249,7 +249,7 @@ spelling(
 )
 
 
-@measure("gauc_pos", agg="wmean", citation="RecBole's GAUC (Zhao et al., CIKM 2021); Zhou et al., KDD 2018")
+@measure("gauc_pos", agg=WEIGHTED_MEAN, citation="RecBole's GAUC (Zhao et al., CIKM 2021); Zhou et al., KDD 2018")
 def gauc_pos(t: EvalTable, p: Params) -> np.ndarray:
     """Group AUC as RecBole computes it: per topic the auc, averaged over the topics that have
     one weighted by each topic's number of relevant documents R (sum_u auc_u * R_u / sum_u R_u);
@@ -267,7 +267,7 @@ def _collection(t: EvalTable, name: str) -> int:
     return N
 
 
-@measure("TP", kind="int", agg="sum", citation="van Rijsbergen, Information Retrieval 1979 (the contingency table)")
+@measure("TP", kind="int", agg=SUM, citation="van Rijsbergen, Information Retrieval 1979 (the contingency table)")
 def TP(t: EvalTable, p: Params) -> np.ndarray:
     """True positives: relevant documents retrieved (num_rel_ret); the summary is the sum."""
     return t.rel_ret.astype(np.float64)
@@ -277,7 +277,7 @@ def TP(t: EvalTable, p: Params) -> np.ndarray:
     "FP",
     kind="int",
     direction="lower",
-    agg="sum",
+    agg=SUM,
     citation="van Rijsbergen, Information Retrieval 1979 (the contingency table)",
 )
 def FP(t: EvalTable, p: Params) -> np.ndarray:
@@ -290,7 +290,7 @@ def FP(t: EvalTable, p: Params) -> np.ndarray:
     "FN",
     kind="int",
     direction="lower",
-    agg="sum",
+    agg=SUM,
     citation="van Rijsbergen, Information Retrieval 1979 (the contingency table)",
 )
 def FN(t: EvalTable, p: Params) -> np.ndarray:
@@ -298,7 +298,7 @@ def FN(t: EvalTable, p: Params) -> np.ndarray:
     return (t.R - t.rel_ret).astype(np.float64)
 
 
-@measure("TN", kind="int", agg="sum", citation="van Rijsbergen, Information Retrieval 1979 (the contingency table)")
+@measure("TN", kind="int", agg=SUM, citation="van Rijsbergen, Information Retrieval 1979 (the contingency table)")
 def TN(t: EvalTable, p: Params) -> np.ndarray:
     """True negatives: documents neither retrieved nor relevant, N - num_ret - R + num_rel_ret
     with N the collection size from -N (required); the summary is the sum."""

@@ -28,7 +28,7 @@ from ..core.table import EvalTable, distinct, seg_cumsum_exact
 from ..errors import MeasureParamError
 from . import dcg as dcg_kernel
 from .precision import CUTOFFS
-from .registry import Params, measure
+from .registry import LONG_CUTOFFS, PAIRS, Params, measure
 from .spellings import Target, int_cutoff, ranx, rel_view, spelling
 
 _VALID_INT = re.compile(r"^[+-]?[0-9]+$")
@@ -184,7 +184,7 @@ def _ratio(num: np.ndarray, den: np.ndarray, otherwise: np.ndarray | float = 0.0
     return out
 
 
-@measure("G", params="pairs", citation="Kekäläinen & Järvelin")
+@measure("G", params=PAIRS, citation="Kekäläinen & Järvelin")
 def G_(t: EvalTable, p: Params) -> np.ndarray:
     """Normalised cumulative gain with a cost model: each retrieved document's gain divided by
     log2(2 + cumulative ideal cost - cumulative gain), over the sum of the ideal gains."""
@@ -230,7 +230,7 @@ def _cost_running(t: EvalTable, G: Gains, rows: np.ndarray) -> np.ndarray:
     return t.seg_cumsum_exact(cost)[rows]
 
 
-@measure("dcg", params="pairs", citation="Järvelin & Kekäläinen, TOIS 2002")
+@measure("dcg", params=PAIRS, citation="Järvelin & Kekäläinen, TOIS 2002")
 def dcg(t: EvalTable, p: Params) -> np.ndarray:
     """Discounted cumulative gain over all retrieved documents: sum of gain / log2(rank + 1)."""
     return _dcg(t, gains(t, _pairs(p)))
@@ -245,13 +245,13 @@ spelling(
 )
 
 
-@measure("ideal_dcg", params="pairs", direction="none")
+@measure("ideal_dcg", params=PAIRS, direction="none")
 def ideal_dcg(t: EvalTable, p: Params) -> np.ndarray:
     """DCG of the ideal ranking: every judged document with a positive gain, best first."""
     return _idcg(gains(t, _pairs(p)))
 
 
-@measure("ndcg", params="pairs", citation="Järvelin & Kekäläinen, TOIS 2002")
+@measure("ndcg", params=PAIRS, citation="Järvelin & Kekäläinen, TOIS 2002")
 def ndcg(t: EvalTable, p: Params) -> np.ndarray:
     """Normalised DCG: DCG over all retrieved documents divided by the DCG of the whole ideal
     ranking; gains are the raw relevance levels unless given as level=gain pairs."""
@@ -318,7 +318,7 @@ def _ideal_at(G: Gains, prefix: np.ndarray, depth: np.ndarray) -> np.ndarray:
     return dcg_kernel.ideal_at(prefix, G.il_start, G.K, depth)
 
 
-@measure("ndcg_rel", params="pairs")
+@measure("ndcg_rel", params=PAIRS)
 def ndcg_rel(t: EvalTable, p: Params) -> np.ndarray:
     """nDCG averaged over the relevant documents: at each retrieved document with positive
     gain, DCG so far over the ideal DCG at that depth; unretrieved ones add DCG at the end
@@ -344,7 +344,7 @@ def ndcg_rel(t: EvalTable, p: Params) -> np.ndarray:
     return np.where(s > 0.0, value, 0.0)
 
 
-@measure("Rndcg", params="pairs")
+@measure("Rndcg", params=PAIRS)
 def Rndcg(t: EvalTable, p: Params) -> np.ndarray:
     """nDCG averaged over the depths where the ideal gain changes (and once past the end of
     the ideal list when the run is longer); 0 when R = 0."""
@@ -373,7 +373,7 @@ def Rndcg(t: EvalTable, p: Params) -> np.ndarray:
     return np.where(t.R == 0, 0.0, value)
 
 
-@measure("ndcg_cut", params="long_cutoffs", default=CUTOFFS, citation="Järvelin & Kekäläinen, TOIS 2002")
+@measure("ndcg_cut", params=LONG_CUTOFFS, default=CUTOFFS, citation="Järvelin & Kekäläinen, TOIS 2002")
 def ndcg_cut(t: EvalTable, p: Params) -> np.ndarray:
     """nDCG at k: DCG of the top k over the DCG of the ideal top k, gains = relevance levels
     (level=gain pairs do not apply)."""
@@ -403,7 +403,7 @@ def _powers(p: float, n: int) -> np.ndarray:
     return np.cumprod(seq)
 
 
-@measure("rbp", params="pairs", versions=("10.0",), citation="Moffat & Zobel, TOIS 2008")
+@measure("rbp", params=PAIRS, versions=("10.0",), citation="Moffat & Zobel, TOIS 2008")
 def rbp(t: EvalTable, p: Params) -> np.ndarray:
     """Rank-biased precision (1 - p) * sum of gain_i * p^(i-1), p = 0.9 unless given as p=...;
     gains outside [0, 1] are rescaled to (g - min) / (max - min)."""
@@ -442,7 +442,7 @@ spelling(
 
 @measure(
     "rbp_resid",
-    params="pairs",
+    params=PAIRS,
     placeholder="zero_named",
     versions=("10.0",),
     citation="Moffat & Zobel, TOIS 2008",

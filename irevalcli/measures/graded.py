@@ -20,7 +20,7 @@ from ..errors import MeasureParamError
 from . import dcg as dcg_kernel
 from ._util import exclusive, gmax, ideal, opt, pair, row_label, seg_cumprod
 from .precision import CUTOFFS
-from .registry import Params, measure
+from .registry import LONG_CUTOFFS, PAIRS, Params, measure
 from .spellings import Target, int_cutoff, ranx, simple, spelling
 
 ERR_CUTOFFS = (5, 10, 20)
@@ -82,13 +82,13 @@ def _everything(t: EvalTable) -> np.ndarray:
     return np.maximum(t.n, ideal(t).K)
 
 
-@measure("dcg_cut", params="long_cutoffs", default=CUTOFFS, citation="Järvelin & Kekäläinen, TOIS 2002")
+@measure("dcg_cut", params=LONG_CUTOFFS, default=CUTOFFS, citation="Järvelin & Kekäläinen, TOIS 2002")
 def dcg_cut(t: EvalTable, p: Params) -> np.ndarray:
     """DCG at k with linear gain: the sum over the top k of rel_i / log2(i + 1)."""
     return np.stack([_dcg_at(t, k, "lin", "log") for k in p.values])
 
 
-@measure("dcg_exp_cut", params="long_cutoffs", default=CUTOFFS, citation="Burges et al., ICML 2005")
+@measure("dcg_exp_cut", params=LONG_CUTOFFS, default=CUTOFFS, citation="Burges et al., ICML 2005")
 def dcg_exp_cut(t: EvalTable, p: Params) -> np.ndarray:
     """DCG at k with exponential gain: the sum over the top k of (2^rel_i - 1) / log2(i + 1)."""
     return np.stack([_dcg_at(t, k, "exp", "log") for k in p.values])
@@ -125,28 +125,28 @@ spelling(
 )
 
 
-@measure("ndcg_exp_cut", params="long_cutoffs", default=CUTOFFS, citation="Burges et al., ICML 2005")
+@measure("ndcg_exp_cut", params=LONG_CUTOFFS, default=CUTOFFS, citation="Burges et al., ICML 2005")
 def ndcg_exp_cut(t: EvalTable, p: Params) -> np.ndarray:
     """nDCG at k with exponential gain: the sum over the top k of (2^rel_i - 1) / log2(i + 1),
     over the same sum for the ideal top k (as gdeval and ranx's ndcg_burges compute it)."""
     return np.stack([_ndcg_at(t, k, "exp", "log") for k in p.values])
 
 
-@measure("dcg_jk_cut", params="long_cutoffs", default=CUTOFFS, citation="Järvelin & Kekäläinen, SIGIR 2000")
+@measure("dcg_jk_cut", params=LONG_CUTOFFS, default=CUTOFFS, citation="Järvelin & Kekäläinen, SIGIR 2000")
 def dcg_jk_cut(t: EvalTable, p: Params) -> np.ndarray:
     """DCG at k in the original Järvelin–Kekäläinen form: rel_1 + the sum over 2 <= i <= k of
     rel_i / log2(i)."""
     return np.stack([_dcg_at(t, k, "lin", "jk") for k in p.values])
 
 
-@measure("ndcg_jk_cut", params="long_cutoffs", default=CUTOFFS, citation="Järvelin & Kekäläinen, SIGIR 2000")
+@measure("ndcg_jk_cut", params=LONG_CUTOFFS, default=CUTOFFS, citation="Järvelin & Kekäläinen, SIGIR 2000")
 def ndcg_jk_cut(t: EvalTable, p: Params) -> np.ndarray:
     """nDCG at k in the original Järvelin–Kekäläinen form: (rel_1 + the sum over 2 <= i <= k of
     rel_i / log2(i)) over the same sum for the ideal top k."""
     return np.stack([_ndcg_at(t, k, "lin", "jk") for k in p.values])
 
 
-@measure("cg_cut", params="long_cutoffs", default=CUTOFFS, citation="Järvelin & Kekäläinen, SIGIR 2000")
+@measure("cg_cut", params=LONG_CUTOFFS, default=CUTOFFS, citation="Järvelin & Kekäläinen, SIGIR 2000")
 def cg_cut(t: EvalTable, p: Params) -> np.ndarray:
     """Cumulative gain at k: the sum of the relevance labels of the top k documents."""
 
@@ -208,7 +208,7 @@ def _err_prefix(t: EvalTable, g_max: int) -> np.ndarray:
     return t.memo(("err_prefix", g_max), prefix)
 
 
-@measure("err", params="pairs", citation="Chapelle, Metzler, Zhang & Grinspan, CIKM 2009")
+@measure("err", params=PAIRS, citation="Chapelle, Metzler, Zhang & Grinspan, CIKM 2009")
 def err(t: EvalTable, p: Params) -> np.ndarray:
     """Expected reciprocal rank: the sum over ranks i of R_i / i * prod_{j<i} (1 - R_j), with
     R = (2^rel - 1) / 2^g_max; g_max is the highest label unless given (err.gmax=4), and k=K
@@ -234,9 +234,7 @@ spelling(
 )
 
 
-@measure(
-    "err_cut", params="long_cutoffs", default=ERR_CUTOFFS, citation="Chapelle, Metzler, Zhang & Grinspan, CIKM 2009"
-)
+@measure("err_cut", params=LONG_CUTOFFS, default=ERR_CUTOFFS, citation="Chapelle, Metzler, Zhang & Grinspan, CIKM 2009")
 def err_cut(t: EvalTable, p: Params) -> np.ndarray:
     """ERR at k: the sum over the top k of R_i / i * prod_{j<i} (1 - R_j), R = (2^rel - 1) /
     2^g_max, g_max the highest label in the qrels file."""
@@ -261,7 +259,7 @@ def _p_break(p: Params, name: str) -> float:
     return pb
 
 
-@measure("pfound", params="pairs", citation="Segalovich, ROMIP 2009 (Yandex)")
+@measure("pfound", params=PAIRS, citation="Segalovich, ROMIP 2009 (Yandex)")
 def pfound(t: EvalTable, p: Params) -> np.ndarray:
     """pFound: the sum over ranks of pLook_i * pRel_i, pLook_1 = 1, pLook_{i+1} = pLook_i *
     (1 - pRel_i) * (1 - p_break), pRel = (2^rel - 1) / 2^g_max; p_break=0.15, g_max the highest
@@ -289,7 +287,7 @@ spelling(
 )
 
 
-@measure("pfound_cut", params="long_cutoffs", default=ERR_CUTOFFS, citation="Segalovich, ROMIP 2009 (Yandex)")
+@measure("pfound_cut", params=LONG_CUTOFFS, default=ERR_CUTOFFS, citation="Segalovich, ROMIP 2009 (Yandex)")
 def pfound_cut(t: EvalTable, p: Params) -> np.ndarray:
     """pFound at k: the sum over the top k of pLook_i * pRel_i with p_break 0.15 and pRel =
     (2^rel - 1) / 2^g_max."""
@@ -318,7 +316,7 @@ def _trigamma(x: np.ndarray) -> np.ndarray:
     return acc + series
 
 
-@measure("inst", params="pairs", citation="Moffat, Bailey, Scholer & Thomas, ADCS 2015")
+@measure("inst", params=PAIRS, citation="Moffat, Bailey, Scholer & Thomas, ADCS 2015")
 def inst(t: EvalTable, p: Params) -> np.ndarray:
     """INST: the expected rate of gain sum_i W_i g_i of an adaptive user with target T (T=1),
     continuing from rank i with C_i = ((i + T + T_i - 1) / (i + T + T_i))^2, T_i = T - the gain
@@ -383,7 +381,7 @@ spelling(
 # ---- RBP with raw labels ---------------------------------------------------------
 
 
-@measure("rbp_label", params="pairs", citation="Moffat & Zobel, TOIS 2008")
+@measure("rbp_label", params=PAIRS, citation="Moffat & Zobel, TOIS 2008")
 def rbp_label(t: EvalTable, p: Params) -> np.ndarray:
     """RBP with the relevance label itself as gain (no rescaling, so it exceeds 1 with labels
     above 1): (1 - p) * the sum of rel_i * p^(i-1), p = 0.9 unless given (rbp_label.p=0.8), as

@@ -14,7 +14,7 @@ import numpy as np
 
 from .ap import map_
 from .precision import CUTOFFS, P, Rprec_mult
-from .registry import Params, measure
+from .registry import DOUBLE_CUTOFFS, LONG_CUTOFFS, Params, measure
 
 if TYPE_CHECKING:  # (core.judged is imported when a -R format needs it)
     from ..core.judged import JgTable
@@ -28,7 +28,7 @@ def map_avgjg(t: JgTable, p: Params) -> np.ndarray:
     return t.average_over_jgs(map_(t.segments, p))
 
 
-@measure("P_avgjg", params="long_cutoffs", default=CUTOFFS, rel_formats=JG_FORMATS)
+@measure("P_avgjg", params=LONG_CUTOFFS, default=CUTOFFS, rel_formats=JG_FORMATS)
 def P_avgjg(t: JgTable, p: Params) -> np.ndarray:
     """Precision at k per judgement group, averaged over the topic's judgement groups."""
     return t.average_over_jgs(P(t.segments, p))
@@ -36,7 +36,7 @@ def P_avgjg(t: JgTable, p: Params) -> np.ndarray:
 
 @measure(
     "Rprec_mult_avgjg",
-    params="double_cutoffs",
+    params=DOUBLE_CUTOFFS,
     default=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
     rel_formats=JG_FORMATS,
 )

@@ -1,4 +1,16 @@
-"""Measure-name grammar: ``-m`` arguments -> the measures to compute.
+"""The one ``-m`` grammar: arguments in every spelling -> the measures to compute.
+
+A spec is read once, by :func:`read_spec` (trec_eval's syntax: a nickname, ``NAME[.PARAMS]``
+or an output label) and else by :func:`parse_friendly` (the spellings other libraries give
+a measure, declared with it in its family module, :mod:`.spellings`): ir_measures'
+``Name[(key=value,...)][@cutoff]`` (``nDCG@10``, ``P(rel=2)@5``, ``AP``, ``RR@10``), which
+ireval's own, TF-Ranking's and Elasticsearch's spellings share, and ranx's
+``name[@k][-lN]`` (``ndcg@10``, ``map@100-l2``, ``rbp.95``). Where the library defines the
+measure differently from trec_eval, the spelling decides; its output label is the spelling
+as typed. :func:`resolve` turns specs into requests, ``ireval measures NAME`` describes
+what :func:`read_spec` reads, and :func:`repeated_parameters` is the one rule for a
+measure given parameters twice. Parameters are read by the measure's shape
+(:class:`~.registry.ParamShape`).
 
 trec_eval's rules, restated:
 
@@ -7,7 +19,8 @@ trec_eval's rules, restated:
 * ``NAME`` may be a nickname (``official``, ``all_trec``, ``set``, ...) that marks
   a list of measures; parameters on a nickname are ignored.
 * Only the first parameter string given for a measure is used, and it also
-  applies when the measure is marked through a nickname.
+  applies when the measure is marked through a nickname (trec text keeps this rule and
+  says so; the other outputs compute every cutoff asked, :func:`repeated_parameters`).
 * Output order is the registry's order, not the command line's (trec text keeps it; the
   other formats follow the order asked, :func:`asked_order`).
 
@@ -24,26 +37,18 @@ ireval also accepts the output labels as input (``P_5``, ``ndcg_cut_10``,
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
-import itertools
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any, Literal
 
 from ..errors import MeasureParamError, UnknownMeasureError
 from .catalog import load
-from .registry import FORMAT_NICKNAMES, NICKNAMES, Measure, Params
-from .spellings import dotted_pattern
-
-if TYPE_CHECKING:  # (aliases is imported when a name is not trec_eval's)
-    from .aliases import Friendly
-
-# C's isspace, not Unicode whitespace: atol/atof skip exactly these
-_LONG_PREFIX = re.compile(r"^[ \t\n\v\f\r]*[+-]?[0-9]+")
-_DOUBLE_PREFIX = re.compile(r"^[ \t\n\v\f\r]*[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
-LONG_MAX = 2**63 - 1
+from .registry import FORMAT_NICKNAMES, LONG_MAX, NICKNAMES, Measure, Params, shown
+from .spellings import FAMILIES, LIBRARIES, Family, Target, dotted_pattern
 
 
 @dataclass(frozen=True)
@@ -61,83 +66,13 @@ class Request:
         return self.measure.labels(self.params)
 
 
-# C's strtod reads hexadecimal floats (0x1p3 = 8), atol stops at the x (0x5 = 0); ireval
-# refuses them rather than guess which the user meant
-_HEX = re.compile(r"^[ \t\n\v\f\r]*[+-]?0[xX]")
-
-
-def _no_hex(text: str, spec: str, what: str) -> None:
-    if _HEX.match(text):
-        raise MeasureParamError(f"{spec}: {what} '{text}' is hexadecimal; write it in decimal")
-
-
-def _atol(text: str, spec: str, what: str) -> int:
-    _no_hex(text, spec, what)
-    m = _LONG_PREFIX.match(text)
-    if not m:
-        raise MeasureParamError(f"{spec}: {what} '{text}' is not a positive integer")
-    value = int(m.group(0))
-    if abs(value) > LONG_MAX:
-        raise MeasureParamError(f"{spec}: {what} '{text}' is out of range")
-    return value
-
-
-def _atof(text: str, spec: str, what: str) -> float:
-    _no_hex(text, spec, what)
-    m = _DOUBLE_PREFIX.match(text)
-    if not m:
-        raise MeasureParamError(f"{spec}: {what} '{text}' is not a number")
-    value = float(m.group(0))
-    if not math.isfinite(value):
-        raise MeasureParamError(f"{spec}: {what} '{text}' is out of range")
-    return value
-
-
 def parse_params(meas: Measure, text: str, spec: str) -> Params:
-    """Parse a parameter string the way the measure's kind does in trec_eval."""
-    kind = meas.params
-    if kind == "none":
+    """Parse a parameter string the way the measure's shape does in trec_eval."""
+    if not meas.params.takes_values:
         # trec_eval ignores parameters on a measure that takes none (recip_rank.10 is plain MRR);
         # ireval refuses them and names the measure the user probably meant
         raise MeasureParamError(f"{spec}: {meas.name} takes no parameters{_meant_instead(meas.name, text)}")
-    items = text.split(",")
-    if kind == "long_cutoffs":
-        cut = sorted(_atol(t, spec, "cutoff") for t in items)
-        if cut[0] <= 0:
-            raise MeasureParamError(f"{spec}: cutoff {cut[0]} is not a positive integer")
-        for a, b in itertools.pairwise(cut):
-            if a == b:
-                raise MeasureParamError(f"{spec}: cutoff {a} is given twice")
-        return Params(tuple(cut), text)
-    if kind == "double_cutoffs":
-        dcut = sorted(_atof(t, spec, "cutoff") for t in items)
-        for x, y in itertools.pairwise(dcut):
-            if x == y:
-                raise MeasureParamError(f"{spec}: cutoff {x:g} is given twice")
-        return Params(tuple(dcut), text)
-    if kind == "double_params":
-        vals = tuple(_atof(t, spec, "parameter") for t in items)
-        if meas.check_params is not None:
-            problem = meas.check_params(vals)
-            if problem:
-                raise MeasureParamError(f"{spec}: {problem}")
-        return Params(vals, text)
-    if kind == "pairs":
-        return Params(_parse_pairs(text, spec), text)
-    raise AssertionError(kind)  # pragma: no cover
-
-
-def _parse_pairs(text: str, spec: str) -> tuple[tuple[str, float], ...]:
-    """``k=v,k=v``: trec_eval refuses an empty item, ``==`` and an item without ``=``."""
-    pairs = []
-    for item in text.split(","):
-        key, eq, val = item.partition("=")
-        if not eq or key == "" or "=" in val:
-            raise MeasureParamError(f"{spec}: malformed parameter '{item}' (expected key=value pairs, e.g. 1=3,2=9)")
-        if re.fullmatch(r"[+-]?[0-9]+", key) and abs(int(key)) > LONG_MAX:
-            raise MeasureParamError(f"{spec}: level '{key}' is out of range")
-        pairs.append((key, _atof(val, spec, f"value of '{key}'")))
-    return tuple(pairs)
+    return meas.params.parse(meas, text, spec)
 
 
 def _meant_instead(name: str, text: str) -> str:
@@ -150,18 +85,15 @@ def _meant_instead(name: str, text: str) -> str:
     offers: list[str] = []
     registry = load()
     cut = f"{name}_cut"
-    if cut in registry and registry[cut].params == "long_cutoffs":
+    if cut in registry and _parses(registry[cut], text):
         offers.append(f"{cut}.{text}")
-    from .aliases import FAMILIES, parse
-
-    styles = ("ir_measures", "ranx", "ireval", "tf-ranking", "elasticsearch")
-    for style in styles:  # one friendly spelling, from the library listed first
+    for style in LIBRARIES:  # one friendly spelling, from the library listed first
         for fam in FAMILIES.values():
             if fam.style != style or not {name, cut} & set(fam.roots):
                 continue
             spelled = f"{fam.name}@{text}"
             try:
-                f = parse(spelled)
+                f = parse_friendly(spelled)
             except MeasureParamError:
                 continue
             if f is not None and f.target.root in (name, cut) and f.target.view is None:
@@ -174,11 +106,230 @@ def _meant_instead(name: str, text: str) -> str:
     return " (did you mean " + " or ".join(f"'{o}'" for o in offers) + "?)"
 
 
+def _parses(meas: Measure, text: str) -> bool:
+    try:
+        parse_params(meas, text, text)
+    except MeasureParamError:
+        return False
+    return True
+
+
+# ranx's rbp.95 (rbp.NN-lN): the spellings declared ``dotted``, which trec_eval's syntax would read
+# as a measure and its parameters
+RANX_RBP = dotted_pattern()
+
+
+# ---- the friendly grammar: other libraries' spellings ---------------------------------------
+#
+# ir_measures (and ireval, TF-Ranking, Elasticsearch): Name[(key=value,...)][@cutoff];
+# ranx: name[@k][-lN]. Each spelling is declared with its measure (spellings.spelling).
+
+_IM_RE = re.compile(r"^(?P<name>[A-Za-zα_][A-Za-z0-9_α]*)(?:\((?P<args>[^()]*)\))?(?:@(?P<at>[^@()]+))?$")
+_RANX_RE = re.compile(r"^(?P<name>[a-z][a-z0-9_\-]*?)(?:[@.](?P<at>[0-9]+))?(?:-l(?P<level>-?[0-9]+))?$")
+
+
+def _value(text: str, spec: str) -> Any:
+    t = text.strip()
+    if len(t) >= 2 and t[0] == t[-1] and t[0] in "'\"":
+        return t[1:-1]
+    if len(t) >= 2 and t[0] == "{" and t[-1] == "}":
+        return _dict_value(t, spec)
+    if t in ("True", "true"):
+        return True
+    if t in ("False", "false"):
+        return False
+    if re.fullmatch(r"[+-]?[0-9]+", t):
+        if abs(int(t)) > LONG_MAX:  # no cutoff, level or count is beyond trec_eval's long
+            raise MeasureParamError(f"{spec}: the value '{t}' is out of range")
+        return int(t)
+    try:
+        number = float(t)
+    except ValueError:
+        pass
+    else:
+        if math.isinf(number) and not re.fullmatch(r"[+-]?inf(inity)?", t, re.IGNORECASE):
+            raise MeasureParamError(f"{spec}: the value '{t}' is out of range")  # 1e400
+        return number
+    if re.fullmatch(r"[A-Za-z0-9_\-]+", t):
+        return t  # a bare word such as exp-log2 or uniform
+    raise MeasureParamError(f"{spec}: cannot read the value '{text}'")
+
+
+def _split_top(text: str, sep: str = ",") -> list[str]:
+    """Split at ``sep`` outside braces and quotes (``gains={0:1,1:4},judged_only=True``)."""
+    parts: list[str] = []
+    cur: list[str] = []
+    depth, quote = 0, ""
+    for ch in text:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif ch == sep and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    parts.append("".join(cur))
+    return parts
+
+
+def _dict_value(t: str, spec: str) -> dict[Any, Any]:
+    out: dict[Any, Any] = {}
+    body = t[1:-1].strip()
+    if not body:
+        return out
+    for item in _split_top(body):
+        key, colon, val = item.partition(":")
+        if not colon or not key.strip():
+            raise MeasureParamError(f"{spec}: cannot read the value '{t}'")
+        out[_value(key, spec)] = _value(val, spec)
+    return out
+
+
+def _args(text: str | None, spec: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if text is None or not text.strip():
+        return out
+    for item in _split_top(text):
+        key, eq, val = item.partition("=")
+        key = key.strip()
+        if not eq or not key:
+            raise MeasureParamError(f"{spec}: expected key=value inside the parentheses, got '{item.strip()}'")
+        out[key] = _value(val, spec)
+    return out
+
+
+@dataclass(frozen=True)
+class Friendly:
+    """A parsed friendly spec."""
+
+    spec: str
+    family: Family
+    target: Target
+
+
+def parse_friendly(spec: str) -> Friendly | None:
+    """The meaning of an ir_measures, ranx, ireval, TF-Ranking or Elasticsearch spelling, None if
+    it is not one; errors for known names misused."""
+    m = _IM_RE.match(spec)
+    if m and m.group("name") in FAMILIES and not FAMILIES[m.group("name")].library.ranx_grammar:
+        fam = FAMILIES[m.group("name")]
+        args = _args(m.group("args"), spec)
+        unknown = [k for k in args if k not in fam.args]
+        if unknown:
+            known = ", ".join(fam.args) if fam.args else "none"
+            raise MeasureParamError(f"{spec}: {fam.name} takes no parameter '{unknown[0]}' (it takes: {known})")
+        at = m.group("at")
+        if fam.cutoff == "required" and at is None:
+            raise MeasureParamError(f"{spec}: {fam.name} needs a cutoff, e.g. {fam.name}@10")
+        if fam.cutoff == "none" and at is not None:
+            raise MeasureParamError(f"{spec}: {fam.name} takes no cutoff")
+        return Friendly(spec, fam, fam.build(args, at, spec))
+    r = _RANX_RE.match(spec)
+    if r and r.group("name") in FAMILIES and FAMILIES[r.group("name")].library.ranx_grammar:
+        fam = FAMILIES[r.group("name")]
+        ranx_args: dict[str, Any] = {}
+        if r.group("level") is not None:
+            ranx_args["level"] = int(r.group("level"))
+            if abs(ranx_args["level"]) > LONG_MAX:
+                raise MeasureParamError(f"{spec}: level '{r.group('level')}' is out of range")
+        at = r.group("at")
+        if not fam.dotted and at is not None and spec[len(fam.name)] == ".":
+            return None  # name.N is trec_eval's syntax, not ranx's (rbp.95 is)
+        return Friendly(spec, fam, fam.build(ranx_args, at, spec))
+    return None
+
+
+def wrap(meas: Any, target: Target) -> Any:
+    """The measure as the friendly spelling sees it: on a table view when it needs one."""
+    views = ([target.view] if target.view else []) + list(target.views)
+    if meas.placeholder == "zero_named" and not target.values:
+        # the friendly label is not the measure's name, but it is the unparameterised slot
+        meas = dataclasses.replace(meas, placeholder="zero")
+    if not views:
+        return meas
+    from . import _util
+
+    makers: dict[str, Callable[[Any, Any], Any]] = {
+        "level": _util.at_level,
+        "binary": _util.binary,
+        "drop": _util.drop_below,
+        "judged": _util.judged_only,
+        "top": _util.top_k,
+        "908": _util.as_908,
+        "gains": _relabel,
+    }
+    func = meas.func
+
+    def on_view(t: Any, p: Any) -> Any:
+        for kind, n in views:
+            t = makers[kind](t, n)
+        return func(t, p)
+
+    return dataclasses.replace(meas, func=on_view)
+
+
+def _relabel(t: Any, mapping: tuple[tuple[int, int], ...]) -> Any:
+    """The table with judged labels replaced by ``mapping`` (label -> gain; others kept), as
+    ir_measures relabels the qrels for nDCG(gains=...)."""
+    import numpy as np
+
+    def view() -> Any:
+        src = np.array([k for k, _ in mapping], dtype=np.int64)
+        dst = np.array([v for _, v in mapping], dtype=np.int64)
+
+        def relabel(a: np.ndarray) -> np.ndarray:
+            at = np.minimum(np.searchsorted(src, a), len(src) - 1)
+            hit = (a >= 0) & (src[at] == a)
+            return np.where(hit, dst[at], a).astype(a.dtype)
+
+        return t.derive(label=relabel(t.label), qrel=relabel(t.qrel), max_label=None)
+
+    return t.memo(("view_gains", mapping), view)
+
+
+# ---- trec_eval's grammar -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TrecSpelling:
+    """A ``-m`` spec read in trec_eval's syntax (:func:`read_spec`): a nickname, or a measure
+    with the parameter text given (``P.5``, the label ``P_5``; None: none given)."""
+
+    nickname: str | None
+    measure: Measure | None
+    text: str | None
+
+
+def read_spec(spec: str, registry: dict[str, Measure]) -> TrecSpelling | None:
+    """trec_eval's grammar: ``NAME[.PARAMS]`` for a nickname or a measure of ``registry``, or
+    an output label typed as input; None for anything else (another library's spelling, ranx's
+    ``rbp.95`` among them, or an unknown name). The one reading of a spec that
+    :func:`resolve`, :func:`repeated_parameters` and ``ireval measures NAME`` share."""
+    if RANX_RBP.match(spec):  # ranx's rbp.95: not a measure and its parameters
+        return None
+    name, dot, text = spec.partition(".")
+    given = text if dot else None
+    if name in NICKNAMES:
+        return TrecSpelling(name, None, given)
+    if name in registry:
+        return TrecSpelling(None, registry[name], given)
+    label = label_form(spec, registry)
+    if label is not None:
+        return TrecSpelling(None, label[0], label[1])
+    return None
+
+
 def label_form(name: str, registry: dict[str, Measure]) -> tuple[Measure, str] | None:
     """``ndcg_cut_10`` -> (ndcg_cut, "10"): an output label typed as input."""
     best: tuple[Measure, str] | None = None
     for root, meas in registry.items():
-        if meas.params == "none" or not name.startswith(root + "_"):
+        if not meas.params.takes_values or not name.startswith(root + "_"):
             continue
         rest = name[len(root) + 1 :]
         if not rest:
@@ -272,8 +423,6 @@ class Suggester:
         m = re.match(r"^([A-Za-z_]+)(.*)$", spec)
         if not m or m.group(2)[:1] not in ("@", "(", ""):
             return
-        from .aliases import FAMILIES
-
         lowered: dict[str, str] = {}
         for fam in FAMILIES:
             lowered.setdefault(fam.lower(), fam)
@@ -319,21 +468,16 @@ def resolve(  # noqa: C901  debt: one branch per spelling form
         name, dot, text = spec.partition(".")
         if dot and text == "":
             raise MeasureParamError(f"{spec}: a '.' must be followed by parameters (e.g. P.5,10)")
-        if name in NICKNAMES:
-            if dot:  # trec_eval drops them; they would silently mean nothing
+        read = read_spec(spec, registry)
+        if read is not None and read.nickname is not None:
+            if read.text is not None:  # trec_eval drops them; they would silently mean nothing
                 raise MeasureParamError(f"{spec}: '{name}' is a nickname and takes no parameters; write -m {name}")
             marked.update(m for m in NICKNAMES[name] if m in registry)
             continue
-        if name in registry:
-            marked.add(name)
-            if dot:
-                param_text.setdefault(name, (text, spec))
-            continue
-        label = label_form(spec, registry)
-        if label is not None:
-            meas, text = label
-            marked.add(meas.name)
-            param_text.setdefault(meas.name, (text, spec))
+        if read is not None and read.measure is not None:
+            marked.add(read.measure.name)
+            if read.text is not None:  # trec_eval's rule: the first parameters given are kept
+                param_text.setdefault(read.measure.name, (read.text, spec))
             continue
         if name in absent or name.split("_")[0] in absent:
             raise UnknownMeasureError(f"measure '{spec}' does not exist in trec_eval {compat} (--compat {compat})")
@@ -433,24 +577,11 @@ def asked_order(specs: Sequence[str], *, rel_format: str = "qrels", compat: str 
     return order
 
 
-def parse_friendly(spec: str) -> Friendly | None:
-    """An ir_measures, ranx or ireval spelling (irevalcli.measures.aliases, imported when needed)."""
-    from .aliases import parse
-
-    return parse(spec)
-
-
-# ranx's rbp.95 (rbp.NN-lN): the spellings declared ``dotted``, which trec_eval's syntax would read
-# as a measure and its parameters
-RANX_RBP = dotted_pattern()
-
-
 def _with_friendly(
     requests: list[Request], friendly: dict[str, Friendly], registry: dict[str, Measure], rel_format: str, compat: str
 ) -> list[Request]:
     """Add the friendly names' requests; each sorts after its measure's trec_eval request."""
     from ._util import OptParams
-    from .aliases import wrap
 
     order = {root: i for i, root in enumerate(registry)}
     keyed = [((order[r.measure.name], 0, 0), r) for r in requests]
@@ -474,37 +605,30 @@ def _with_friendly(
     return [r for _, r in keyed]
 
 
-def first_parameters(specs: Sequence[str]) -> list[str]:
-    """trec_eval's rule for ``-m P.5 -m P.10``: each cutoff measure keeps the first parameters
-    given, the later specs are dropped (see :func:`merge_repeated_cutoffs` for the note)."""
-    merged, notes = merge_repeated_cutoffs(specs)
-    kept = {m: first for first, _ignored, m in notes}
-    return [kept.get(spec, spec) for spec in merged]
+def repeated_parameters(specs: Sequence[str], *, keep: Literal["first", "all"]) -> tuple[list[str], list[Repeat]]:
+    """The one rule for a measure given parameters more than once (``-m P.5 -m P.10``).
 
-
-def merge_repeated_cutoffs(specs: Sequence[str]) -> tuple[list[str], list[tuple[str, str, str]]]:
-    """``-m P.5 -m P.10``: trec_eval keeps the first parameters given for a measure and
-    ignores the later ones. Returns (``specs`` with each cutoff measure's later parameters
-    merged into its first spec, e.g. ``["P.5,10"]``; and for each measure whose later
-    parameters add cutoffs, (the first spec, the specs ignored, the merged spec)), for the
-    output formats free to compute them all and for the note that says so."""
+    trec_eval keeps the first parameters given for a measure and ignores the later ones.
+    ``keep="first"`` (trec text, trec_eval's bytes) does the same; ``keep="all"`` (every other
+    output, and the API, which never drops a measure asked silently) computes them all where
+    the measure's shape unites them (cutoffs: ``["P.5,10"]``). Either way the later specs of
+    such a measure are taken out, and each measure whose later parameters add values gives a
+    :class:`Repeat` (the note trec text prints). A measure whose shape does not unite values
+    (utility's coefficients, ndcg's gains) keeps the first parameters given, as trec_eval
+    (:func:`resolve`); a spec that does not parse is kept for :func:`resolve` to report."""
     registry = load()
     out: list[str] = []
     first: dict[str, int] = {}  # root -> index in out
-    values: dict[str, list[float]] = {}
+    values: dict[str, list[Any]] = {}
     ignored: dict[str, list[str]] = {}
     for spec in specs:
-        name, _dot, text = spec.partition(".")
-        meas = registry.get(name)
-        if meas is None:
-            label = label_form(spec, registry)
-            if label is not None:
-                meas, text = label
-        if meas is None or not text or RANX_RBP.match(spec) or meas.params not in ("long_cutoffs", "double_cutoffs"):
+        read = read_spec(spec, registry)
+        meas = read.measure if read is not None else None
+        if read is None or meas is None or not read.text or not meas.params.unites:
             out.append(spec)
             continue
         try:
-            cuts = list(parse_params(meas, text, spec).values)
+            cuts = list(parse_params(meas, read.text, spec).values)
         except MeasureParamError:
             out.append(spec)  # resolve() reports it
             continue
@@ -520,8 +644,18 @@ def merge_repeated_cutoffs(specs: Sequence[str]) -> tuple[list[str], list[tuple[
             ignored.setdefault(root, []).append(spec)
     notes = []
     for root, later in ignored.items():
-        shown = ",".join(f"{v:g}" if isinstance(v, float) else str(v) for v in sorted(values[root]))
-        merged = f"{root}.{shown}"
-        notes.append((out[first[root]], " ".join(later), merged))
-        out[first[root]] = merged
+        merged = f"{root}.{shown(sorted(values[root]))}"
+        notes.append(Repeat(out[first[root]], " ".join(later), merged))
+        if keep == "all":
+            out[first[root]] = merged
     return out, notes
+
+
+@dataclass(frozen=True)
+class Repeat:
+    """A measure given parameters again (:func:`repeated_parameters`): the first spec, the
+    later specs whose values it adds, and the one spec that asks for all of them."""
+
+    first: str
+    ignored: str
+    merged: str

@@ -19,13 +19,13 @@ from . import dcg as dcg_kernel
 from ._util import opt, safe_div
 from .ap import judged_nonrel_rows
 from .precision import CUTOFFS
-from .registry import Params, measure
+from .registry import LONG_CUTOFFS, WEIGHTED_MEAN, Params, measure
 from .spellings import BIG, Build, Target, bool_arg, int_cutoff, rel_view, simple, spelling
 
 
 @measure(
     "P_ret",
-    params="long_cutoffs",
+    params=LONG_CUTOFFS,
     default=CUTOFFS,
     citation="TF-Ranking's PrecisionMetric (Pasumarthi et al., KDD 2019); Elasticsearch's rank evaluation "
     "precision (PrecisionAtK)",
@@ -115,7 +115,7 @@ def bpref_R(t: EvalTable, p: Params) -> np.ndarray:
 
 @measure(
     "arp",
-    agg="wmean",
+    agg=WEIGHTED_MEAN,
     direction="lower",
     unanswered="refuse",
     citation="TF-Ranking's ARPMetric (Pasumarthi et al., KDD 2019)",
@@ -139,7 +139,7 @@ spelling(
 )
 
 
-@measure("opa", agg="wmean", unanswered="refuse", citation="TF-Ranking's OPAMetric (Pasumarthi et al., KDD 2019)")
+@measure("opa", agg=WEIGHTED_MEAN, unanswered="refuse", citation="TF-Ranking's OPAMetric (Pasumarthi et al., KDD 2019)")
 def opa(t: EvalTable, p: Params) -> np.ndarray:
     """Ordered pair accuracy: among pairs of retrieved documents with different labels (graded;
     unjudged and negative count 0), the fraction whose higher-labelled document ranks higher; no
@@ -230,7 +230,7 @@ def _subtopic_entries_of(t: EvalTable) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
 @measure(
     "P_IA_ret",
-    params="long_cutoffs",
+    params=LONG_CUTOFFS,
     default=(5, 10, 20),
     needs_subtopics=True,
     citation="TF-Ranking's PrecisionIAMetric; Agrawal et al., WSDM 2009; Clarke et al., TREC 2009 Web track",
@@ -260,7 +260,7 @@ spelling(
 
 @measure(
     "alpha_dcg_label_cut",
-    params="long_cutoffs",
+    params=LONG_CUTOFFS,
     default=(5, 10, 20),
     needs_subtopics=True,
     citation="TF-Ranking's AlphaDCGMetric; Clarke et al., SIGIR 2008",

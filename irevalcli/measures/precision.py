@@ -9,7 +9,7 @@ import numpy as np
 from ..core.table import EvalTable, seg_suffix_max
 from ..errors import MeasureParamError
 from ._util import safe_div
-from .registry import Params, measure
+from .registry import DOUBLE_CUTOFFS, DOUBLE_PARAMS, LONG_CUTOFFS, PER_TOPIC_ONLY, Params, measure
 from .spellings import REL, Target, ranx, rel_view, simple, spelling
 
 CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -144,7 +144,7 @@ def interpolated_points(t: EvalTable, xs: tuple[float, ...]) -> tuple[np.ndarray
     return values, emitted
 
 
-@measure("iprec_at_recall", params="double_cutoffs", default=RECALL_POINTS)
+@measure("iprec_at_recall", params=DOUBLE_CUTOFFS, default=RECALL_POINTS)
 def iprec_at_recall(t: EvalTable, p: Params) -> np.ndarray:
     """Interpolated precision at recall x: the highest precision at any rank at or below the
     one where recall x is reached (K = lround(x*R) relevant documents)."""
@@ -175,7 +175,7 @@ spelling(
 )
 
 
-@measure("P", params="long_cutoffs", default=CUTOFFS)
+@measure("P", params=LONG_CUTOFFS, default=CUTOFFS)
 def P(t: EvalTable, p: Params) -> np.ndarray:
     """Precision at k: relevant documents in the top k, divided by k (missing ranks count as
     non-relevant)."""
@@ -209,10 +209,10 @@ def _relstring_check(vals: tuple[float, ...]) -> str | None:
 @measure(
     "relstring",
     direction="none",
-    params="double_params",
+    params=DOUBLE_PARAMS,
     default=(10.0,),
     kind="str",
-    agg="none",
+    agg=PER_TOPIC_ONLY,
     summary=False,
     placeholder="zero_named",
 )
@@ -234,7 +234,7 @@ def relstring(t: EvalTable, p: Params) -> list[list[str]]:
     return [[text[b:e] for b, e in zip(begins.tolist(), ends.tolist())]]
 
 
-@measure("recall", params="long_cutoffs", default=CUTOFFS)
+@measure("recall", params=LONG_CUTOFFS, default=CUTOFFS)
 def recall(t: EvalTable, p: Params) -> np.ndarray:
     """Recall at k: relevant documents in the top k, divided by R."""
     return np.stack([safe_div(t.rel_at(k), t.R) for k in p.values])
@@ -260,7 +260,7 @@ spelling(
 )
 
 
-@measure("Rprec_mult", params="double_cutoffs", default=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0))
+@measure("Rprec_mult", params=DOUBLE_CUTOFFS, default=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0))
 def Rprec_mult(t: EvalTable, p: Params) -> np.ndarray:
     """Precision at x*R documents (cutoff trunc(x*R + 0.9)); Rprec_mult_1.00 is Rprec."""
     out = []
@@ -271,7 +271,7 @@ def Rprec_mult(t: EvalTable, p: Params) -> np.ndarray:
     return np.stack(out)
 
 
-@measure("11pt_avg", params="double_params", default=RECALL_POINTS)
+@measure("11pt_avg", params=DOUBLE_PARAMS, default=RECALL_POINTS)
 def eleven_pt_avg(t: EvalTable, p: Params) -> np.ndarray:
     """Mean interpolated precision over the recall points (default 0.0, 0.1, ..., 1.0)."""
     values, emitted = interpolated_points(t, p.values)
@@ -281,7 +281,7 @@ def eleven_pt_avg(t: EvalTable, p: Params) -> np.ndarray:
     return total / len(p.values)
 
 
-@measure("relative_P", params="long_cutoffs", default=CUTOFFS)
+@measure("relative_P", params=LONG_CUTOFFS, default=CUTOFFS)
 def relative_P(t: EvalTable, p: Params) -> np.ndarray:
     """Relative precision at k: relevant in the top k divided by min(k, R)."""
     return np.stack([safe_div(t.rel_at(k), np.minimum(k, t.R)) for k in p.values])
@@ -298,7 +298,7 @@ spelling(
 )
 
 
-@measure("success", params="long_cutoffs", default=(1, 5, 10))
+@measure("success", params=LONG_CUTOFFS, default=(1, 5, 10))
 def success(t: EvalTable, p: Params) -> np.ndarray:
     """Success at k: 1 if a relevant document is in the top k, else 0."""
     return np.stack([(t.rel_at(k) > 0).astype(np.float64) for k in p.values])
@@ -325,7 +325,7 @@ spelling(
 
 @measure(
     "unj",
-    params="long_cutoffs",
+    params=LONG_CUTOFFS,
     direction="lower",
     unanswered=1.0,
     default=(5, 10, 20),

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ._util import safe_div
-from .registry import Params, measure
+from .registry import SUM, Params, measure
 
 if TYPE_CHECKING:  # (core.judged is imported when a -R format needs it)
     from ..core.judged import PrefsTable
@@ -58,21 +58,21 @@ def _avgjg_rnonrel(t: PrefsTable, *, ret_only: bool) -> np.ndarray:
     return np.where(ok, total / np.maximum(t.num_jgs, 1), 0.0)
 
 
-@measure("prefs_num_prefs_poss", kind="int", direction="none", agg="sum", rel_formats=PREFS_FORMATS)
+@measure("prefs_num_prefs_poss", kind="int", direction="none", agg=SUM, rel_formats=PREFS_FORMATS)
 def prefs_num_prefs_poss(t: PrefsTable, p: Params) -> np.ndarray:
     """Number of possible preferences: every judged preference of every JG, retrieved or not;
     the summary is the sum over topics."""
     return t.topic_sum(t.pr + t.pi + t.pn)
 
 
-@measure("prefs_num_prefs_ful", kind="int", agg="sum", rel_formats=PREFS_FORMATS)
+@measure("prefs_num_prefs_ful", kind="int", agg=SUM, rel_formats=PREFS_FORMATS)
 def prefs_num_prefs_ful(t: PrefsTable, p: Params) -> np.ndarray:
     """Number of fulfilled preferences: the preferred document is retrieved and ranked above
     the other (which may be unretrieved); the summary is the sum over topics."""
     return t.topic_sum(t.fr + t.fi)
 
 
-@measure("prefs_num_prefs_ful_ret", kind="int", agg="sum", rel_formats=PREFS_FORMATS)
+@measure("prefs_num_prefs_ful_ret", kind="int", agg=SUM, rel_formats=PREFS_FORMATS)
 def prefs_num_prefs_ful_ret(t: PrefsTable, p: Params) -> np.ndarray:
     """Number of fulfilled preferences between two retrieved documents; the summary is the sum
     over topics."""

@@ -1,7 +1,8 @@
 """The measures reference: every measure, spelling family and nickname as text (``ireval
 measures``, ``ireval measures NAME``), markdown (docs/measures.md, ``make docs``) or JSON.
 
-Built from the registry and the spelling tables alone: no click, nothing printed here (the
+Built from the registry (each parameter shape and summary describes itself) and the spelling
+table alone, with what a friendly spelling means (:func:`describe`): no click, nothing printed here (the
 ``measures`` command echoes what these functions return). The registry is loaded inside
 the functions, so importing this module costs nothing.
 """
@@ -10,56 +11,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import UnknownMeasureError
+from ..errors import MeasureParamError, UnknownMeasureError
+from .spellings import BIG, FAMILIES
+from .spellings import LIBRARIES as OTHER_LIBRARIES
 
-PARAM_KINDS = {
-    "none": "no parameters",
-    "long_cutoffs": "integer cutoffs",
-    "double_cutoffs": "real cutoffs",
-    "double_params": "real parameters",
-    "pairs": "key=value pairs (ndcg family: level=gain; rbp: p=; ireval's: as described above)",
-}
-SUMMARIES = {
-    "mean": "mean over topics",
-    "sum": "sum over topics",
-    "gmean": "geometric mean over topics",
-    "nanmean": "mean over the topics that have a value",
-    "wmean": "weighted mean over the topics that have a value",
-    "judged_sum": "sum over topics",
-    "topic_count": "count",
-    "run_name": "text",
-    "none": "per topic only",
-}
 # libraries whose spellings ireval accepts, in the order the reference lists them
-LIBRARIES = ("trec_eval", "ir_measures", "ranx", "ireval", "tf-ranking", "elasticsearch")
-
-
-def params_text(meas: Any) -> str:
-    params = PARAM_KINDS[meas.params]
-    if meas.default:
-        shown = ",".join(f"{v:g}" if isinstance(v, float) else str(v) for v in meas.default)
-        params += f", default {shown}"
-    return params
-
-
-def trec_spellings(meas: Any) -> list[str]:
-    """How -m reaches the measure in trec_eval's syntax: NAME, NAME.PARAMS and the label form."""
-    if meas.params == "none":
-        return [meas.name]
-    many, one = {
-        "long_cutoffs": ("k1,k2", "k"),
-        "double_cutoffs": ("x1,x2", "x"),
-        "double_params": ("a,b", "a,b"),
-        "pairs": ("key=value,...", "key=value"),
-    }[meas.params]
-    return [meas.name, f"{meas.name}.{many}", f"{meas.name}_{one}"]
+LIBRARIES = ("trec_eval", *OTHER_LIBRARIES)
 
 
 def measure_spellings(meas: Any) -> dict[str, list[str]]:
     """Every spelling -m accepts for the measure, by library (from the registry and alias tables)."""
-    from .aliases import FAMILIES
-
-    out: dict[str, list[str]] = {"trec_eval": trec_spellings(meas)}
+    out: dict[str, list[str]] = {"trec_eval": meas.params.spellings(meas.name)}
     for fam in FAMILIES.values():
         if meas.name in fam.roots:
             out.setdefault(fam.style, []).append(family_form(fam))
@@ -70,7 +32,7 @@ def measure_spellings(meas: Any) -> dict[str, list[str]]:
 
 def family_form(fam: Any) -> str:
     """A family's spelling with its argument and cutoff syntax: ``P(rel,judged_only)@k``."""
-    if fam.style == "ranx":
+    if fam.library.ranx_grammar:
         return f"{fam.name}.NN-lN" if fam.dotted else f"{fam.name}@k-lN"
     args = f"({','.join(fam.args)})" if fam.args else ""
     cut = {"optional": "[@k]", "required": "@k", "none": ""}[fam.cutoff]
@@ -82,8 +44,8 @@ def measure_info(meas: Any) -> dict[str, Any]:
     return {
         "name": meas.name,
         "definition": meas.doc,
-        "parameters": params_text(meas),
-        "summary": SUMMARIES[meas.agg],
+        "parameters": meas.params.describe(meas.default),
+        "summary": meas.agg.text,
         "judgements": sorted(meas.rel_formats),
         "citation": meas.citation,
         "spellings": measure_spellings(meas),
@@ -91,8 +53,6 @@ def measure_info(meas: Any) -> dict[str, Any]:
 
 
 def describe_measure(meas: Any) -> str:
-    from .aliases import aliases_of
-
     info = measure_info(meas)
     lines = [f"{meas.name}: {meas.doc}", f"  parameters: {info['parameters']}", f"  summary: {info['summary']}"]
     if meas.citation:
@@ -109,7 +69,6 @@ def measures_reference(fmt: str) -> str:
     """Every measure, spelling family and nickname as markdown or JSON (docs/measures.md is the markdown)."""
     import json
 
-    from .aliases import FAMILIES
     from .catalog import load
     from .registry import NICKNAMES
 
@@ -123,7 +82,7 @@ def measures_reference(fmt: str) -> str:
             "also_spelled": list(f.synonyms),
             "maps_to": list(f.roots),
             "arguments": list(f.args),
-            "cutoff": f.cutoff if f.style != "ranx" else "optional",
+            "cutoff": f.cutoff if not f.library.ranx_grammar else "optional",
             "definition": f.definition,
         }
         for f in FAMILIES.values()
@@ -183,7 +142,6 @@ def measures_reference(fmt: str) -> str:
 def listing(width: int | None = None) -> str:
     """``ireval measures`` without a name: every measure, nickname and spelling family, a line
     each (``width``: wrapped at a terminal's width, continuations under the text)."""
-    from .aliases import FAMILIES
     from .catalog import load
     from .registry import NICKNAMES
 
@@ -246,19 +204,61 @@ def _wrap_lines(text: str, width: int | None) -> str:
 
 def describe_name(name: str, registry: Any) -> str:
     """What ``ireval measures NAME`` prints for one name (a measure, nickname or spelling)."""
-    from .aliases import describe
-    from .names import RANX_RBP, label_form, suggest
+    from .names import read_spec, suggest
     from .registry import NICKNAMES
 
-    root = name.split(".", 1)[0]
-    if root in NICKNAMES:
-        return f"{root}: nickname for {' '.join(NICKNAMES[root])}"
-    if root in registry and not RANX_RBP.match(name):
-        return describe_measure(registry[root])
-    label = label_form(name, registry)
-    if label is not None:
-        return describe_measure(label[0])
+    read = read_spec(name, registry)
+    if read is not None and read.nickname is not None:
+        return f"{read.nickname}: nickname for {' '.join(NICKNAMES[read.nickname])}"
+    if read is not None and read.measure is not None:
+        return describe_measure(read.measure)
     text = describe(name)
     if text is None:
-        raise UnknownMeasureError(f"unknown measure '{name}'{suggest(root, registry)}")
+        raise UnknownMeasureError(f"unknown measure '{name}'{suggest(name.split('.', 1)[0], registry)}")
     return text
+
+
+def describe(spec: str) -> str | None:
+    """'ireval measures NAME' for a friendly spelling: which definition applies, and aliases."""
+    base = spec
+    if spec in FAMILIES:
+        fam = FAMILIES[spec]
+    else:
+        from .names import parse_friendly
+
+        try:
+            f = parse_friendly(spec)
+        except MeasureParamError:
+            f = None
+        if f is None:
+            return None
+        fam = f.family
+        base = f"{spec} -> {f.target.root}"
+        if f.target.values:
+            shown = (
+                ",".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in f.target.values)
+                if isinstance(f.target.values[0], tuple)
+                else ",".join(str(v) if v != BIG else "all" for v in f.target.values)
+            )
+            base += f".{shown}"
+    lines = [f"{base}: {fam.library.syntax}", f"  definition: {fam.definition}"]
+    lines.append(f"  maps to: {', '.join(fam.roots)}")
+    if fam.args:
+        lines.append(f"  parameters: {', '.join(fam.args)}")
+    lines.append(
+        {"optional": "  cutoff: @k optional", "required": "  cutoff: @k required", "none": "  cutoff: none"}[fam.cutoff]
+        if not fam.library.ranx_grammar
+        else "  cutoff: @k optional; -lN sets the relevance level"
+    )
+    if fam.synonyms:
+        lines.append(f"  also spelled: {', '.join(fam.synonyms)}")
+    return "\n".join(lines)
+
+
+def aliases_of(root: str) -> list[str]:
+    """Friendly spellings that can map to the canonical measure ``root``."""
+    out = []
+    for name, fam in FAMILIES.items():
+        if root in fam.roots:
+            out.append(f"{name} ({fam.style})")
+    return out

@@ -6,26 +6,32 @@ says everything else: how parameters are written and parsed, how labels are
 formed, how the summary is aggregated, and how a value is printed. Output
 order is registry order (trec_eval prints in its measure-table order, not in
 command-line order), then parameter order.
+
+The vocabulary of a declaration is objects: a :class:`ParamShape` (``NO_PARAMS``,
+``LONG_CUTOFFS``, ``DOUBLE_CUTOFFS``, ``DOUBLE_PARAMS``, ``PAIRS``) reads, labels and
+describes a measure's parameters; a :class:`Summary` (``MEAN``, ``SUM``, ``GEO_MEAN``, ...)
+aggregates its per-topic values (and what a judged topic the run lacks adds under ``-c``)
+and describes itself. Nothing elsewhere interprets their names: a new shape or summary
+kind is one class and one constant here.
 """
 
 from __future__ import annotations
 
+import itertools
+import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from ..errors import MeasureParamError
 
 if TYPE_CHECKING:
     import numpy as np
 
     from ..core.table import EvalTable
 
-ParamKind = Literal["none", "long_cutoffs", "double_cutoffs", "double_params", "pairs"]
 Kind = Literal["float", "int", "str"]
-# mean: sum of per-topic values / number of topics; sum: sum; gmean: exp(mean)
-# of per-topic logs; nanmean: mean over the topics with a value (not NaN); wmean: the same,
-# weighted by one more row the measure returns after its labels' rows; none: summary only
-# (runid, num_q) or per topic only
-Agg = Literal["mean", "sum", "gmean", "nanmean", "wmean", "judged_sum", "topic_count", "run_name", "none"]
 # What a ``-c`` placeholder topic (judged, but absent from the run) gets in this measure's slots:
 #   value: whatever the function computes on the empty ranking (the default)
 #   zero: 0 in every slot (trec_eval zeroes every unj_* slot)
@@ -55,15 +61,322 @@ class Params:
     printable: str | None  # the raw text the user gave (None: defaults)
 
 
+# ---- parameter shapes ---------------------------------------------------------------------
+
+# C's isspace, not Unicode whitespace: atol/atof skip exactly these
+_LONG_PREFIX = re.compile(r"^[ \t\n\v\f\r]*[+-]?[0-9]+")
+_DOUBLE_PREFIX = re.compile(r"^[ \t\n\v\f\r]*[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
+# C's strtod reads hexadecimal floats (0x1p3 = 8), atol stops at the x (0x5 = 0); ireval
+# refuses them rather than guess which the user meant
+_HEX = re.compile(r"^[ \t\n\v\f\r]*[+-]?0[xX]")
+LONG_MAX = 2**63 - 1  # trec_eval's long: the largest cutoff or level
+
+
+def _no_hex(text: str, spec: str, what: str) -> None:
+    if _HEX.match(text):
+        raise MeasureParamError(f"{spec}: {what} '{text}' is hexadecimal; write it in decimal")
+
+
+def _atol(text: str, spec: str, what: str) -> int:
+    _no_hex(text, spec, what)
+    m = _LONG_PREFIX.match(text)
+    if not m:
+        raise MeasureParamError(f"{spec}: {what} '{text}' is not a positive integer")
+    value = int(m.group(0))
+    if abs(value) > LONG_MAX:
+        raise MeasureParamError(f"{spec}: {what} '{text}' is out of range")
+    return value
+
+
+def _atof(text: str, spec: str, what: str) -> float:
+    _no_hex(text, spec, what)
+    m = _DOUBLE_PREFIX.match(text)
+    if not m:
+        raise MeasureParamError(f"{spec}: {what} '{text}' is not a number")
+    value = float(m.group(0))
+    if not math.isfinite(value):
+        raise MeasureParamError(f"{spec}: {what} '{text}' is out of range")
+    return value
+
+
+def shown(values: Sequence[Any]) -> str:
+    """Parameter values as ``-m`` text: ``5,10``, ``0.1,0.5`` (``%g``)."""
+    return ",".join(f"{v:g}" if isinstance(v, float) else str(v) for v in values)
+
+
+# every parameter shape by name, in declaration order
+SHAPES: dict[str, ParamShape] = {}
+
+
+class ParamShape:
+    """One way a measure's parameters are written: it reads ``-m`` text into values (as
+    trec_eval's ``te_init_meas_*`` for that kind does), labels the values for output, and
+    describes itself for ``ireval measures``. A measure names its shape in its declaration
+    (``params=LONG_CUTOFFS``); a new shape is one subclass and one constant below."""
+
+    takes_values: ClassVar[bool] = True  # NO_PARAMS: False (a parameter string is an error)
+    # -m given twice for a measure of this shape (-m P.5 -m P.10): the values of both can be
+    # computed together (cutoffs); otherwise the first is kept (see names.repeated_parameters)
+    unites: ClassVar[bool] = False
+
+    def __init__(self, name: str, text: str, many: str = "", one: str = "") -> None:
+        self.name = name  # the name trec_eval's sources give the kind
+        self.text = text  # what 'ireval measures' says it is
+        self.many, self.one = many, one  # NAME.<many> and the output label NAME_<one>
+        SHAPES[name] = self
+
+    def __repr__(self) -> str:
+        return f"ParamShape({self.name!r})"
+
+    def parse(self, meas: Measure, text: str, spec: str) -> Params:
+        """``text`` (after ``NAME.``) as parameters of ``meas``; ``spec`` names it in errors."""
+        raise NotImplementedError
+
+    def labels(self, name: str, p: Params) -> list[str]:
+        """The output labels of measure ``name`` with parameters ``p``: ``NAME_<text given>``,
+        ``NAME`` with the defaults."""
+        return [name] if p.printable is None else [f"{name}_{p.printable}"]
+
+    def spellings(self, name: str) -> list[str]:
+        """How ``-m`` reaches measure ``name`` in trec_eval's syntax (the reference)."""
+        return [name, f"{name}.{self.many}", f"{name}_{self.one}"]
+
+    def describe(self, default: Sequence[Any]) -> str:
+        """``integer cutoffs, default 5,10``: the reference's parameters line."""
+        return f"{self.text}, default {shown(default)}" if default else self.text
+
+
+class _NoParams(ParamShape):
+    takes_values = False
+
+    def parse(self, meas: Measure, text: str, spec: str) -> Params:
+        raise MeasureParamError(f"{spec}: {meas.name} takes no parameters")
+
+    def labels(self, name: str, p: Params) -> list[str]:
+        return [name]
+
+    def spellings(self, name: str) -> list[str]:
+        return [name]
+
+
+class _LongCutoffs(ParamShape):
+    unites = True
+
+    def parse(self, meas: Measure, text: str, spec: str) -> Params:
+        cut = sorted(_atol(t, spec, "cutoff") for t in text.split(","))
+        if cut[0] <= 0:
+            raise MeasureParamError(f"{spec}: cutoff {cut[0]} is not a positive integer")
+        for a, b in itertools.pairwise(cut):
+            if a == b:
+                raise MeasureParamError(f"{spec}: cutoff {a} is given twice")
+        return Params(tuple(cut), text)
+
+    def labels(self, name: str, p: Params) -> list[str]:
+        return [f"{name}_{c}" for c in p.values]
+
+
+class _DoubleCutoffs(ParamShape):
+    unites = True
+
+    def parse(self, meas: Measure, text: str, spec: str) -> Params:
+        dcut = sorted(_atof(t, spec, "cutoff") for t in text.split(","))
+        for x, y in itertools.pairwise(dcut):
+            if x == y:
+                raise MeasureParamError(f"{spec}: cutoff {x:g} is given twice")
+        return Params(tuple(dcut), text)
+
+    def labels(self, name: str, p: Params) -> list[str]:
+        return [f"{name}_{c:3.2f}" for c in p.values]
+
+
+class _DoubleParams(ParamShape):
+    def parse(self, meas: Measure, text: str, spec: str) -> Params:
+        vals = tuple(_atof(t, spec, "parameter") for t in text.split(","))
+        if meas.check_params is not None:
+            problem = meas.check_params(vals)
+            if problem:
+                raise MeasureParamError(f"{spec}: {problem}")
+        return Params(vals, text)
+
+
+class _Pairs(ParamShape):
+    def parse(self, meas: Measure, text: str, spec: str) -> Params:
+        """``k=v,k=v``: trec_eval refuses an empty item, ``==`` and an item without ``=``."""
+        pairs = []
+        for item in text.split(","):
+            key, eq, val = item.partition("=")
+            if not eq or key == "" or "=" in val:
+                raise MeasureParamError(
+                    f"{spec}: malformed parameter '{item}' (expected key=value pairs, e.g. 1=3,2=9)"
+                )
+            if re.fullmatch(r"[+-]?[0-9]+", key) and abs(int(key)) > LONG_MAX:
+                raise MeasureParamError(f"{spec}: level '{key}' is out of range")
+            pairs.append((key, _atof(val, spec, f"value of '{key}'")))
+        return Params(tuple(pairs), text)
+
+
+NO_PARAMS = _NoParams("none", "no parameters")
+LONG_CUTOFFS = _LongCutoffs("long_cutoffs", "integer cutoffs", "k1,k2", "k")
+DOUBLE_CUTOFFS = _DoubleCutoffs("double_cutoffs", "real cutoffs", "x1,x2", "x")
+DOUBLE_PARAMS = _DoubleParams("double_params", "real parameters", "a,b", "a,b")
+PAIRS = _Pairs(
+    "pairs",
+    "key=value pairs (ndcg family: level=gain; rbp: p=; ireval's: as described above)",
+    "key=value,...",
+    "key=value",
+)
+
+
+# ---- summaries ----------------------------------------------------------------------------
+
+MIN_GEO_MEAN = 1e-5  # trec_eval's floor of a value in a geometric mean
+
+
+def seq_sum(values: np.ndarray) -> float:
+    """Left-to-right double sum (trec_eval's accumulator), not numpy's pairwise sum."""
+    import numpy as np
+
+    if len(values) == 0:
+        return 0.0
+    return float(np.cumsum(values, dtype=np.float64)[-1])
+
+
+@dataclass(frozen=True)
+class Totals:
+    """What a summary reads besides one label's per-topic values (the engine fills it in)."""
+
+    topics: int  # the topics evaluated
+    denom: int  # the topics a mean divides by: -c's judged topics, else ``topics``
+    complete: bool  # -c: judged topics the run lacks count (as zeros)
+    runid: str
+    judged_relevant: int  # judged relevant documents over every topic (num_rel under -c)
+    convert: Callable[[str, np.ndarray], np.ndarray] | None = None  # -Z: (label, values) -> z-scores
+
+
+# every summary by name (the name a baseline record keeps), in declaration order
+SUMMARIES: dict[str, Summary] = {}
+
+
+class Summary:
+    """How one measure's per-topic values become its summary line: trec_eval's
+    accumulate-then-average for that kind, what a judged topic the run lacks adds under
+    ``-c``, and its line in ``ireval measures``. A measure names its summary in its
+    declaration (``agg=SUM``); a new kind is one subclass and one constant below."""
+
+    per_topic: ClassVar[bool] = True  # False: the measure has no per-topic values (num_q, runid)
+    weighted: ClassVar[bool] = False  # the measure returns one more row: each topic's weight
+
+    def __init__(self, name: str, text: str, over_topics: Literal["mean", "sum"] | None = None) -> None:
+        self.name = name
+        self.text = text  # what 'ireval measures' says it is
+        # a mean or a sum of the per-topic values (compare scales a sum's interval, the gate
+        # bounds either by the per-topic differences); None: neither
+        self.over_topics = over_topics
+        SUMMARIES[name] = self
+
+    def __repr__(self) -> str:
+        return f"Summary({self.name!r})"
+
+    def summarize(self, label: str, values: np.ndarray, weights: np.ndarray | None, at: Totals) -> tuple[Any, Any]:
+        """(the per-topic values as reported, the summary): under -Z the values become
+        z-scores first."""
+        if at.convert is not None:
+            values = at.convert(label, values)
+        return values, self.aggregate(values, weights, at)
+
+    def aggregate(self, values: Any, weights: np.ndarray | None, at: Totals) -> Any:
+        raise NotImplementedError
+
+
+class _Mean(Summary):
+    def aggregate(self, values: Any, weights: np.ndarray | None, at: Totals) -> Any:
+        s = seq_sum(values)
+        return s / at.denom if at.denom != 0 else s
+
+
+class _Sum(Summary):
+    def aggregate(self, values: Any, weights: np.ndarray | None, at: Totals) -> Any:
+        return seq_sum(values)
+
+
+class _JudgedSum(Summary):
+    def aggregate(self, values: Any, weights: np.ndarray | None, at: Totals) -> Any:
+        # -c: every judged relevant document, topics without results included (trec_eval
+        # 9.0.4 to 10.0 alike, so --compat 9.0.8 too)
+        return at.judged_relevant if at.complete else seq_sum(values)
+
+
+class _GeoMean(Summary):
+    def summarize(self, label: str, values: np.ndarray, weights: np.ndarray | None, at: Totals) -> tuple[Any, Any]:
+        import numpy as np
+
+        logs = np.log(np.maximum(values, MIN_GEO_MEAN))
+        if at.convert is not None:  # -Z: the logs become z-scores, the values are kept
+            logs = at.convert(label, logs)
+        s = seq_sum(logs)
+        if at.complete:  # a judged topic the run lacks scores the floor
+            s += (at.denom - at.topics) * math.log(MIN_GEO_MEAN)
+        return values, math.exp(s / at.denom) if at.denom > 0 else 0.0
+
+
+class _NanMean(Summary):
+    def aggregate(self, values: Any, weights: np.ndarray | None, at: Totals) -> Any:
+        import numpy as np
+
+        has = ~np.isnan(values)  # topics without a value (NaN) are left out
+        return seq_sum(values[has]) / int(has.sum()) if has.any() else math.nan
+
+
+class _WeightedMean(Summary):
+    weighted = True
+
+    def aggregate(self, values: Any, weights: np.ndarray | None, at: Totals) -> Any:
+        import numpy as np
+
+        w = weights if weights is not None else np.ones(len(values))
+        has = ~np.isnan(values) & (w > 0)  # the topics with a value
+        return seq_sum(w[has] * values[has]) / seq_sum(w[has]) if has.any() else math.nan
+
+
+class _TopicCount(Summary):
+    per_topic = False
+
+    def aggregate(self, values: Any, weights: np.ndarray | None, at: Totals) -> Any:
+        return int(at.denom)
+
+
+class _RunName(Summary):
+    per_topic = False
+
+    def aggregate(self, values: Any, weights: np.ndarray | None, at: Totals) -> Any:
+        return at.runid
+
+
+class _NoSummary(Summary):
+    def aggregate(self, values: Any, weights: np.ndarray | None, at: Totals) -> Any:
+        return None
+
+
+MEAN = _Mean("mean", "mean over topics", "mean")
+SUM = _Sum("sum", "sum over topics", "sum")
+GEO_MEAN = _GeoMean("gmean", "geometric mean over topics")
+NAN_MEAN = _NanMean("nanmean", "mean over the topics that have a value", "mean")
+WEIGHTED_MEAN = _WeightedMean("wmean", "weighted mean over the topics that have a value")
+JUDGED_SUM = _JudgedSum("judged_sum", "sum over topics", "sum")
+TOPIC_COUNT = _TopicCount("topic_count", "count")
+RUN_NAME = _RunName("run_name", "text")
+PER_TOPIC_ONLY = _NoSummary("none", "per topic only")
+
+
 @dataclass(frozen=True)
 class Measure:
     name: str
     func: Callable[[EvalTable, Params], Any]
     doc: str
-    params: ParamKind = "none"
+    params: ParamShape = NO_PARAMS
     default: tuple[Any, ...] = ()
     kind: Kind = "float"
-    agg: Agg = "mean"
+    agg: Summary = MEAN
     per_query: bool = True
     summary: bool = True
     rel_formats: frozenset[str] = frozenset({"qrels"})
@@ -82,13 +395,7 @@ class Measure:
         return self.placeholder == "zero" or (self.placeholder == "zero_named" and label == self.name)
 
     def labels(self, p: Params) -> list[str]:
-        if self.params == "long_cutoffs":
-            return [f"{self.name}_{c}" for c in p.values]
-        if self.params == "double_cutoffs":
-            return [f"{self.name}_{c:3.2f}" for c in p.values]
-        if self.params in ("double_params", "pairs") and p.printable is not None:
-            return [f"{self.name}_{p.printable}"]
-        return [self.name]
+        return self.params.labels(self.name, p)
 
 
 REGISTRY: dict[str, Measure] = {}
@@ -101,10 +408,10 @@ FORMAT_NICKNAMES: dict[str, str] = {}
 def measure(  # noqa: PLR0913  a declaration's fields, all keyword-only
     name: str,
     *,
-    params: ParamKind = "none",
+    params: ParamShape = NO_PARAMS,
     default: Sequence[Any] = (),
     kind: Kind = "float",
-    agg: Agg = "mean",
+    agg: Summary = MEAN,
     per_query: bool = True,
     summary: bool = True,
     rel_formats: Sequence[str] = ("qrels",),
@@ -121,6 +428,8 @@ def measure(  # noqa: PLR0913  a declaration's fields, all keyword-only
     def deco(func: Callable[..., Any]) -> Callable[..., Any]:
         if name in REGISTRY:
             raise RuntimeError(f"measure {name} declared twice")
+        if not isinstance(params, ParamShape) or not isinstance(agg, Summary):
+            raise TypeError(f"measure {name}: params= takes a ParamShape (LONG_CUTOFFS...), agg= a Summary (MEAN...)")
         doc = " ".join((func.__doc__ or "").split())
         REGISTRY[name] = Measure(
             name=name,
@@ -154,7 +463,8 @@ def nickname(name: str, members: Sequence[str], *, suggested_for: Sequence[str] 
         FORMAT_NICKNAMES[rel_format] = name
 
 
-# trec_eval 10.0's measure table: output order. Measures ireval adds come after.
+# trec_eval 10.0's measure table: output order. Measures ireval adds come after
+# (catalog.put_everything_in_order).
 TREC_ORDER = [
     "runid",
     "num_q",
@@ -214,28 +524,6 @@ TREC_ORDER = [
     "rbp_resid",
     "unj",
 ]
-
-
-def sort_registry(own_families: Sequence[str]) -> None:
-    """Put the registry in output order: trec_eval's measures in its table order
-    (:data:`TREC_ORDER`), then ireval's own, family module by family module in the order
-    ``own_families`` names them, each in declaration order."""
-    trec = {name: i for i, name in enumerate(TREC_ORDER)}
-    families = {mod: i for i, mod in enumerate(own_families)}
-    declared = {name: i for i, name in enumerate(REGISTRY)}
-
-    def key(name: str) -> tuple[int, int, int]:
-        if name in trec:
-            return (0, trec[name], 0)
-        mod = REGISTRY[name].func.__module__
-        if mod not in families:
-            raise RuntimeError(f"measure {name}: its module {mod} has no place in the output order")
-        return (1, families[mod], declared[name])
-
-    ordered = sorted(REGISTRY, key=key)
-    items = [(name, REGISTRY[name]) for name in ordered]
-    REGISTRY.clear()
-    REGISTRY.update(items)
 
 
 def values_2d(out: Any, nq: int) -> np.ndarray | list[list[str]]:

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..core.table import EvalTable
 from ._util import safe_div
-from .registry import Params, measure
+from .registry import DOUBLE_PARAMS, Params, measure
 from .spellings import REL, Build, Target, int_cutoff, rel_view, spelling
 
 
@@ -20,7 +20,7 @@ def _four_coefficients(vals: tuple[float, ...]) -> str | None:
 
 @measure(
     "utility",
-    params="double_params",
+    params=DOUBLE_PARAMS,
     default=(1.0, -1.0, 0.0, 0.0),
     check_params=_four_coefficients,
     placeholder="zero_named",
@@ -123,7 +123,7 @@ spelling(
 )
 
 
-@measure("set_F", params="double_params", default=(1.0,))
+@measure("set_F", params=DOUBLE_PARAMS, default=(1.0,))
 def set_F(t: EvalTable, p: Params) -> np.ndarray:
     """F measure of the retrieved set, (x+1)*P*R / (x*P + R) with x the parameter (default 1:
     the harmonic mean of set precision and set recall)."""

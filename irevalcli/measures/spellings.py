@@ -9,8 +9,8 @@ what it computes, and ``build``, which turns the parsed arguments into a :class:
 many spellings; a spelling's own rules are a function in its module.
 
 Declaring a spelling only records it (this module is imported with the measures, and is
-cheap); reading ``-m`` arguments in these spellings is :mod:`.aliases`, imported when a
-name is not trec_eval's.
+cheap); reading ``-m`` arguments in these spellings is :func:`.names.parse_friendly`, the
+one ``-m`` grammar, and describing them is :mod:`.reference`.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..errors import MeasureParamError
+from .registry import LONG_MAX
 
 BIG = 2**62  # "no cutoff" for measures whose definition clips k to the ranking
 
@@ -30,6 +31,29 @@ BIG = 2**62  # "no cutoff" for measures whose definition clips k to the ranking
 # Name[(key=value,...)][@k]) and, where the libraries differ, the definition
 Style = Literal["ir_measures", "ranx", "ireval", "tf-ranking", "elasticsearch"]
 Cutoff = Literal["optional", "required", "none"]
+
+
+@dataclass(frozen=True)
+class Library:
+    """A library whose spellings ireval reads (a spelling's ``style``)."""
+
+    name: str
+    syntax: str  # what 'ireval measures NAME' calls a spelling of it
+    ranx_grammar: bool = False  # name[@k][-lN] (ranx's); else Name[(key=value,...)][@k]
+
+
+# every style, in the order the reference lists them (after trec_eval's own) and a -m error
+# offers them; a new library is one line here and one name in Style
+LIBRARIES: dict[str, Library] = {
+    lib.name: lib
+    for lib in (
+        Library("ir_measures", "ir_measures' syntax"),
+        Library("ranx", "ranx's syntax", ranx_grammar=True),
+        Library("ireval", "ireval's friendly syntax"),
+        Library("tf-ranking", "TF-Ranking's spelling"),
+        Library("elasticsearch", "Elasticsearch's spelling"),
+    )
+}
 
 
 @dataclass(frozen=True)
@@ -60,6 +84,10 @@ class Family:
     synonyms: tuple[str, ...] = field(default=())
     dotted: bool = False  # ranx: the cutoff may follow a '.' (rbp.95), which trec_eval's syntax would read
     module: str = ""  # the family module that declares it
+
+    @property
+    def library(self) -> Library:
+        return LIBRARIES[self.style]
 
 
 # Every spelling by name, in listing order (``ireval measures``, docs/measures.md).
@@ -94,31 +122,13 @@ def spelling(
     """Declare a friendly spelling (and its synonyms, ``names[1:]``) in the module that declares
     the measure it maps to (``roots[0]``)."""
     module = sys._getframe(1).f_globals.get("__name__", "")
+    if style not in LIBRARIES:
+        raise RuntimeError(f"spelling {names[0]}: no library '{style}' (spellings.LIBRARIES)")
     for n in names:
         if n in FAMILIES:
             raise RuntimeError(f"spelling {n} declared twice")
         synonyms = tuple(x for x in names if x != n)
         FAMILIES[n] = Family(n, style, build, definition, tuple(roots), tuple(args), cutoff, synonyms, dotted, module)
-
-
-def put_in_order(modules: Sequence[str]) -> None:
-    """Put :data:`FAMILIES` in listing order: :data:`LISTING_ORDER`, then the others by their
-    module's place in ``modules`` and in declaration order."""
-    listed = {name: i for i, name in enumerate(LISTING_ORDER)}
-    place = {mod: i for i, mod in enumerate(modules)}
-    declared = {name: i for i, name in enumerate(FAMILIES)}
-
-    def key(name: str) -> tuple[int, int, int]:
-        if name in listed:
-            return (0, listed[name], 0)
-        mod = FAMILIES[name].module
-        if mod not in place:
-            raise RuntimeError(f"spelling {name}: its module {mod} has no place in the listing order")
-        return (1, place[mod], declared[name])
-
-    items = [(name, FAMILIES[name]) for name in sorted(FAMILIES, key=key)]
-    FAMILIES.clear()
-    FAMILIES.update(items)
 
 
 def dotted_pattern() -> re.Pattern[str]:
@@ -130,7 +140,6 @@ def dotted_pattern() -> re.Pattern[str]:
 
 # ---- the argument grammar shared by many spellings ----------------------------------
 
-LONG_MAX = 2**63 - 1  # trec_eval's long (names.LONG_MAX): the largest cutoff or level
 REL = ("rel", "judged_only")  # the ir_measures arguments that change the table the measure sees
 
 
