@@ -23,6 +23,7 @@ This module imports nothing from ireval: every layer may use it.
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -48,7 +49,8 @@ def terminating_signals() -> list[int]:
 # Every signal received since reset(), in order; the first decides the exit.
 received: list[int] = []
 REPEAT_AFTER = 1.0  # seconds: a signal this long after the one raised is raised again
-_state: dict[str, Any] = {"raised": None, "holding": 0, "finished": False}
+_state: dict[str, Any] = {"raised": None, "holding": 0, "finished": False, "unraisable": None}
+REDELIVER_AFTER = 0.05  # seconds: a signal swallowed by a finaliser is delivered again after this
 
 
 def reset() -> None:
@@ -83,12 +85,36 @@ def _raise(signum: int) -> None:
     raise Terminated(signum)
 
 
+def _swallowed(unraisable: Any) -> None:
+    """``sys.unraisablehook`` while :func:`install`'s handlers are in place.
+
+    A signal raised where Python cannot propagate an exception (a finaliser, a weakref
+    callback such as importlib's module locks) is swallowed, and Python would print
+    "Exception ignored in ..." with a traceback: a second stderr line, and a command that
+    goes on as if nothing had arrived. Such a signal is instead delivered again a moment
+    later, from a timer thread, so that it is raised in ordinary code; nothing is printed.
+    Anything else goes to the hook that was in place."""
+    exc = unraisable.exc_value
+    if isinstance(exc, Terminated | KeyboardInterrupt) and received and not _state["finished"]:
+        signum = exc.signum if isinstance(exc, Terminated) else signal.SIGINT
+        _state["raised"] = None  # it never reached the command: raise it when it comes again
+        timer = threading.Timer(REDELIVER_AFTER, signal.raise_signal, (signum,))
+        timer.daemon = True
+        timer.start()
+        return
+    previous = _state["unraisable"] or sys.__unraisablehook__
+    previous(unraisable)
+
+
 def install() -> list[tuple[int, Any]]:
     """:func:`on_signal` for SIGINT/SIGTERM/SIGHUP where Python's defaults are in place (main
-    thread only); a signal the caller ignores (``nohup``) stays ignored. Returns what to
-    give :func:`restore`."""
+    thread only); a signal the caller ignores (``nohup``) stays ignored; a signal swallowed by
+    a finaliser is delivered again (:func:`_swallowed`). Returns what to give :func:`restore`."""
     if threading.current_thread() is not threading.main_thread():
         return []
+    if sys.unraisablehook is not _swallowed:
+        _state["unraisable"] = sys.unraisablehook
+        sys.unraisablehook = _swallowed
     saved: list[tuple[int, Any]] = []
     for sig in terminating_signals():
         default = signal.default_int_handler if sig == signal.SIGINT else signal.SIG_DFL
@@ -101,6 +127,9 @@ def install() -> list[tuple[int, Any]]:
 
 
 def restore(saved: list[tuple[int, Any]]) -> None:
+    if sys.unraisablehook is _swallowed and threading.current_thread() is threading.main_thread():
+        sys.unraisablehook = _state["unraisable"] or sys.__unraisablehook__
+        _state["unraisable"] = None
     for sig, handler in saved:
         try:
             signal.signal(sig, handler)
