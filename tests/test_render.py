@@ -105,3 +105,17 @@ def test_compare_and_gate_complete_measure_names(monkeypatch, capsys):
         got = bash(line)
         assert "plain,ndcg_cut" in got and all(g.startswith("plain,ndcg_c") for g in got), line
     assert "plain,ndcg_cut" not in bash("ireval similarity a b -m ndcg_c")
+
+
+def test_compare_terminal_table_keeps_an_id_on_its_line(cli, tmp_path, monkeypatch):
+    """A run named with a newline is spelt ``\\n`` in compare's terminal table, as in eval's:
+    the row stays one line."""
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setattr("irevalcli.commands.compare.stdout_is_terminal", lambda: True)
+    (tmp_path / "q.txt").write_text("1 0 a 1\n2 0 b 1\n")
+    (tmp_path / "base.txt").write_text("1 Q0 a 1 2 b\n2 Q0 b 1 2 b\n")
+    (tmp_path / "new\nrun").write_text("1 Q0 a 1 2 r\n2 Q0 c 1 2 r\n")
+    res = cli(["compare", "q.txt", "base.txt", "new\nrun"], cwd=tmp_path)
+    assert res.code == 0, res.err
+    row = [line for line in _visible(res.out) if "new" in line and "run" in line]
+    assert row and row[0].split()[0] == "new\\nrun"
