@@ -25,24 +25,43 @@ from ..analysis.compare import (
 )
 from ..analysis.stats import MAX_RESAMPLES, TESTS
 from ..errors import UsageError
-from ..output.cells import csv_text_cell, latex_escape, markdown_cell
+from ..output.cells import markdown_cell
 from ..output.files import no_short_output_option
 from ..output.tables import (
+    CORRECTED,
+    Cell,
+    Entry,
+    Table,
     distinct,
     dump_json,
     fmt_p,
     fmt_pct,
     fmt_value,
-    markdown_table,
-    plain_table,
+    input_notes,
+    paired_test_text,
+    render_csv,
+    render_latex,
+    render_markdown,
+    render_plain,
+    render_rich,
     rich_notes,
-    rich_table,
     short,
     stdout_is_terminal,
     terminal_width,
+    value_cell,
     visible_width,
 )
-from .options import Decimal, Integer, engine_options, ties_option
+from .options import (
+    Decimal,
+    Integer,
+    debug_option,
+    engine_options,
+    measure_option,
+    output_option,
+    probability,
+    rel_level_option,
+    ties_option,
+)
 
 # What tests and older callers import from here; the code lives in analysis and output.
 __all__ = [
@@ -74,7 +93,7 @@ def _doc(report: Report) -> dict[str, Any]:
 # ---------------------------------------------------------------- compare formats
 
 HEADERS = ("Measure", "Run", "Mean", "Diff", "Rel", "W/T/L", "GSB", "CI", "p", "d", "Missing")
-RIGHT = (False, False, True, True, True, True, True, False, True, True, True)
+ALIGN = "llrrrrrlrrr"
 
 
 def _sig(row: dict[str, Any], alpha: float) -> bool:
@@ -101,6 +120,7 @@ def _ci(row: dict[str, Any]) -> str:
 
 
 def _table_rows(report: Report) -> tuple[list[list[str]], list[str | None]]:
+    """The main table's cells and a rich style per row (dim baselines, green/red significant rows)."""
     doc = _doc(report)
     alpha = doc["options"]["alpha"]
     rows: list[list[str]] = []
@@ -108,21 +128,8 @@ def _table_rows(report: Report) -> tuple[list[list[str]], list[str | None]]:
     n = doc["topics"]
     base_missing = len(doc["inputs"]["baseline"]["missing_topics"])
     for b in doc["baselines"]:
-        rows.append(
-            [
-                b["measure"],
-                f"{b['baseline']} (baseline)",
-                fmt_value(b["mean"]),
-                "",
-                "",
-                "",
-                "",
-                "",
-                "",
-                "",
-                f"{base_missing}/{n}" if base_missing else "0",
-            ]
-        )
+        rows.append([b["measure"], f"{b['baseline']} (baseline)", fmt_value(b["mean"]), *[""] * 7])
+        rows[-1].append(f"{base_missing}/{n}" if base_missing else "0")
         styles.append("dim")
         for c in doc["comparisons"]:
             if c["measure"] != b["measure"]:
@@ -147,22 +154,29 @@ def _table_rows(report: Report) -> tuple[list[list[str]], list[str | None]]:
     return rows, styles
 
 
-def _risk_rows(report: Report) -> list[list[str]]:
+def _table(report: Report) -> Table:
+    """The means, differences and paired statistics: one row per baseline and run, by measure."""
     doc = _doc(report)
-    return [[r["measure"], r["run"], fmt_value(r["value"], "+.4f"), fmt_p(r["p_value"])] for r in doc["risk"]]
+    rows, styles = _table_rows(report)
+    headers = tuple(f"{doc['options']['confidence'] * 100:g}% CI" if h == "CI" else h for h in HEADERS)
+    title = f"ireval compare: against {doc['inputs']['baseline']['path']}"
+    return Table(headers, rows, ALIGN, title=title, styles=styles, fold=(1,))
+
+
+def _risk_table(report: Report) -> Table | None:
+    doc = _doc(report)
+    if not doc["risk"]:
+        return None
+    rows = [[r["measure"], r["run"], fmt_value(r["value"], "+.4f"), fmt_p(r["p_value"])] for r in doc["risk"]]
+    return Table(("Risk", "Run", "Value", "p"), rows, "llrr", title="Risk-sensitive measures", fold=(0, 1))
 
 
 def _notes(report: Report) -> list[str]:
     doc = _doc(report)
-    from ..analysis.stats import TEST_NAMES
-
     o = doc["options"]
     inputs = doc["inputs"]
     n = doc["topics"]
-    corr = {"holm": "Holm-corrected", "bonferroni": "Bonferroni-corrected", "none": "uncorrected"}[o["correction"]]
-    test = TEST_NAMES[o["test"]]
-    if o["test"] == "randomization":
-        test += f" ({o['permutations']} permutations, seed {o['seed']})"
+    corr, test = CORRECTED[o["correction"]], paired_test_text(o)
     notes = [
         f"{n} topics judged in {inputs['qrels']['path']}; a topic missing from a run scores 0.",
         (
@@ -175,16 +189,7 @@ def _notes(report: Report) -> list[str]:
             "d: mean difference / sd of the differences."
         ),
     ]
-    for src in [inputs["baseline"], *inputs["runs"]]:
-        miss = src["missing_topics"]
-        if miss:
-            shown = " ".join(miss[:10]) + (" ..." if len(miss) > 10 else "")
-            notes.append(f"{src['path']} has no results for {len(miss)} of {n} topics (scored 0): {shown}")
-        if src["unjudged_topics"]:
-            k = src["unjudged_topics"]
-            notes.append(
-                f"{src['path']} has {k} topic{'s' if k != 1 else ''} not judged in {inputs['qrels']['path']} (ignored)"
-            )
+    notes += input_notes([inputs["baseline"], *inputs["runs"]], n, inputs["qrels"]["path"])
     for c in doc["comparisons"]:
         if c["worst"]:
             lost = ", ".join(f"{w['qid']} {w['diff']:+.4f}" for w in c["worst"])
@@ -192,17 +197,10 @@ def _notes(report: Report) -> list[str]:
     return notes
 
 
-def _headers(report: Report) -> tuple[str, ...]:
-    doc = _doc(report)
-    return tuple(f"{doc['options']['confidence'] * 100:g}% CI" if h == "CI" else h for h in HEADERS)
-
-
 def format_table(report: Report) -> bytes:
-    doc = _doc(report)
-    rows, _ = _table_rows(report)
-    out = [plain_table(_headers(report), rows, RIGHT)]
-    if doc["risk"]:
-        out.append("\n" + plain_table(("Risk", "Run", "Value", "p"), _risk_rows(report), (False, False, True, True)))
+    out = [render_plain(_table(report))]
+    if risk := _risk_table(report):
+        out.append("\n" + render_plain(risk))
     out.append("\n" + "\n".join(_notes(report)) + "\n")
     return "".join(out).encode("utf-8", "surrogateescape")
 
@@ -214,45 +212,25 @@ _PAIRED_COLUMNS = (0, 1, 5, 6, 7, 9)  # Measure Run W/T/L GSB CI d
 
 
 def format_rich(report: Report, width: int | None = None) -> bytes:
-    doc = _doc(report)
     width = width or terminal_width()
-    rows, styles = _table_rows(report)
-    headers = _headers(report)
-    title = f"ireval compare: against {doc['inputs']['baseline']['path']}"
-    data = rich_table(title, headers, rows, RIGHT, styles, fold=(1,), width=width)
+    table = _table(report)
+    data = render_rich(table, width)
     if visible_width(data) > width:
-        data = b""
-        for cols, name in ((_MEANS_COLUMNS, title), (_PAIRED_COLUMNS, "Paired statistics")):
-            data += rich_table(
-                name,
-                [headers[i] for i in cols],
-                [[r[i] for i in cols] for r in rows],
-                [RIGHT[i] for i in cols],
-                styles,
-                fold=(1,),
-                width=width,
-            )
-    if doc["risk"]:
-        data += rich_table(
-            "Risk-sensitive measures",
-            ("Risk", "Run", "Value", "p"),
-            _risk_rows(report),
-            (False, False, True, True),
-            fold=(0, 1),
-            width=width,
-        )
+        data = render_rich(table.columns(_MEANS_COLUMNS), width)
+        data += render_rich(table.columns(_PAIRED_COLUMNS, "Paired statistics"), width)
+    if risk := _risk_table(report):
+        data += render_rich(risk, width)
     return data + rich_notes(_notes(report), width)
 
 
 def format_markdown(report: Report) -> bytes:
     doc = _doc(report)
-    rows, _ = _table_rows(report)
     out = [
         f"### ireval compare: against `{doc['inputs']['baseline']['path']}`\n\n",
-        markdown_table(_headers(report), rows, RIGHT),
+        render_markdown(_table(report)),
     ]
-    if doc["risk"]:
-        out.append("\n" + markdown_table(("Risk", "Run", "Value", "p"), _risk_rows(report), (False, False, True, True)))
+    if risk := _risk_table(report):
+        out.append("\n" + render_markdown(risk))
     out.append("\n" + "\n".join(f"- {markdown_cell(n)}" for n in _notes(report)) + "\n")
     return "".join(out).encode("utf-8", "surrogateescape")
 
@@ -262,45 +240,38 @@ def format_latex(report: Report) -> bytes:
     doc = _doc(report)
     alpha = doc["options"]["alpha"]
     o = doc["options"]
-    lines = [
-        (
-            f"% ireval compare: {o['test']} test, {o['correction']} correction, "
-            f"{o['confidence'] * 100:g}% bootstrap CI, seed {o['seed']}"
-        ),
-        r"\begin{tabular}{llrrrrcr}",
-        r"\toprule",
-        r"Measure & Run & Mean & $\Delta$ & $\Delta$\% & W/T/L & " + f"{o['confidence'] * 100:g}" + r"\% CI & $p$ \\",
-        r"\midrule",
-    ]
-    for i, b in enumerate(doc["baselines"]):
-        if i:
-            lines.append(r"\midrule")
-        lines.append(
-            f"{latex_escape(b['measure'])} & {latex_escape(b['baseline'])} & {fmt_value(b['mean'])} "
-            r"& & & & & \\"
-        )
+    level = f"{o['confidence'] * 100:g}"
+    headers = [Cell(h, raw=True) for h in ("Measure", "Run", "Mean", r"$\Delta$", r"$\Delta$\%", "W/T/L")]
+    headers += [Cell(level + r"\% CI", raw=True), Cell("$p$", raw=True)]
+    rows: list[list[Entry]] = []
+    sections = set()
+    for b in doc["baselines"]:
+        if rows:
+            sections.add(len(rows))
+        rows.append([b["measure"], b["baseline"], fmt_value(b["mean"]), *[None] * 5])
         for c in doc["comparisons"]:
             if c["measure"] != b["measure"]:
                 continue
             dag = r"$^\dagger$" if _sig(c, alpha) else ""
-            lines.append(
-                f" & {latex_escape(c['run'])} & {fmt_value(c['mean'])}{dag} & {fmt_value(c['mean_diff'], '+.4f')} & "
-                f"{latex_escape(fmt_pct(c['rel_diff']))} & {_wtl(c)} & "
-                f"{_ci(c)} & {latex_escape(fmt_p(c['p_value']))} " + r"\\"
-            )
+            mean = Cell(fmt_value(c["mean"]) + dag, raw=True)
+            diff = fmt_value(c["mean_diff"], "+.4f")
+            rows.append(["", c["run"], mean, diff, fmt_pct(c["rel_diff"]), _wtl(c), _ci(c), fmt_p(c["p_value"])])
     if doc["risk"]:
-        lines.append(r"\midrule")
-        for r in doc["risk"]:
-            lines.append(
-                f"{latex_escape(r['measure'])} & {latex_escape(r['run'])} & {fmt_value(r['value'], '+.4f')} "
-                f"& & & & & {latex_escape(fmt_p(r['p_value']))} " + r"\\"
-            )
-    lines += [
-        r"\bottomrule",
-        r"\end{tabular}",
-        f"% $^\\dagger$: p < {alpha:g} ({o['test']} test, two-sided, {o['correction']} correction)",
+        sections.add(len(rows))
+        rows += [
+            [r["measure"], r["run"], fmt_value(r["value"], "+.4f"), *[None] * 4, fmt_p(r["p_value"])]
+            for r in doc["risk"]
+        ]
+    table = Table(headers, rows, "llrrrrcr", sections=frozenset(sections))
+    lines = [
+        (
+            f"% ireval compare: {o['test']} test, {o['correction']} correction, "
+            f"{level}% bootstrap CI, seed {o['seed']}\n"
+        ),
+        render_latex(table),
+        f"% $^\\dagger$: p < {alpha:g} ({o['test']} test, two-sided, {o['correction']} correction)\n",
     ]
-    return ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape")
+    return "".join(lines).encode("utf-8", "surrogateescape")
 
 
 CSV_FIELDS = (
@@ -327,25 +298,11 @@ CSV_FIELDS = (
 )
 
 
-def _csv_cell(v: Any) -> str:
-    if v is None:
-        return ""
-    if isinstance(v, (int, float)):
-        return repr(v)
-    return csv_text_cell(str(v))  # a run named =HYPERLINK(...) is text, never a formula
-
-
 def format_csv(report: Report) -> bytes:
-    """One row per comparison, full precision; risk measures follow with their value in ``mean``."""
+    """One row per comparison, full precision; risk measures follow with their value in ``mean``.
+    A run named =HYPERLINK(...) is text, never a formula."""
     doc = _doc(report)
-    import csv
-    import io
-
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(CSV_FIELDS)
-    for c in doc["comparisons"]:
-        w.writerow([_csv_cell(c[f]) for f in CSV_FIELDS])
+    rows = [[value_cell(c[f]) for f in CSV_FIELDS] for c in doc["comparisons"]]
     for r in doc["risk"]:
         row = {
             "run": r["run"],
@@ -358,8 +315,8 @@ def format_csv(report: Report) -> bytes:
             "p_value": r["p_value"],
             "topics": r["topics"],
         }
-        w.writerow([_csv_cell(row.get(f)) for f in CSV_FIELDS])
-    return buf.getvalue().encode("utf-8", "surrogateescape")
+        rows.append([value_cell(row.get(f)) for f in CSV_FIELDS])
+    return render_csv(Table(CSV_FIELDS, rows, "l" * len(CSV_FIELDS))).encode("utf-8", "surrogateescape")
 
 
 def format_compare(report: Report, fmt: str, *, terminal: bool = False) -> bytes:
@@ -376,12 +333,6 @@ def format_compare(report: Report, fmt: str, *, terminal: bool = False) -> bytes
 def _positive(ctx: Any, param: Any, value: int) -> int:
     if value is not None and value < 1:
         raise click.BadParameter(f"must be at least 1, got {value}")
-    return value
-
-
-def _probability(ctx: Any, param: Any, value: float | None) -> float | None:
-    if value is not None and not 0 < value < 1:
-        raise click.BadParameter(f"must be between 0 and 1, got {value:g}")
     return value
 
 
@@ -410,14 +361,7 @@ Wang et al. SIGIR 2012) and trisk[.ALPHA]:MEASURE (TRisk, Dincer et al. SIGIR
 @click.argument("qrels", metavar="QRELS")
 @click.argument("baseline", metavar="BASELINE")
 @click.argument("runs", metavar="RUN...", nargs=-1, required=True)
-@click.option(
-    "-m",
-    "--measure",
-    "measures",
-    multiple=True,
-    metavar="NAME[.PARAMS]",
-    help="Measure to compare on (repeatable; default: map), or a risk measure (see below).",
-)
+@measure_option("Measure to compare on (repeatable; default: map), or a risk measure (see below).")
 @click.option(
     "--test", type=click.Choice(TESTS), default="t", show_default=True, help="Paired significance test (two-sided)."
 )
@@ -450,7 +394,7 @@ Wang et al. SIGIR 2012) and trisk[.ALPHA]:MEASURE (TRisk, Dincer et al. SIGIR
     type=Decimal(),
     default=0.95,
     show_default=True,
-    callback=_probability,
+    callback=probability,
     metavar="LEVEL",
     help="Confidence level of the interval.",
 )
@@ -467,7 +411,7 @@ Wang et al. SIGIR 2012) and trisk[.ALPHA]:MEASURE (TRisk, Dincer et al. SIGIR
     type=Decimal(),
     default=0.05,
     show_default=True,
-    callback=_probability,
+    callback=probability,
     help="Mark differences whose (corrected) p-value is below this.",
 )
 @click.option(
@@ -478,15 +422,7 @@ Wang et al. SIGIR 2012) and trisk[.ALPHA]:MEASURE (TRisk, Dincer et al. SIGIR
     metavar="N",
     help="Also list the N topics each run lost most on.",
 )
-@click.option(
-    "-l",
-    "--level_for_rel",
-    "rel_level",
-    type=Integer(),
-    default=1,
-    metavar="N",
-    help="Relevant means a judgement >= N (default 1).",
-)
+@rel_level_option()
 @ties_option()
 @click.option(
     "--format",
@@ -496,7 +432,7 @@ Wang et al. SIGIR 2012) and trisk[.ALPHA]:MEASURE (TRisk, Dincer et al. SIGIR
     help="Output format (table: rich on a terminal, plain text otherwise) [default: table, or the one "
     "the --output name says].",
 )
-@click.option("--output", metavar="PATH", help="Write the output to PATH atomically (default: stdout).")
+@output_option()
 @click.option(
     "--all-pairs",
     "all_pairs",
@@ -505,7 +441,7 @@ Wang et al. SIGIR 2012) and trisk[.ALPHA]:MEASURE (TRisk, Dincer et al. SIGIR
 )
 @no_short_output_option("ireval compare")
 @engine_options
-@click.option("--debug", is_flag=True, help="Show a traceback for errors.")
+@debug_option
 def compare_command(
     qrels: str,
     baseline: str,

@@ -28,7 +28,7 @@ from ..errors import UsageError
 from ..output.cells import csv_text_cell
 from ..output.files import format_for, no_short_output_option
 from .completion import complete_path
-from .options import complete_option, rel_level_option, ties_option
+from .options import complete_option, debug_option, rel_level_option, ties_option
 
 if TYPE_CHECKING:
     import numpy as np
@@ -265,7 +265,7 @@ CSV columns: run, qid (all: the mean over topics), recall, precision; with
     help="Write to PATH (atomically) instead of standard output; never over an input.",
 )
 @no_short_output_option("ireval curve")
-@click.option("--debug", is_flag=True, help="Show a traceback for errors.")
+@debug_option
 def curve_command(
     qrels: str,
     runs: tuple[str, ...],

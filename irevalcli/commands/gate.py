@@ -25,16 +25,31 @@ from ..errors import GateFailed, InputError, UsageError
 from ..output.cells import markdown_cell
 from ..output.files import no_short_output_option
 from ..output.tables import (
+    Table,
     dump_json,
     fmt_p,
     fmt_value,
-    markdown_table,
-    plain_table,
-    rich_table,
+    input_notes,
+    paired_test_text,
+    render_markdown,
+    render_plain,
+    render_rich,
     short,
     stdout_is_terminal,
 )
-from .options import Decimal, Integer, engine_options, remote_config_option, ties_option
+from .options import (
+    REL_LEVEL_HELP,
+    Decimal,
+    Integer,
+    debug_option,
+    engine_options,
+    measure_option,
+    output_option,
+    probability,
+    rel_level_option,
+    remote_config_option,
+    ties_option,
+)
 
 GATE_FORMATS = ("table", "json", "markdown", "junit")
 CONFIG_KEYS = (
@@ -404,7 +419,7 @@ def _needs(check: Check) -> str:
 # ---------------------------------------------------------------- formats
 
 HEADERS = ("Check", "Value", "Baseline", "Diff", "p", "Verdict", "Why")
-RIGHT = (False, True, True, True, True, False, False)
+ALIGN = "lrrrrll"
 
 
 def _judged_k(report: dict[str, Any]) -> int | None:
@@ -413,12 +428,20 @@ def _judged_k(report: dict[str, Any]) -> int | None:
     return None if k is None else int(k)
 
 
-def _columns(report: dict[str, Any]) -> tuple[tuple[str, ...], tuple[bool, ...]]:
-    """The headers and alignments; with min_judged, the candidate's judged@K after Value."""
+def _table(report: dict[str, Any], verdicts: dict[str, str] | None = None) -> Table:
+    """The checks, a row each (failed ones red on a terminal); with min_judged, the
+    candidate's judged@K after Value. Check names and reasons wrap on a narrow page."""
     k = _judged_k(report)
-    if k is None:
-        return HEADERS, RIGHT
-    return (*HEADERS[:2], f"Judged@{k}", *HEADERS[2:]), (*RIGHT[:2], True, *RIGHT[2:])
+    headers, align = (HEADERS, ALIGN) if k is None else ((*HEADERS[:2], f"Judged@{k}", *HEADERS[2:]), "lrr" + ALIGN[2:])
+    return Table(
+        headers,
+        _rows(report, verdicts),
+        align,
+        title=f"ireval gate: {_headline(report)}",
+        notes=_notes(report),
+        styles=["red" if c["verdict"] == "fail" else None for c in report["checks"]],
+        fold=(0, len(headers) - 1),
+    )
 
 
 def _rows(report: dict[str, Any], verdicts: dict[str, str] | None = None) -> list[list[str]]:
@@ -454,9 +477,7 @@ def _blocks(report: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"name": None, "qrels": inp["qrels"], "run": inp["run"], "baseline": inp["baseline"], "topics": None}]
 
 
-def _notes(report: dict[str, Any]) -> list[str]:  # noqa: C901  debt: one note per kind of finding
-    from ..analysis.stats import TEST_NAMES
-
+def _notes(report: dict[str, Any]) -> list[str]:
     o = report["options"]
     blocks = _blocks(report)
     notes = []
@@ -470,9 +491,7 @@ def _notes(report: dict[str, Any]) -> list[str]:  # noqa: C901  debt: one note p
         )
     kinds = {c["kind"] for c in report["checks"]}
     if any(b["baseline"] for b in blocks) and (kinds & {"max_drop", "max_drop_rel"} or kinds <= {"min", "min_judged"}):
-        test = TEST_NAMES[o["test"]]
-        if o["test"] == "randomization":
-            test += f" ({o['permutations']} permutations, seed {o['seed']})"
+        test = paired_test_text(o)
         rule = (
             f"a drop beyond its tolerance fails only if p < {o['alpha']:g}"
             if o["alpha"] is not None
@@ -512,17 +531,7 @@ def _notes(report: dict[str, Any]) -> list[str]:  # noqa: C901  debt: one note p
     for b in blocks:
         n = report["topics"] if b["name"] is None else b["topics"]
         named = "" if b["name"] is None else f"{b['name']}: "
-        for src in (b["run"], b["baseline"]):
-            if src and src["missing_topics"]:
-                miss = src["missing_topics"]
-                shown = " ".join(miss[:10]) + (" ..." if len(miss) > 10 else "")
-                notes.append(f"{named}{src['path']} has no results for {len(miss)} of {n} topics (scored 0): {shown}")
-            if src and src["unjudged_topics"]:
-                k = src["unjudged_topics"]
-                notes.append(
-                    f"{named}{src['path']} has {k} topic{'s' if k != 1 else ''} not judged in "
-                    f"{b['qrels']['path']} (ignored)"
-                )
+        notes += input_notes((b["run"], b["baseline"]), n, b["qrels"]["path"], named)
     base_src = report["inputs"].get("baseline")
     rec = base_src.get("record") if base_src else None
     if rec and rec["rebaselined"]:
@@ -548,8 +557,7 @@ def format_table(report: dict[str, Any]) -> bytes:
     the headline and the notes wrap at spaces (continuations of a note indented by two)."""
     import textwrap
 
-    headers, right = _columns(report)
-    table = plain_table(headers, _rows(report), right, fold=(0, len(headers) - 1), width=REPORT_WIDTH)
+    table = render_plain(_table(report), width=REPORT_WIDTH)
     head = textwrap.fill(f"ireval gate: {_headline(report)}", REPORT_WIDTH, subsequent_indent="  ")
     notes = [textwrap.fill(n, REPORT_WIDTH, subsequent_indent="  ", break_on_hyphens=False) for n in _notes(report)]
     return (head + "\n\n" + table + "\n" + "\n".join(notes) + "\n").encode("utf-8", "surrogateescape")
@@ -560,26 +568,14 @@ REPORT_WIDTH = 80  # the plain report's width, a terminal's
 
 def format_rich(report: dict[str, Any], width: int | None = None) -> bytes:
     """The table for a terminal: the check names and reasons wrap at spaces to fit its width."""
-    styles = ["red" if c["verdict"] == "fail" else None for c in report["checks"]]
-    headers, right = _columns(report)
-    return rich_table(
-        f"ireval gate: {_headline(report)}",
-        headers,
-        _rows(report),
-        right,
-        styles,
-        _notes(report),
-        fold=(0, len(headers) - 1),
-        width=width,
-    )
+    return render_rich(_table(report), width)
 
 
 def format_markdown(report: dict[str, Any]) -> bytes:
     """For a pull-request comment or ``$GITHUB_STEP_SUMMARY``."""
     mark = "❌" if report["checks_failed"] else "✅"
-    rows = _rows(report, {"pass": "✅ pass", "fail": "❌ **fail**"})
-    headers, right = _columns(report)
-    out = [f"### {mark} ireval gate: {_headline(report)}\n\n", markdown_table(headers, rows, right), "\n"]
+    table = _table(report, {"pass": "✅ pass", "fail": "❌ **fail**"})
+    out = [f"### {mark} ireval gate: {_headline(report)}\n\n", render_markdown(table), "\n"]
     out += [f"- {markdown_cell(n)}\n" for n in _notes(report)]
     out.append("\n<details><summary>inputs (SHA-256)</summary>\n\n")
     for what, src in _sources(report):
@@ -646,12 +642,6 @@ def format_gate(report: GateReport | dict[str, Any], fmt: str, *, terminal: bool
 
 
 # ---------------------------------------------------------------- command
-
-
-def _probability(ctx: Any, param: Any, value: float | None) -> float | None:
-    if value is not None and not 0 < value < 1:
-        raise click.BadParameter(f"must be between 0 and 1, got {value:g}")
-    return value
 
 
 GATE_EPILOG = """\b
@@ -776,7 +766,7 @@ class GateCommand(click.Command):
     "--confidence",
     type=Decimal(),
     default=None,
-    callback=_probability,
+    callback=probability,
     metavar="LEVEL",
     help="Two-sided confidence level of the --non-inferior interval [default: 0.95].",
 )
@@ -787,19 +777,12 @@ class GateCommand(click.Command):
     metavar="N",
     help="Bootstrap resamples for --non-inferior [default: 10000; seeded by --seed].",
 )
-@click.option(
-    "-m",
-    "--measure",
-    "measures",
-    multiple=True,
-    metavar="NAME[.PARAMS]",
-    help="Also report this measure, without a check (repeatable).",
-)
+@measure_option("Also report this measure, without a check (repeatable).")
 @click.option(
     "--alpha",
     type=Decimal(),
     default=None,
-    callback=_probability,
+    callback=probability,
     help="A drop beyond its tolerance must also be significant at this level (one-sided paired test); "
     "one whose p-value cannot be computed fails.",
 )
@@ -814,15 +797,7 @@ class GateCommand(click.Command):
 @click.option(
     "--seed", type=Integer(min=0), default=None, metavar="N", help="Seed of the randomization test [default: 0]."
 )
-@click.option(
-    "-l",
-    "--level_for_rel",
-    "rel_level",
-    type=Integer(),
-    default=None,
-    metavar="N",
-    help="Relevant means a judgement >= N, an integer [default: 1].",
-)
+@rel_level_option(None, help=REL_LEVEL_HELP)
 @ties_option(None, "; default docno, or 'ties' in --config")
 @click.option(
     "--config",
@@ -840,10 +815,10 @@ class GateCommand(click.Command):
     help="Report format (table: rich on a terminal, plain text otherwise) [default: table, or the one "
     "the --output name says].",
 )
-@click.option("--output", metavar="PATH", help="Write the report to PATH atomically (default: stdout).")
+@output_option("Write the report to PATH atomically (default: stdout).")
 @no_short_output_option("ireval gate")
 @engine_options
-@click.option("--debug", is_flag=True, help="Show a traceback for errors.")
+@debug_option
 def gate_command(
     files: tuple[str, ...],
     baseline: str | None,

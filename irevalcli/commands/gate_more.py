@@ -10,9 +10,24 @@ from __future__ import annotations
 
 import click
 
-from .options import Integer, ties_option
+from .options import REL_LEVEL_HELP, F, debug_option, measure_option, output_option, rel_level_option, ties_option
 
 SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+def scoring_options(measure_help: str) -> F:
+    """What accept and calibrate both take: the measures (-m, required), -l and --ties, as the
+    gate reads them, so a record and a calibration score runs as the gate does."""
+
+    def decorate(f: F) -> F:
+        for opt in reversed(
+            [measure_option(measure_help, required=True), rel_level_option(help=REL_LEVEL_HELP), ties_option("docno")]
+        ):
+            f = opt(f)
+        return f
+
+    return decorate
+
 
 ACCEPT_EPILOG = """\b
 Example:
@@ -24,27 +39,9 @@ Example:
 @click.command(context_settings=SETTINGS, epilog=ACCEPT_EPILOG)
 @click.argument("qrels", metavar="QRELS")
 @click.argument("run", metavar="RUN")
-@click.option(
-    "-m",
-    "--measure",
-    "measures",
-    multiple=True,
-    required=True,
-    metavar="NAME[.PARAMS]",
-    help="A measure to record (repeatable); a gate against the record may check only these.",
-)
-@click.option(
-    "-l",
-    "--level_for_rel",
-    "rel_level",
-    type=Integer(),
-    default=1,
-    metavar="N",
-    help="Relevant means a judgement >= N, an integer [default: 1].",
-)
-@ties_option("docno")
-@click.option("--output", metavar="PATH", help="Write the record to PATH atomically (default: stdout).")
-@click.option("--debug", is_flag=True, help="Show a traceback for errors.")
+@scoring_options("A measure to record (repeatable); a gate against the record may check only these.")
+@output_option("Write the record to PATH atomically (default: stdout).")
+@debug_option
 def accept_command(
     qrels: str, run: str, measures: tuple[str, ...], rel_level: int, ties: str, output: str | None, debug: bool
 ) -> None:
@@ -80,26 +77,8 @@ across the runs. Suggested: [max_drop] 3 x s_run; [non_inferior]
 
 @click.command(context_settings=SETTINGS, epilog=CALIBRATE_EPILOG)
 @click.argument("files", metavar="QRELS RUN1 RUN2 RUN3...", nargs=-1, required=True)
-@click.option(
-    "-m",
-    "--measure",
-    "measures",
-    multiple=True,
-    required=True,
-    metavar="NAME[.PARAMS]",
-    help="A measure to calibrate (repeatable).",
-)
-@click.option(
-    "-l",
-    "--level_for_rel",
-    "rel_level",
-    type=Integer(),
-    default=1,
-    metavar="N",
-    help="Relevant means a judgement >= N, an integer [default: 1].",
-)
-@ties_option("docno")
-@click.option("--debug", is_flag=True, help="Show a traceback for errors.")
+@scoring_options("A measure to calibrate (repeatable).")
+@debug_option
 def calibrate_command(
     files: tuple[str, ...], measures: tuple[str, ...], rel_level: int, ties: str, debug: bool
 ) -> None:

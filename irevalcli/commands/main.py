@@ -24,7 +24,7 @@ from ..output.files import write_output
 from ..version import VERSION as __version__
 from . import process
 from .dispatch import SUBCOMMANDS, load_subcommand
-from .options import Choice, CLong, engine_options, input_format_options, ties_option
+from .options import Choice, CLong, engine_options, input_format_options, measure_option, ties_option
 from .process import ExitStatus, UsageLine, isatty, one_line, printable, say
 
 if TYPE_CHECKING:
@@ -41,12 +41,6 @@ def _complete_path(ctx: Any, param: Any, incomplete: str) -> list[Any]:
     from .completion import complete_path
 
     return complete_path(ctx, param, incomplete)
-
-
-def _complete_measure(ctx: Any, param: Any, incomplete: str) -> list[Any]:
-    from .completion import complete_measure
-
-    return complete_measure(ctx, param, incomplete)
 
 
 HELP_EPILOG = """\b
@@ -96,15 +90,7 @@ file and line); 1 is reserved for a failed quality gate; 3 internal error.
 @click.argument("run", metavar="RUN", required=False, shell_complete=_complete_path)
 @click.argument("more_runs", metavar="[RUN]...", nargs=-1, shell_complete=_complete_path)
 @click.option("-q", "--query_eval_wanted", "per_query", count=True, help="Also print a value per topic.")
-@click.option(
-    "-m",
-    "--measure",
-    "measures",
-    multiple=True,
-    metavar="NAME[.PARAMS]",
-    shell_complete=_complete_measure,
-    help="Measure or nickname to compute (repeatable, or several separated by blanks; default: official).",
-)
+@measure_option("Measure or nickname to compute (repeatable, or several separated by blanks; default: official).")
 @click.option(
     "-c",
     "--complete_rel_info_wanted",

@@ -1,8 +1,9 @@
 """Command-line option types and options shared by ireval's commands.
 
-One definition each, so ``-l``, ``-c`` and the input-format options parse and
-read the same in ``ireval``, ``compare``, ``gate``, ``curve``, ``plot`` and
-``pool``. Importing this module imports only click.
+One definition each, so ``-m``, ``-l``, ``-c``, ``--output``, ``--debug`` and the
+input-format options parse and read the same in ``ireval``, ``compare``, ``gate``,
+``curve``, ``plot``, ``pool`` and ``similarity`` (sqlite-utils' shared decorators).
+Importing this module imports only click.
 """
 
 from __future__ import annotations
@@ -82,6 +83,59 @@ class Choice(click.Choice):
             if close:
                 exc.message = f"{exc.message.rstrip('.')} (did you mean '{close[0]}'?)"  # type: ignore[misc]
             raise
+
+
+def _complete_measure(ctx: Any, param: Any, incomplete: str) -> list[Any]:
+    from .completion import complete_measure  # the registry loads when a shell asks, not for --help
+
+    return complete_measure(ctx, param, incomplete)
+
+
+def measure_option(help: str, *, required: bool = False, complete: bool = True, one: str | None = None) -> F:
+    """-m/--measure NAME[.PARAMS], repeatable (``measures``), completed from the registry.
+
+    ``complete``: False where the names are not the registry's (similarity's rbo, kendall_tau).
+    ``one``: a single measure (``measure``) with this default, as ``plot diff`` takes."""
+    shell_complete = _complete_measure if complete else None
+    if one is not None:
+        return click.option(
+            "-m",
+            "--measure",
+            "measure",
+            default=one,
+            show_default=True,
+            metavar="NAME",
+            shell_complete=shell_complete,
+            help=help,
+        )
+    return click.option(
+        "-m",
+        "--measure",
+        "measures",
+        multiple=True,
+        required=required,
+        metavar="NAME[.PARAMS]",
+        shell_complete=shell_complete,
+        help=help,
+    )
+
+
+def output_option(help: str = "Write the output to PATH atomically (default: stdout).") -> F:
+    """--output PATH: written atomically, never over an input (output/files.py checks)."""
+    return click.option("--output", metavar="PATH", help=help)
+
+
+debug_option = click.option("--debug", is_flag=True, help="Show a traceback for errors.")
+
+
+def probability(ctx: Any, param: Any, value: float | None) -> float | None:
+    """A callback: a level strictly between 0 and 1 (--alpha, --confidence)."""
+    if value is not None and not 0 < value < 1:
+        raise click.BadParameter(f"must be between 0 and 1, got {value:g}")
+    return value
+
+
+REL_LEVEL_HELP = "Relevant means a judgement >= N, an integer [default: 1]."
 
 
 def rel_level_option(default: int | None = 1, help: str = "Relevant means a judgement >= N (default 1).") -> F:

@@ -23,8 +23,8 @@ import click
 from ..errors import UsageError
 from ..output.cells import undecodable_escaped
 from ..output.files import no_short_output_option
-from .completion import complete_measure, complete_path
-from .options import complete_option, input_format_options, rel_level_option, ties_option
+from .completion import complete_path
+from .options import complete_option, debug_option, input_format_options, measure_option, rel_level_option, ties_option
 
 if TYPE_CHECKING:
     from ..settings import EvalSettings
@@ -310,7 +310,7 @@ def _common(f: Callable[..., Any]) -> Callable[..., Any]:
         rel_level_option(),
         ties_option(),
         input_format_options,
-        click.option("--debug", is_flag=True, help="Show a traceback for errors."),
+        debug_option,
     ]
     for opt in reversed(opts):
         f = opt(f)
@@ -386,16 +386,7 @@ def pr_command(
 @click.argument("qrels", metavar="QRELS", shell_complete=complete_path)
 @click.argument("run_a", metavar="RUN_A", shell_complete=complete_path)
 @click.argument("run_b", metavar="RUN_B", shell_complete=complete_path)
-@click.option(
-    "-m",
-    "--measure",
-    "measure",
-    default="map",
-    show_default=True,
-    metavar="NAME",
-    shell_complete=complete_measure,
-    help="Measure with one value per topic (e.g. map, P.10, ndcg_cut.10).",
-)
+@measure_option("Measure with one value per topic (e.g. map, P.10, ndcg_cut.10).", one="map")
 @_common
 def diff_command(
     qrels: str,

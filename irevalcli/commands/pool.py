@@ -24,7 +24,7 @@ import click
 from ..errors import OutputError, UsageError
 from ..output.files import no_short_output_option
 from .completion import complete_path
-from .options import Integer, input_format_options, ties_option
+from .options import Integer, debug_option, input_format_options, ties_option
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -273,7 +273,7 @@ judged = its top documents left out because --qrels judges them.
 @ties_option()
 @click.option("--quiet", is_flag=True, help="Do not print the per-run counts on stderr.")
 @no_short_output_option("ireval pool")
-@click.option("--debug", is_flag=True, help="Show a traceback for errors.")
+@debug_option
 def pool_command(
     runs: tuple[str, ...],
     depth: int,

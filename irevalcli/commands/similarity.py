@@ -11,7 +11,7 @@ import click
 from ..errors import UsageError
 from ..output.files import no_short_output_option
 from .completion import complete_path
-from .options import Integer, input_format_options, ties_option
+from .options import Integer, debug_option, input_format_options, measure_option, output_option, ties_option
 
 SIMILARITY_EPILOG = """\b
 Examples:
@@ -39,14 +39,10 @@ only one run is an error unless --shared-topics; the summary is the mean over to
 )
 @click.argument("run_a", metavar="RUN_A", shell_complete=complete_path)
 @click.argument("run_b", metavar="RUN_B", shell_complete=complete_path)
-@click.option(
-    "-m",
-    "--measure",
-    "measures",
-    multiple=True,
-    metavar="NAME[.PARAMS]",
-    help="rbo[.p=P,depth=K], rbo_min, rbo_res, rbo_ext, kendall_tau[.k=K] (repeatable, or several "
+@measure_option(
+    "rbo[.p=P,depth=K], rbo_min, rbo_res, rbo_ext, kendall_tau[.k=K] (repeatable, or several "
     "separated by blanks; default: rbo kendall_tau).",
+    complete=False,
 )
 @click.option("-q", "per_query", is_flag=True, help="Also print a value per topic.")
 @click.option(
@@ -63,7 +59,7 @@ only one run is an error unless --shared-topics; the summary is the mean over to
     default=None,
     help="Output format (default trec; without it, the --output name's extension decides).",
 )
-@click.option("--output", metavar="PATH", help="Write to PATH atomically (default: stdout); never over an input.")
+@output_option("Write to PATH atomically (default: stdout); never over an input.")
 @click.option(
     "--places",
     type=Integer(min=0),
@@ -74,7 +70,7 @@ only one run is an error unless --shared-topics; the summary is the mean over to
 @input_format_options
 @ties_option()
 @no_short_output_option("ireval similarity")
-@click.option("--debug", is_flag=True, help="Show a traceback for errors.")
+@debug_option
 def similarity_command(
     run_a: str,
     run_b: str,

@@ -12,27 +12,31 @@ best value of a measure is bold in Markdown and LaTeX. A measure without a direc
 from __future__ import annotations
 
 import textwrap
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from .cells import csv_text_cell, latex_escape, markdown_cell
-from .tables import dump_json, fmt_p, fmt_value, markdown_table, plain_table
+from .cells import latex_escape, markdown_cell
+from .tables import (
+    CORRECTED,
+    Cell,
+    Entry,
+    Table,
+    dump_json,
+    fmt_p,
+    fmt_value,
+    input_notes,
+    paired_test_text,
+    render_csv,
+    render_latex,
+    render_markdown,
+    render_plain,
+    value_cell,
+)
 
 if TYPE_CHECKING:
     from ..analysis.compare import AllPairsReport, PairComparison
 
 WIDTH = 80  # plain text fits an 80-column terminal
-CORRECTED = {"holm": "Holm-corrected", "bonferroni": "Bonferroni-corrected", "none": "uncorrected"}
 CORRECTION_NAMES = {"holm": "Holm correction", "bonferroni": "Bonferroni correction", "none": "no correction"}
-
-
-def _test_text(report: AllPairsReport) -> str:
-    from ..analysis.stats import TEST_NAMES
-
-    o = report.options
-    text = TEST_NAMES[o["test"]]
-    if o["test"] == "randomization":
-        text += f" ({o['permutations']} permutations, seed {o['seed']})"
-    return text
 
 
 def _comparisons(report: AllPairsReport) -> str:
@@ -54,7 +58,7 @@ def _wtl(p: PairComparison) -> str:
     return "-" if p.wins is None else f"{p.wins}/{p.ties}/{p.losses}"
 
 
-def _pair_rows(report: AllPairsReport) -> list[list[str]]:
+def _pair_table(report: AllPairsReport) -> Table:
     alpha = report.options["alpha"]
     rows = []
     for m in report.measures:
@@ -74,11 +78,18 @@ def _pair_rows(report: AllPairsReport) -> list[list[str]]:
                 ]
             )
             first = False
-    return rows
+    return Table(("Measure", "Pair", "Mean 1st", "Mean 2nd", "W/T/L", "p", "p raw"), rows, "llrrrrr")
 
 
-PAIR_HEADERS = ("Measure", "Pair", "Mean 1st", "Mean 2nd", "W/T/L", "p", "p raw")
-PAIR_RIGHT = (False, False, True, True, True, True, True)
+def _means_table(report: AllPairsReport) -> Table:
+    """A row per run (its letter, its name, its mean of each measure): the best mean of a
+    measure bold, the letters of the runs it is significantly better than as marks."""
+    best = {m: report.best(m) for m in report.measures}
+    rows: list[list[Entry]] = [
+        [x, r, *(Cell(fmt_value(report.mean(m, i)), i in best[m], _marks(report, m, i)) for m in report.measures)]
+        for i, (x, r) in enumerate(zip(report.letters, report.runs))
+    ]
+    return Table(["", "Run", *report.measures], rows, "ll" + "r" * len(report.measures), caption=latex_caption(report))
 
 
 def _notes(report: AllPairsReport) -> list[str]:
@@ -87,23 +98,13 @@ def _notes(report: AllPairsReport) -> list[str]:
     n = report.topics
     notes = [
         f"{n} topics judged in {inputs['qrels']['path']}; a topic missing from a run scores 0.",
-        f"p: {_test_text(report)}, two-sided, {CORRECTED[o['correction']]} over {_comparisons(report)};"
+        f"p: {paired_test_text(report.options)}, two-sided, {CORRECTED[o['correction']]} over {_comparisons(report)};"
         f" * p < {o['alpha']:g}.",
         "W/T/L: topics where the pair's first run is better / equal / worse, by the measure's direction"
         " (- for a measure without one).",
         "A letter after a mean: significantly better than the run with that letter.",
     ]
-    for src in inputs["runs"]:
-        miss = src["missing_topics"]
-        if miss:
-            shown = " ".join(miss[:10]) + (" ..." if len(miss) > 10 else "")
-            notes.append(f"{src['path']} has no results for {len(miss)} of {n} topics (scored 0): {shown}")
-        if src["unjudged_topics"]:
-            k = src["unjudged_topics"]
-            notes.append(
-                f"{src['path']} has {k} topic{'s' if k != 1 else ''} not judged in {inputs['qrels']['path']} (ignored)"
-            )
-    return notes
+    return notes + input_notes(inputs["runs"], n, inputs["qrels"]["path"])
 
 
 def _column_groups(first: int, widths: list[int], width: int = WIDTH) -> list[list[int]]:
@@ -125,25 +126,15 @@ def format_plain(report: AllPairsReport) -> bytes:
     the pairs, and notes wrapped at 80 columns."""
     out = ["Runs:\n"]
     out += [f"  {x}  {r}\n" for x, r in zip(report.letters, report.runs)]
-    cells = [
-        [
-            fmt_value(report.mean(m, i)) + (f" {marks}" if (marks := _marks(report, m, i)) else "")
-            for i in range(len(report.runs))
-        ]
-        for m in report.measures
-    ]
-    first = max([len("Measure")] + [len(m) for m in report.measures])
-    widths = [max([len(x)] + [len(row[i]) for row in cells]) for i, x in enumerate(report.letters)]
+    means = _means_table(report)
+    runs = range(len(report.runs))
+    rows = [[m, *(means.rows[i][2 + k] for i in runs)] for k, m in enumerate(report.measures)]
+    table = Table(["Measure", *report.letters], rows, "l" + "r" * len(report.runs))
+    first, *widths = table.widths()
     for group in _column_groups(first, widths):
         out.append("\n")
-        out.append(
-            plain_table(
-                ("Measure", *(report.letters[i] for i in group)),
-                [[m, *(row[i] for i in group)] for m, row in zip(report.measures, cells)],
-                (False, *(True for _ in group)),
-            )
-        )
-    out.append("\n" + plain_table(PAIR_HEADERS, _pair_rows(report), PAIR_RIGHT))
+        out.append(render_plain(table.columns([0, *(i + 1 for i in group)])))
+    out.append("\n" + render_plain(_pair_table(report)))
     out.append("\n")
     for note in _notes(report):
         out.append("\n".join(textwrap.wrap(note, WIDTH, break_long_words=False, break_on_hyphens=False)) + "\n")
@@ -151,22 +142,11 @@ def format_plain(report: AllPairsReport) -> bytes:
 
 
 def format_markdown(report: AllPairsReport) -> bytes:
-    headers = ["", "Run", *report.measures]
-    rows = []
-    best = {m: report.best(m) for m in report.measures}
-    for i, (x, r) in enumerate(zip(report.letters, report.runs)):
-        row = [x, r]
-        for m in report.measures:
-            v = fmt_value(report.mean(m, i))
-            cell = f"**{v}**" if i in best[m] else v
-            marks = _marks(report, m, i)
-            row.append(cell + (f"<sup>{marks}</sup>" if marks else ""))
-        rows.append(row)
     out = [
         "### ireval compare: every run against every other\n\n",
-        markdown_table(headers, rows, (False, False, *(True for _ in report.measures))),
+        render_markdown(_means_table(report)),
         "\n",
-        markdown_table(PAIR_HEADERS, _pair_rows(report), PAIR_RIGHT),
+        render_markdown(_pair_table(report)),
         "\n",
         "\n".join(f"- {markdown_cell(n)}" for n in [*_notes(report), "Bold: the best value of each measure."]),
         "\n",
@@ -181,7 +161,7 @@ def latex_caption(report: AllPairsReport) -> str:
     return (
         f"{measures} of each run over {report.topics} topics. The best value of each measure is in bold. "
         "A superscript letter marks a value significantly better than the run with that letter "
-        f"({latex_escape(_test_text(report))}, two-sided, {CORRECTION_NAMES[o['correction']]} over "
+        f"({latex_escape(paired_test_text(report.options))}, two-sided, {CORRECTION_NAMES[o['correction']]} over "
         f"{_comparisons(report)}, $p < {o['alpha']:g}$)."
     )
 
@@ -190,26 +170,7 @@ def format_latex(report: AllPairsReport) -> bytes:
     """A booktabs table: one row per run (its letter, its name, its value of each measure),
     the best value of each measure in bold, superscript letters for significance, and a
     caption naming the test and the correction. Needs ``\\usepackage{booktabs}``."""
-    best = {m: report.best(m) for m in report.measures}
-    lines = [
-        r"\begin{table}",
-        r"\centering",
-        r"\caption{" + latex_caption(report) + "}",
-        r"\begin{tabular}{ll" + "r" * len(report.measures) + "}",
-        r"\toprule",
-        " & Run & " + " & ".join(latex_escape(m) for m in report.measures) + r" \\",
-        r"\midrule",
-    ]
-    for i, (x, r) in enumerate(zip(report.letters, report.runs)):
-        cells = []
-        for m in report.measures:
-            v = fmt_value(report.mean(m, i))
-            cell = r"\textbf{" + v + "}" if i in best[m] else v
-            marks = _marks(report, m, i)
-            cells.append(cell + ("$^{" + marks + "}$" if marks else ""))
-        lines.append(f"{x} & {latex_escape(r)} & " + " & ".join(cells) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
-    return ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape")
+    return render_latex(_means_table(report)).encode("utf-8", "surrogateescape")
 
 
 CSV_FIELDS = (
@@ -232,25 +193,10 @@ CSV_FIELDS = (
 )
 
 
-def _csv_cell(v: Any) -> str:
-    if v is None:
-        return ""
-    if isinstance(v, (int, float)):
-        return repr(v)
-    return csv_text_cell(str(v))
-
-
 def format_csv(report: AllPairsReport) -> bytes:
     """One row per pair and measure (the matrix, long), full precision."""
-    import csv
-    import io
-
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(CSV_FIELDS)
-    for p in report.pairs:
-        w.writerow([_csv_cell(getattr(p, f)) for f in CSV_FIELDS])
-    return buf.getvalue().encode("utf-8", "surrogateescape")
+    rows = [[value_cell(getattr(p, f)) for f in CSV_FIELDS] for p in report.pairs]
+    return render_csv(Table(CSV_FIELDS, rows, "l" * len(CSV_FIELDS))).encode("utf-8", "surrogateescape")
 
 
 def format_all_pairs(report: AllPairsReport, fmt: str) -> bytes:

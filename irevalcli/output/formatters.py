@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..engine.evaluate import Results
-from .cells import csv_text_cell, latex_escape, markdown_cell, one_line_cell, undecodable_escaped
+from .cells import one_line_cell, undecodable_escaped
+from .tables import Cell, Entry, Table, render_csv, render_latex, render_markdown, rich_grid
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -450,6 +451,40 @@ def _cells(grid: _Grid, places: int | None) -> tuple[list[list[str]], list[list[
     return text, best
 
 
+def _table(
+    runs: Sequence[RunResults],
+    grid: _Grid,
+    text: list[list[str]],
+    best: list[list[bool]],
+    cols: Sequence[int],
+    *,
+    ids: Sequence[str],
+    numbered: bool = False,
+) -> Table:
+    """The results as a table: the id columns ``ids`` (run, runid, qid), then the measure
+    columns ``cols``; the best value of a column among the runs of a topic bold; a section
+    per topic. ``numbered``: a run by its number (eval's legend names it), not its path."""
+    rows: list[list[Entry]] = []
+    sections = set()
+    for i, ((qid, ri, _values), cells, marks) in enumerate(zip(grid.rows, text, best)):
+        if i and qid != grid.rows[i - 1][0]:
+            sections.add(i)
+        named = {"run": str(ri + 1) if numbered else runs[ri].path, "runid": runs[ri].runid, "qid": qid}
+        shown = [Cell(cells[c], marks[c], number=grid.kinds[c] != "str") for c in cols]
+        rows.append([*(named[h] for h in ids), *shown])
+    align = "l" * len(ids) + "".join("l" if grid.kinds[c] == "str" else "r" for c in cols)
+    headers = [*ids, *(grid.labels[c] for c in cols)]
+    return Table(
+        headers, rows, align, fold=range(len(ids)), sections=frozenset(sections) if "qid" in ids else frozenset()
+    )
+
+
+def _whole(runs: Sequence[RunResults], per_query: bool, summary: bool, places: int | None, ids: Sequence[str]) -> Table:
+    grid = _grid(runs, per_query=per_query, summary=summary)
+    text, best = _cells(grid, places)
+    return _table(runs, grid, text, best, range(len(grid.labels)), ids=ids)
+
+
 def format_csv(
     runs: Sequence[RunResults], *, per_query: bool = False, summary: bool = True, places: int | None = None, **_: Any
 ) -> bytes:
@@ -457,19 +492,8 @@ def format_csv(
     too (topics in bytewise order, the runs of each topic together, summaries last). Full precision
     unless ``places``. Text cells a spreadsheet would run as a formula get a leading ``'``
     (:func:`irevalcli.output.files.csv_text_cell`)."""
-    import csv
-    import io
-
-    grid = _grid(runs, per_query=per_query, summary=summary)
-    text = _cells(grid, places)[0]
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["run", "runid", "qid", *grid.labels])
-    strs = [k == "str" for k in grid.kinds]
-    for (qid, ri, _values), cells in zip(grid.rows, text):
-        ids = [csv_text_cell(x) for x in (runs[ri].path, runs[ri].runid, qid)]
-        w.writerow([*ids, *(csv_text_cell(c) if s else c for c, s in zip(cells, strs))])
-    return buf.getvalue().encode("utf-8", "surrogateescape")
+    table = _whole(runs, per_query, summary, places, ("run", "runid", "qid"))
+    return render_csv(table).encode("utf-8", "surrogateescape")
 
 
 def _id_columns(per_query: bool) -> list[str]:
@@ -477,29 +501,13 @@ def _id_columns(per_query: bool) -> list[str]:
     return ["run", "runid", "qid"] if per_query else ["run", "runid"]
 
 
-def _id_cells(runs: Sequence[RunResults], qid: str, ri: int, per_query: bool) -> list[str]:
-    ids = [runs[ri].path, runs[ri].runid]
-    return [*ids, qid] if per_query else ids
-
-
 def format_markdown(
     runs: Sequence[RunResults], *, per_query: bool = False, summary: bool = True, places: int | None = 4, **_: Any
 ) -> bytes:
     """A GitHub-flavoured Markdown table: runs as rows, measures as columns, the best value of
     each column in bold."""
-    grid = _grid(runs, per_query=per_query, summary=summary)
-    text, best = _cells(grid, places)
-
-    ids = _id_columns(per_query)
-    head = [*ids, *grid.labels]
-    align = ["---"] * len(ids) + ["---" if k == "str" else "---:" for k in grid.kinds]
-    lines = ["| " + " | ".join(markdown_cell(h) for h in head) + " |", "| " + " | ".join(align) + " |"]
-    for (qid, ri, _values), cells, marks in zip(grid.rows, text, best):
-        shown = [f"**{markdown_cell(c)}**" if b else markdown_cell(c) for c, b in zip(cells, marks)]
-        lines.append(
-            "| " + " | ".join([*(markdown_cell(x) for x in _id_cells(runs, qid, ri, per_query)), *shown]) + " |"
-        )
-    return ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape")
+    table = _whole(runs, per_query, summary, places, _id_columns(per_query))
+    return render_markdown(table, spaced_rule=True).encode("utf-8", "surrogateescape")
 
 
 def format_latex(
@@ -507,25 +515,8 @@ def format_latex(
 ) -> bytes:
     """A booktabs ``tabular`` for a paper: runs as rows, measures as columns, the best value of
     each column in bold; with -q a rule separates the topics."""
-    grid = _grid(runs, per_query=per_query, summary=summary)
-    text, best = _cells(grid, places)
-    ids = _id_columns(per_query)
-    spec = "l" * len(ids) + "".join("l" if k == "str" else "r" for k in grid.kinds)
-    lines = [
-        f"\\begin{{tabular}}{{{spec}}}",
-        r"\toprule",
-        " & ".join(latex_escape(h) for h in [*ids, *grid.labels]) + r" \\",
-        r"\midrule",
-    ]
-    previous = None
-    for (qid, ri, _values), cells, marks in zip(grid.rows, text, best):
-        if per_query and previous is not None and qid != previous:
-            lines.append(r"\midrule")
-        previous = qid
-        shown = [f"\\textbf{{{latex_escape(c)}}}" if b else latex_escape(c) for c, b in zip(cells, marks)]
-        lines.append(" & ".join([*(latex_escape(x) for x in _id_cells(runs, qid, ri, per_query)), *shown]) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}"]
-    return ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape")
+    table = _whole(runs, per_query, summary, places, _id_columns(per_query))
+    return render_latex(table).encode("utf-8", "surrogateescape")
 
 
 def format_table(
@@ -561,13 +552,20 @@ def format_table(
         emoji=False,
         legacy_windows=False,
     )
+
+    def table(cols: list[int], numbered: bool) -> Any:
+        ids = (["run", "qid"] if per_query else ["run"]) if numbered else _id_columns(per_query)
+        return rich_grid(_table(runs, grid, text, best, cols, ids=ids, numbered=numbered), terminal=terminal)
+
     columns = list(range(len(grid.labels)))
     numbered = False
     if terminal and width:
 
         def fits(cols: list[int], numbered: bool) -> bool:
-            table = _rich_table(runs, grid, text, best, cols, per_query=per_query, terminal=terminal, numbered=numbered)
-            return console.measure(table, options=console.options.update(max_width=1_000_000)).maximum <= width
+            return (
+                console.measure(table(cols, numbered), options=console.options.update(max_width=1_000_000)).maximum
+                <= width
+            )
 
         numbered = not fits(columns, False)
         groups: list[list[int]] = []
@@ -581,9 +579,7 @@ def format_table(
     for i, cols in enumerate(groups):
         if i:
             console.print()
-        console.print(
-            _rich_table(runs, grid, text, best, cols, per_query=per_query, terminal=terminal, numbered=numbered)
-        )
+        console.print(table(cols, numbered))
     if numbered:
         from rich.text import Text
 
@@ -592,49 +588,6 @@ def format_table(
             console.print(Text(one_line_cell(f"{ri + 1}: {run.path} (runid {run.runid})")))
     out = "\n".join(line.rstrip() for line in buf.getvalue().split("\n"))
     return out.encode("utf-8", "surrogateescape")
-
-
-def _rich_table(
-    runs: Sequence[RunResults],
-    grid: Any,
-    text: Any,
-    best: Any,
-    cols: list[int],
-    *,
-    per_query: bool,
-    terminal: bool,
-    numbered: bool,
-) -> Any:
-    """One rich table of the measure columns ``cols``; runs by number when ``numbered``."""
-    from rich import box
-    from rich.table import Table
-
-    table = Table(box=box.SIMPLE_HEAD if terminal else box.ASCII2, show_edge=terminal, pad_edge=False)
-    ids = (["run", "qid"] if per_query else ["run"]) if numbered else _id_columns(per_query)
-    for h in ids:
-        table.add_column(h, overflow="fold")
-    for c in cols:
-        table.add_column(_text(grid.labels[c]), justify="left" if grid.kinds[c] == "str" else "right", no_wrap=True)
-    previous = None
-    for (qid, ri, _values), cells, marks in zip(grid.rows, text, best):
-        section = per_query and previous is not None and qid != previous
-        previous = qid
-        if section:
-            table.add_section()
-        id_cells = (
-            ([str(ri + 1), qid] if per_query else [str(ri + 1)]) if numbered else _id_cells(runs, qid, ri, per_query)
-        )
-        table.add_row(*(_text(x) for x in id_cells), *[_text(cells[c], "bold" if marks[c] else "") for c in cols])
-    return table
-
-
-def _text(s: str, style: str = "") -> Any:
-    """A rich cell. Ids are data, never markup: ``[red]x[/red]`` prints as written and
-    ``[/x]`` cannot fail, since cells are Text objects, never parsed; control characters
-    are spelt out so a cell stays on its line."""
-    from rich.text import Text
-
-    return Text(one_line_cell(s), style=style)
 
 
 TABLE_FORMATTERS: dict[str, Callable[..., bytes]] = {
