@@ -38,6 +38,39 @@ def test_huge_measure_parameters_are_one_line(cli, spec, why):
     assert (res.code, res.out, res.err) == (2, b"", f"ireval: {spec}: {why}\n")
 
 
+# Every real argument of a spelling is read one way (spellings.number_arg / number_opts): a
+# number, finite. Before, seven builders took float() of the value, so inf and nan reached the
+# measures and came out as -inf, -nan or a huge negative number, exit 0.
+@pytest.mark.parametrize(
+    ("spec", "why"),
+    [
+        ("RBP(p=inf)", "p=inf is out of range"),
+        ("RBP(p=nan)", "p=nan is not a number"),
+        ("RBP(p=1.5)", "p=1.5 is not in [0, 1)"),
+        ("RBP(p=-0.5)", "p=-0.5 is not in [0, 1)"),
+        ("SetF(beta=inf)", "beta=inf is out of range"),
+        ("SetF(beta=nan)", "beta=nan is not a number"),
+        ("F(beta=nan)@5", "beta=nan is not a number"),
+        ("INST(T=inf)", "T=inf is out of range"),
+        ("INST(T=nan)", "T=nan is not a number"),
+        ("INST(T=1,min_rel=nan)", "min_rel=nan is not a number"),
+        ("pFound(p_break=nan)", "p_break=nan is not a number"),
+        ("alpha_nDCG(alpha=nan)@10", "alpha=nan is not a number"),
+    ],
+)
+def test_real_arguments_of_spellings_are_finite_numbers(cli, spec, why):
+    res = cli(["-m", spec, "qrels.txt", "bm25.txt"], cwd=GOLDEN)
+    assert (res.code, res.out, res.err) == (2, b"", f"ireval: {spec}: {why}\n")
+
+
+def test_trec_eval_s_own_rbp_parameter_stays_as_trec_eval_reads_it(cli):
+    """rbp.p=-1 is trec_eval 10.0's own grammar, which takes any number: the line is the 10.0
+    binary's (trec_eval -m rbp.p=-1 on these files). Only ireval's spellings refuse p outside
+    [0, 1)."""
+    res = cli(["-m", "rbp.p=-1", "qrels.txt", "bm25.txt"], cwd=GOLDEN)
+    assert (res.code, res.out) == (0, b"rbp_p=-1              \tall\t1.0000\n")
+
+
 def test_the_largest_long_cutoff_still_evaluates(cli):
     res = cli(["-m", "P@9223372036854775807", "qrels.txt", "bm25.txt"], cwd=GOLDEN)
     assert (res.code, res.err) == (0, "")

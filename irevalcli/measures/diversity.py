@@ -256,7 +256,7 @@ def _im_diversity(root: str) -> Build:
         k = int_cutoff(at, spec)
         if k is None:
             raise MeasureParamError(f"{spec}: a cutoff is required (e.g. {spec}@20)")
-        opts = (("alpha", float(args["alpha"])),) if "alpha" in args else ()
+        opts = number_opts(args, spec, "alpha")
         return Target(root, (k,), opts, **rel_view(args, spec))
 
     return build

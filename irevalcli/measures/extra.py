@@ -15,7 +15,7 @@ from ..errors import MeasureParamError
 from ._util import OptParams, opt, safe_div
 from .precision import CUTOFFS
 from .registry import LONG_CUTOFFS, NAN_MEAN, SUM, WEIGHTED_MEAN, Params, measure
-from .spellings import BIG, Target, int_cutoff, ranx, rel_view, simple, spelling
+from .spellings import BIG, Target, int_cutoff, number_arg, ranx, rel_view, simple, spelling
 
 
 @measure("recip_rank_cut", params=LONG_CUTOFFS, default=(5, 10, 20), citation="Kantor & Voorhees, IR 2000")
@@ -75,7 +75,7 @@ def F(t: EvalTable, p: Params) -> np.ndarray:
 
 def _ir_f(args: dict[str, Any], at: str | None, spec: str) -> Target:
     k = int_cutoff(at, spec)
-    beta = float(args.get("beta", 1.0))
+    beta = number_arg(args, "beta", 1.0, spec)
     view = rel_view({k2: v for k2, v in args.items() if k2 == "rel"}, spec)
     return Target("F", (k,), (("beta", beta),), **view)
 

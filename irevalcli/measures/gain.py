@@ -29,7 +29,7 @@ from ..errors import MeasureParamError
 from . import dcg as dcg_kernel
 from .precision import CUTOFFS
 from .registry import LONG_CUTOFFS, PAIRS, Params, measure
-from .spellings import Target, int_cutoff, ranx, rel_view, spelling
+from .spellings import Target, int_cutoff, number_arg, ranx, rel_view, spelling
 
 _VALID_INT = re.compile(r"^[+-]?[0-9]+$")
 
@@ -416,7 +416,9 @@ def rbp(t: EvalTable, p: Params) -> np.ndarray:
 
 
 def _im_rbp(args: dict[str, Any], at: str | None, spec: str) -> Target:
-    p = float(args.get("p", 0.8))
+    p = number_arg(args, "p", 0.8, spec)
+    if not 0.0 <= p < 1.0:  # trec_eval's own rbp.p= takes any number (and so does ireval's, for identity)
+        raise MeasureParamError(f"{spec}: p={p:g} is not in [0, 1)")
     k = int_cutoff(at, spec)
     top = (("top", k),) if k is not None else ()
     if "rel" in args:

@@ -21,7 +21,7 @@ from . import dcg as dcg_kernel
 from ._util import exclusive, gmax, ideal, opt, pair, row_label, seg_cumprod
 from .precision import CUTOFFS
 from .registry import LONG_CUTOFFS, PAIRS, Params, measure
-from .spellings import Target, int_cutoff, ranx, simple, spelling
+from .spellings import Target, int_cutoff, number_arg, number_opts, ranx, simple, spelling
 
 ERR_CUTOFFS = (5, 10, 20)
 
@@ -271,7 +271,7 @@ def pfound(t: EvalTable, p: Params) -> np.ndarray:
 
 def _ir_pfound(args: dict[str, Any], at: str | None, spec: str) -> Target:
     k = int_cutoff(at, spec)
-    opts = tuple((key, float(args[key])) for key in ("p_break", "gmax") if key in args)
+    opts = number_opts(args, spec, "p_break", "gmax")
     if k is None:
         return Target("pfound", opts)
     return Target("pfound_cut", (k,), opts)
@@ -361,9 +361,8 @@ def inst(t: EvalTable, p: Params) -> np.ndarray:
 
 
 def _im_inst(args: dict[str, Any], at: str | None, spec: str) -> Target:
-    pairs = [("T", float(args.get("T", 1.0))), ("min_rel", float(args.get("min_rel", 0)))]
-    if "max_rel" in args:
-        pairs.append(("max_rel", float(args["max_rel"])))
+    pairs = [("T", number_arg(args, "T", 1.0, spec)), ("min_rel", number_arg(args, "min_rel", 0.0, spec))]
+    pairs += number_opts(args, spec, "max_rel")
     return Target("inst", tuple(pairs))
 
 

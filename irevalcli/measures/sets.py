@@ -9,7 +9,7 @@ import numpy as np
 from ..core.table import EvalTable
 from ._util import safe_div
 from .registry import DOUBLE_PARAMS, Params, measure
-from .spellings import REL, Build, Target, int_cutoff, rel_view, spelling
+from .spellings import REL, Build, Target, int_cutoff, number_arg, rel_view, spelling
 
 
 def _four_coefficients(vals: tuple[float, ...]) -> str | None:
@@ -137,7 +137,7 @@ def set_F(t: EvalTable, p: Params) -> np.ndarray:
 
 
 def _im_setf(args: dict[str, Any], at: str | None, spec: str) -> Target:
-    beta = float(args.get("beta", 1.0))
+    beta = number_arg(args, "beta", 1.0, spec)
     return Target("set_F", (beta,), **_set_view({k: v for k, v in args.items() if k != "beta"}, at, spec))
 
 

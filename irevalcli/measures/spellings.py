@@ -186,8 +186,17 @@ def number_opts(args: dict[str, Any], spec: str, *names: str) -> tuple[tuple[str
                 value = math.inf
             if math.isinf(value):  # 1e400, inf, 10**400: no measure takes an infinite parameter
                 raise MeasureParamError(f"{spec}: {key}={v!r} is out of range")
+            if math.isnan(value):
+                raise MeasureParamError(f"{spec}: {key}={v!r} is not a number")
             out.append((key, value))
     return tuple(out)
+
+
+def number_arg(args: dict[str, Any], key: str, default: float, spec: str) -> float:
+    """The numeric argument ``key``, checked as :func:`number_opts` checks it (a number,
+    finite), or ``default`` when it is not given. Every builder reads a real argument so."""
+    given = number_opts(args, spec, key)
+    return given[0][1] if given else float(default)
 
 
 def bool_arg(args: dict[str, Any], key: str, default: bool, spec: str) -> bool:
