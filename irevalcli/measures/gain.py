@@ -463,6 +463,10 @@ def rbp_resid(t: EvalTable, p: Params) -> np.ndarray:
 
 
 _SKIP_TABLE_MAX = 2048  # deepest ranking whose skip-one table (depth**2 floats) is kept
+# the table (depth**2 floats, built once per process) is used when the rows of the topics
+# with one judged row are at least depth**2 / this; fewer rows are cheaper summed one by one
+# (a DL-size run: 6 ms of a 1000 x 1000 table for a handful of topics, or none)
+_SKIP_TABLE_ROWS_SHARE = 2
 
 
 @lru_cache(maxsize=4)
@@ -483,7 +487,8 @@ def _unjudged_power_sums(
 
     A topic with no judged row retrieved sums p^0 .. p^(n-1): a prefix of one running
     sum; with one judged row at rank j + 1, a skip-one sum read from a table shared by
-    every chunk; the other topics are summed row by row.
+    every chunk (when those topics have enough rows to pay for it); the other topics are
+    summed row by row. Every way adds the same terms in the same order.
     """
     nq = t.nq
     s = np.zeros(nq, dtype=np.float64)
@@ -494,7 +499,8 @@ def _unjudged_power_sums(
     none = (jc == 0) & (n > 0)
     s[none] = np.add.accumulate(powers[:nmax])[n[none] - 1]
     one = jc == 1
-    if nmax <= _SKIP_TABLE_MAX and not math.isnan(persist):
+    table_pays = int(n[one].sum()) * _SKIP_TABLE_ROWS_SHARE >= nmax * nmax
+    if nmax <= _SKIP_TABLE_MAX and not math.isnan(persist) and table_pays:
         jt = t.g[judged]
         first = np.concatenate(([True], jt[1:] != jt[:-1])) if len(jt) else np.zeros(0, dtype=bool)
         single = one[jt] & first
