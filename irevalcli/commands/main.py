@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -493,9 +492,15 @@ def run_eval(
             meta=meta,
             places=out.places,
             terminal=terminal,
-            width=shutil.get_terminal_size((80, 24)).columns if terminal else None,
+            width=_terminal_width() if terminal else None,
         )
     write_output(data, out.path, fmt, inputs=inputs)
+
+
+def _terminal_width() -> int:
+    import shutil  # (with bz2 and lzma: not on the path of a run's trec text)
+
+    return shutil.get_terminal_size((80, 24)).columns
 
 
 # message helpers, kept under their old names for the callers of this module
@@ -524,7 +529,7 @@ def measures_command(names: tuple[str, ...], fmt: str = "text") -> None:
         click.echo(measures_reference(fmt), nl=False)
         return
     # on a terminal, lines wrap at its width (continuations indented); piped, one line each
-    width = shutil.get_terminal_size((80, 24)).columns if _isatty(sys.stdout) else None
+    width = _terminal_width() if _isatty(sys.stdout) else None
     click.echo(describe_names(names, width) if names else listing(width), nl=False)
 
 
@@ -712,15 +717,15 @@ def _main(args: list[str]) -> int:
 # 10% less CPU time (page faults of memory it gives back and takes again); a 7M-line run
 # streams in the same time and memory with either. The API leaves the caller's choice alone.
 ARROW_POOL = ("ARROW_DEFAULT_MEMORY_POOL", "system")
+COMPLETE_VAR = "_IREVAL_COMPLETE"  # completion.COMPLETE_VAR: a shell asking for completions sets it
 
 
 def entry() -> None:
     os.environ.setdefault(*ARROW_POOL)
-    from .completion import requested
+    if os.environ.get(COMPLETE_VAR):  # (completion.py and click's completion imported only then)
+        from .completion import complete, requested
 
-    instruction = requested(sys.argv[1:])
-    if instruction is not None:  # a shell asks for completions (see completion.py)
-        from .completion import complete
-
-        sys.exit(complete(instruction))
+        instruction = requested(sys.argv[1:])
+        if instruction is not None:  # a shell asks for completions (see completion.py)
+            sys.exit(complete(instruction))
     process.exit_now(main(own_process=True))

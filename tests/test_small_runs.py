@@ -1,0 +1,58 @@
+"""Issue 22 item 1 (small runs): what the ireval process loads and computes on a small run's
+path. Timings are benchmarks (benchmarks/shapes.py, shapes dl, dl50, startup), never tests:
+these tests pin what the start-up work is made of."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import irevalcli.commands.completion as completion
+import irevalcli.commands.main as cli
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+# The console script's entry point, run to its end; instead of leaving with os._exit it
+# prints the names of the modules imported.
+PROBE = """
+import json, os, sys
+import irevalcli.commands.main as cli
+import irevalcli.commands.process as process
+
+def report(code):
+    sys.stdout.flush()
+    print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr)
+    sys.stderr.flush()
+    os._exit(0)
+
+process.exit_now = report
+sys.argv = ["ireval", *sys.argv[1:]]
+cli.entry()
+"""
+
+NOT_ON_THE_PATH = ("shutil", "click.shell_completion", "irevalcli.commands.completion")
+
+
+def _modules(args: list[str]) -> tuple[str, list[str]]:
+    r = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, check=True)
+    probe = json.loads(r.stderr.strip().splitlines()[-1])
+    assert probe["code"] == 0
+    return r.stdout, probe["modules"]
+
+
+def test_completion_variable_is_the_one_completion_reads():
+    assert cli.COMPLETE_VAR == completion.COMPLETE_VAR == "_IREVAL_COMPLETE"
+
+
+def test_trec_text_run_loads_neither_completion_nor_shutil():
+    out, modules = _modules(["-q", "-m", "all_trec", str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "run.txt")])
+    assert out.startswith("num_ret")
+    assert [m for m in NOT_ON_THE_PATH if m in modules] == []
+
+
+def test_version_loads_neither_completion_nor_shutil():
+    out, modules = _modules(["-v"])
+    assert out == f"ireval {cli.__version__} (trec_eval 10.0 semantics)\n"
+    assert [m for m in NOT_ON_THE_PATH if m in modules] == []
