@@ -27,6 +27,7 @@ import numpy as np
 from ..core.table import EvalTable, distinct, seg_cumsum_exact
 from ..errors import MeasureParamError
 from . import dcg as dcg_kernel
+from ._util import sparse_at_cutoffs
 from .precision import CUTOFFS
 from .registry import Params, measure
 from .spellings import Target, int_cutoff, ranx, rel_view, spelling
@@ -380,12 +381,12 @@ def ndcg_cut(t: EvalTable, p: Params) -> np.ndarray:
     G = gains(t, ())
     dcg_pref = _dcg_running(t, G)
     ipref = _ideal_prefix(G)
-    out = []
-    for k in p.values:
-        d = t.sparse_at_depth(dcg_pref, k)
-        i = _ideal_at(G, ipref, np.full(t.nq, k, dtype=np.int64))
-        out.append(_ratio(d, i, d))
-    return np.stack(out)
+    d = sparse_at_cutoffs(t, dcg_pref, p.values)  # one row per cutoff
+    depth = np.minimum(np.asarray(p.values, dtype=np.int64).reshape(-1, 1), G.K[None, :])
+    i = np.zeros(depth.shape, dtype=np.float64)  # the ideal DCG at min(k, K); 0 at depth 0
+    ok = depth >= 1
+    i[ok] = ipref[np.broadcast_to(G.il_start[:-1], depth.shape)[ok] + depth[ok] - 1]
+    return _ratio(d, i, d)
 
 
 def _persistence(p: Params) -> float:

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..core.table import EvalTable, seg_suffix_max
 from ..errors import MeasureParamError
-from ._util import safe_div
+from ._util import rel_at_cutoffs, safe_div
 from .registry import Params, measure
 from .spellings import REL, Target, ranx, rel_view, simple, spelling
 
@@ -179,7 +179,8 @@ spelling(
 def P(t: EvalTable, p: Params) -> np.ndarray:
     """Precision at k: relevant documents in the top k, divided by k (missing ranks count as
     non-relevant)."""
-    return np.stack([t.rel_at(k) / float(k) for k in p.values])
+    ks = np.asarray(p.values, dtype=np.float64).reshape(-1, 1)
+    return rel_at_cutoffs(t, p.values) / ks
 
 
 spelling(
@@ -237,7 +238,7 @@ def relstring(t: EvalTable, p: Params) -> list[list[str]]:
 @measure("recall", params="long_cutoffs", default=CUTOFFS)
 def recall(t: EvalTable, p: Params) -> np.ndarray:
     """Recall at k: relevant documents in the top k, divided by R."""
-    return np.stack([safe_div(t.rel_at(k), t.R) for k in p.values])
+    return safe_div(rel_at_cutoffs(t, p.values), t.R)
 
 
 spelling(
@@ -284,7 +285,8 @@ def eleven_pt_avg(t: EvalTable, p: Params) -> np.ndarray:
 @measure("relative_P", params="long_cutoffs", default=CUTOFFS)
 def relative_P(t: EvalTable, p: Params) -> np.ndarray:
     """Relative precision at k: relevant in the top k divided by min(k, R)."""
-    return np.stack([safe_div(t.rel_at(k), np.minimum(k, t.R)) for k in p.values])
+    ks = np.asarray(p.values, dtype=np.int64).reshape(-1, 1)
+    return safe_div(rel_at_cutoffs(t, p.values), np.minimum(ks, t.R))
 
 
 spelling(
@@ -301,7 +303,7 @@ spelling(
 @measure("success", params="long_cutoffs", default=(1, 5, 10))
 def success(t: EvalTable, p: Params) -> np.ndarray:
     """Success at k: 1 if a relevant document is in the top k, else 0."""
-    return np.stack([(t.rel_at(k) > 0).astype(np.float64) for k in p.values])
+    return (rel_at_cutoffs(t, p.values) > 0).astype(np.float64)
 
 
 spelling(
