@@ -56,3 +56,20 @@ def test_version_loads_neither_completion_nor_shutil():
     out, modules = _modules(["-v"])
     assert out == f"ireval {cli.__version__} (trec_eval 10.0 semantics)\n"
     assert [m for m in NOT_ON_THE_PATH if m in modules] == []
+
+
+def test_exact_by_cumsum_only_for_nonzero_integers_summing_below_2_to_52():
+    import numpy as np
+
+    from irevalcli.measures._util import exact_by_cumsum, seg_running_integral
+
+    assert exact_by_cumsum(np.array([1.0, 3.0, -2.0]))
+    assert exact_by_cumsum(np.array([], dtype=np.float64))
+    assert not exact_by_cumsum(np.array([1.0, 0.5]))  # a fraction: rounding depends on the order
+    assert not exact_by_cumsum(np.array([1.0, 0.0]))  # a zero could be -0.0
+    assert not exact_by_cumsum(np.array([2.0**51, 2.0**51]))
+    assert not exact_by_cumsum(np.array([1.0, np.nan]))
+    assert not exact_by_cumsum(np.array([1.0, np.inf]))
+    # segments [1, 2], [], [3, 4, -1]
+    got = seg_running_integral(np.array([1.0, 2.0, 3.0, 4.0, -1.0]), np.array([0, 2, 2, 5]))
+    assert got.tolist() == [1.0, 3.0, 3.0, 7.0, 6.0]

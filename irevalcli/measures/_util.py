@@ -32,6 +32,24 @@ def safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return out
 
 
+def exact_by_cumsum(values: np.ndarray) -> bool:
+    """Whether running sums of ``values`` are exact whatever the order of the additions:
+    every value a nonzero integer and their magnitudes summing below 2**52, so every partial
+    sum is an integer below 2**53. A global ``cumsum`` minus each segment's base then equals
+    the segment's left-to-right sum bit for bit (and no -0.0 can arise)."""
+    v = np.asarray(values, dtype=np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return bool((v != 0).all() and (np.floor(v) == v).all() and np.abs(v).sum() < 2.0**52)
+
+
+def seg_running_integral(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Running sums within the segments ``starts`` (offsets, len segments + 1) of values for
+    which :func:`exact_by_cumsum` holds: one ``cumsum``, minus each segment's base."""
+    c = np.cumsum(np.asarray(values, dtype=np.float64))
+    base = np.concatenate(([0.0], c))[starts[:-1]]
+    return c - np.repeat(base, np.diff(starts))
+
+
 def cutoff_depths(t: EvalTable, ks: Any) -> np.ndarray:
     """``min(k, n)`` for every cutoff of ``ks`` (rows) and topic of ``t`` (columns)."""
     return np.minimum(np.asarray(ks, dtype=np.int64).reshape(-1, 1), t.n[None, :])

@@ -27,7 +27,7 @@ import numpy as np
 from ..core.table import EvalTable, distinct, seg_cumsum_exact
 from ..errors import MeasureParamError
 from . import dcg as dcg_kernel
-from ._util import sparse_at_cutoffs
+from ._util import exact_by_cumsum, seg_running_integral, sparse_at_cutoffs
 from .precision import CUTOFFS
 from .registry import Params, measure
 from .spellings import Target, int_cutoff, ranx, rel_view, spelling
@@ -191,8 +191,12 @@ def G_(t: EvalTable, p: Params) -> np.ndarray:
     log2(2 + cumulative ideal cost - cumulative gain), over the sum of the ideal gains."""
     G = gains(t, _pairs(p))
     nz = G.nz
-    # running gain at the rows with a gain (the other rows add 0)
-    sr = t.sparse_at_rows(t.sparse_running(nz, G.nz_gain), nz)
+    # running gain at the rows with a gain (the other rows add 0); integer gains (the
+    # default levels) by one cumsum, exactly as the segmented sum
+    if exact_by_cumsum(G.nz_gain):
+        sr = seg_running_integral(G.nz_gain, np.searchsorted(nz, t.starts))
+    else:
+        sr = t.sparse_at_rows(t.sparse_running(nz, G.nz_gain), nz)
     sc = _cost_running(t, G, nz)
     terms = G.nz_gain / np.log2((2 + sc) - sr)
     rg = np.bincount(t.g[nz], weights=terms, minlength=t.nq)
@@ -213,7 +217,9 @@ def _cost_running(t: EvalTable, G: Gains, rows: np.ndarray) -> np.ndarray:
     pos = t.rank_at(rows) - 1
     K = G.K[gi]
     il_cost = np.where(G.il_gain >= 1.0, G.il_gain, 1.0)
-    ic = seg_cumsum_exact(il_cost, G.il_start)
+    ic = (
+        seg_running_integral(il_cost, G.il_start) if exact_by_cumsum(il_cost) else seg_cumsum_exact(il_cost, G.il_start)
+    )
     out = np.empty(len(rows), dtype=np.float64)
     inside = pos < K
     out[inside] = ic[G.il_start[gi[inside]] + pos[inside]]
@@ -311,7 +317,12 @@ spelling(
 
 
 def _ideal_prefix(G: Gains) -> np.ndarray:
-    return dcg_kernel.ideal_prefix(G.il_gain, G.il_pos, G.il_start)
+    """The running DCG of the ideal lists, computed once per gains (ndcg_rel, Rndcg, ndcg_cut)."""
+    if "ideal_prefix" not in G.memo:
+        prefix = dcg_kernel.ideal_prefix(G.il_gain, G.il_pos, G.il_start)
+        prefix.setflags(write=False)
+        G.memo["ideal_prefix"] = prefix
+    return G.memo["ideal_prefix"]
 
 
 def _ideal_at(G: Gains, prefix: np.ndarray, depth: np.ndarray) -> np.ndarray:

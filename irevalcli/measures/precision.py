@@ -82,6 +82,19 @@ def _short_by(t: EvalTable) -> np.ndarray:
 
 
 def interpolated_points(t: EvalTable, xs: tuple[float, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_interpolated_points`, computed once per table and points (iprec_at_recall and
+    11pt_avg read the same points); the arrays are read-only."""
+
+    def compute() -> tuple[np.ndarray, np.ndarray]:
+        values, emitted = _interpolated_points(t, xs)
+        values.setflags(write=False)
+        emitted.setflags(write=False)
+        return values, emitted
+
+    return t.memo(("interpolated_points", tuple(xs)), compute)
+
+
+def _interpolated_points(t: EvalTable, xs: tuple[float, ...]) -> tuple[np.ndarray, np.ndarray]:
     """trec_eval's interpolated precision at recall points ``xs`` (in the given order).
 
     K = lround(x*R) in 10.0; trunc(x*R + 0.9) under ``--compat 9.0.8``.
