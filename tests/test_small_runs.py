@@ -23,7 +23,9 @@ import irevalcli.commands.process as process
 
 def report(code):
     sys.stdout.flush()
-    print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr)
+    import gc
+
+    print(json.dumps({"code": code, "modules": sorted(sys.modules), "gc": gc.get_threshold()}), file=sys.stderr)
     sys.stderr.flush()
     os._exit(0)
 
@@ -35,11 +37,28 @@ cli.entry()
 NOT_ON_THE_PATH = ("shutil", "click.shell_completion", "irevalcli.commands.completion")
 
 
-def _modules(args: list[str]) -> tuple[str, list[str]]:
+def _probe(args: list[str]) -> tuple[str, dict]:
     r = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, check=True)
     probe = json.loads(r.stderr.strip().splitlines()[-1])
     assert probe["code"] == 0
-    return r.stdout, probe["modules"]
+    return r.stdout, probe
+
+
+def _modules(args: list[str]) -> tuple[str, list[str]]:
+    out, probe = _probe(args)
+    return out, probe["modules"]
+
+
+def test_ireval_process_collects_cyclic_garbage_less_often():
+    out, probe = _probe(["-m", "map", str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "run.txt")])
+    assert out.startswith("map")
+    assert probe["gc"] == [100_000, 10, 10] == list(cli.GC_THRESHOLD)
+
+
+def test_importing_the_command_leaves_the_callers_collector_alone():
+    code = "import gc; t = gc.get_threshold(); import irevalcli.commands.main; print(gc.get_threshold() == t)"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert r.stdout == "True\n"
 
 
 def test_completion_variable_is_the_one_completion_reads():

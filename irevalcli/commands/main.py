@@ -719,8 +719,19 @@ def _main(args: list[str]) -> int:
 ARROW_POOL = ("ARROW_DEFAULT_MEMORY_POOL", "system")
 COMPLETE_VAR = "_IREVAL_COMPLETE"  # completion.COMPLETE_VAR: a shell asking for completions sets it
 
+# The cyclic garbage collector's first generation for the ireval process: collected after
+# 100,000 net new container objects instead of Python's 700. Start-up creates ~100k objects
+# (modules, functions, classes) and next to no cyclic garbage, and the default threshold
+# traversed them over and over: 3-6% of a small run's CPU time. Objects freed by reference
+# counting do not count, so only live objects or real cycles can reach the threshold. The
+# API leaves the caller's collector alone.
+GC_THRESHOLD = (100_000, 10, 10)
+
 
 def entry() -> None:
+    import gc
+
+    gc.set_threshold(*GC_THRESHOLD)
     os.environ.setdefault(*ARROW_POOL)
     if os.environ.get(COMPLETE_VAR):  # (completion.py and click's completion imported only then)
         from .completion import complete, requested
