@@ -522,9 +522,12 @@ def _unjudged_power_sums(
     else:
         rest = np.flatnonzero(jc >= 1)
     if len(rest):
-        lens = n[rest]
-        rows = np.repeat(t.starts[rest] - np.concatenate(([0], np.cumsum(lens)[:-1])), lens) + np.arange(lens.sum())
-        unj = t.label[rows] < 0
-        rows = rows[unj]
-        s[rest] = np.bincount(t.g[rows], weights=powers[t.rank_at(rows) - 1], minlength=nq)[rest]
+        rows = np.flatnonzero(t.label < 0)  # the unjudged rows, ascending: rank order per topic
+        g = t.g[rows]
+        if len(rest) < nq:
+            in_rest = np.zeros(nq, dtype=bool)
+            in_rest[rest] = True
+            keep = in_rest[g]
+            rows, g = rows[keep], g[keep]
+        s[rest] = np.bincount(g, weights=powers[rows - t.starts[g]], minlength=nq)[rest]
     return s
