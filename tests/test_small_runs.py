@@ -92,3 +92,30 @@ def test_exact_by_cumsum_only_for_nonzero_integers_summing_below_2_to_52():
     # segments [1, 2], [], [3, 4, -1]
     got = seg_running_integral(np.array([1.0, 2.0, 3.0, 4.0, -1.0]), np.array([0, 2, 2, 5]))
     assert got.tolist() == [1.0, 3.0, 3.0, 7.0, 6.0]
+
+
+def test_summary_sums_taken_together_are_the_left_to_right_sums():
+    """summarize adds every plain column's values in one 2-D running sum; each total must be
+    the left-to-right sum of its own column (not numpy's pairwise sum), bit for bit."""
+    import random
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from irevalcli.engine import evaluate as ev
+
+    rng = random.Random(7)
+    nq = 37
+    cols = []
+    for agg in ("mean", "sum", "judged_sum", "gmean", "mean"):
+        values = np.array([rng.choice([rng.random(), 1e16 * rng.random(), -rng.random(), 1e-9]) for _ in range(nq)])
+        cols.append(ev.TopicColumn("x", SimpleNamespace(agg=agg, kind="float"), values))
+    cols.append(ev.TopicColumn("s", SimpleNamespace(agg="none", kind="str"), ["a"] * nq))
+    sums = ev._plain_sums(cols, nq)
+    assert sorted(sums) == [0, 1, 2, 4]
+    for i, total in sums.items():
+        running = 0.0
+        for v in cols[i].values.tolist():
+            running += v
+        assert total == running == ev._seq_sum(cols[i].values)
+    assert ev._plain_sums(cols, 0) == {}

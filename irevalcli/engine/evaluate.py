@@ -170,6 +170,25 @@ def concat_topics(parts: list[tuple[list[str], list[TopicColumn]]]) -> tuple[lis
     return [qids[i] for i in order], columns
 
 
+_PLAIN_AGGS = frozenset({"mean", "sum", "judged_sum"})
+
+
+def _plain_sums(topic_columns: list[TopicColumn], nq: int) -> dict[int, float]:
+    """:func:`_seq_sum` of every column whose summary adds its values as they are, by
+    position: one running sum along the topics of all of them at once (each row still
+    added left to right, so each total is the one :func:`_seq_sum` gives)."""
+    plain: list[int] = []
+    rows: list[np.ndarray] = []
+    for i, tc in enumerate(topic_columns):
+        if tc.measure.agg in _PLAIN_AGGS and tc.measure.kind != "str" and isinstance(tc.values, np.ndarray):
+            plain.append(i)
+            rows.append(tc.values)
+    if not plain or nq == 0:
+        return {}
+    mat = np.stack(rows).astype(np.float64, copy=False)
+    return dict(zip(plain, np.cumsum(mat, axis=1)[:, -1].tolist()))
+
+
 def summarize(
     job: Job, qids: list[str], topic_columns: list[TopicColumn], *, runid: str, opts: EvalOptions | None = None
 ) -> Results:
@@ -187,8 +206,9 @@ def summarize(
     complete = opts.complete
     compat = opts.compat
     denom = job.num_qrels_topics if complete else nq
+    sums = _plain_sums(topic_columns, nq) if zscores is None else {}
     columns: list[Column] = []
-    for tc in topic_columns:
+    for i, tc in enumerate(topic_columns):
         meas, label = tc.measure, tc.label
         summary: float | int | str | None
         if meas.agg == "run_name":
@@ -214,7 +234,7 @@ def summarize(
             if zscores is not None:
                 v = zscores.convert(qids, label, v)
             if meas.agg == "sum":
-                summary = _seq_sum(v)
+                summary = sums[i] if i in sums else _seq_sum(v)
             elif meas.agg == "nanmean":  # topics without a value (NaN) are left out
                 has = ~np.isnan(v)
                 summary = _seq_sum(v[has]) / int(has.sum()) if has.any() else math.nan
@@ -225,9 +245,9 @@ def summarize(
             elif meas.agg == "judged_sum":
                 # -c: every judged relevant document, topics without results included (trec_eval
                 # 9.0.4 to 10.0 alike, so --compat 9.0.8 too)
-                summary = job.num_rel_complete if complete else _seq_sum(v)
+                summary = job.num_rel_complete if complete else (sums[i] if i in sums else _seq_sum(v))
             else:
-                s = _seq_sum(v)
+                s = sums[i] if i in sums else _seq_sum(v)
                 summary = s / denom if denom != 0 else s
         if meas.kind == "int" and zscores is None:
             summary = int(summary)
