@@ -5,6 +5,8 @@
 | shape | ireval | reference | target |
 | --- | --- | --- | --- |
 | dl | `-q -m all_trec`, DL size | `python -c "import numpy, pyarrow.csv, pyarrow.compute"`; C trec_eval | <= 1.3x the import floor |
+| dl50 | `-q -m all_trec QRELS run1 ... run50` (50 variants of the DL run) | fifty calls of C trec_eval, one per run (one `sh` loop) | <= 0.5x |
+| startup | `ireval --help`, `ireval -v` | (none) | <= 0.1 s each |
 | robust04 | `-m map -m ndcg_cut.10` | C trec_eval | <= 1.0x |
 | msmarco | `-m map -m ndcg_cut.10`, 7M lines | one pyarrow CSV read of qid, docno, score (2 threads) | <= 1.2x |
 | api_robust04, api_msmarco | `evaluate(qrels_df, run_df)` | pytrec_eval from the same DataFrames | <= 0.5x time, <= 1x memory; <= 1.5x the path |
@@ -42,7 +44,7 @@ from bench import RUN_ENV, run_once  # noqa: E402
 
 PY = sys.executable
 LOG_MEASURES = ["-m", "gauc", "-m", "auc", "-m", "ndcg_cut.10", "-m", "recip_rank"]
-SHAPES = ("dl", "robust04", "msmarco", "api_robust04", "api_msmarco", "log")
+SHAPES = ("dl", "dl50", "startup", "robust04", "msmarco", "api_robust04", "api_msmarco", "log")
 
 
 @dataclass
@@ -91,7 +93,29 @@ def ensure_log(users: int) -> Path:
     return d / "single.parquet"
 
 
-def build(args: argparse.Namespace) -> list[Shape]:
+DL50_RUNS = 50
+
+
+def dl_variants(d: Path, out: Path, count: int = DL50_RUNS) -> list[Path]:
+    """``count`` variants of the DL run in ``out``: each line's score moved by a seeded
+    Gaussian (sd 0.5), so every run ranks differently and no two outputs are alike."""
+    import random
+
+    lines = (d / "run.txt").read_text().splitlines()
+    paths = []
+    for i in range(count):
+        rnd = random.Random(i)
+        rows = []
+        for line in lines:
+            q, it, doc, rank, score, _ = line.split()
+            rows.append(f"{q} {it} {doc} {rank} {float(score) + rnd.gauss(0.0, 0.5):.4f} run{i}\n")
+        path = out / f"run{i:02d}.txt"
+        path.write_text("".join(rows))
+        paths.append(path)
+    return paths
+
+
+def build(args: argparse.Namespace, tmp: str) -> list[Shape]:
     ireval = args.ireval
     te = args.trec_eval
     shapes: list[Shape] = []
@@ -107,6 +131,20 @@ def build(args: argparse.Namespace) -> list[Shape]:
             cmds.append(Cmd("C trec_eval", [te, "-q", "-m", "all_trec", str(d / "qrels.txt"), str(d / "run.txt")]))
             ratios.append(("time", "ireval", "C trec_eval", ""))
         shapes.append(Shape("dl", "DL size (43 x 1000), `-q -m all_trec`, start-up included", cmds, ratios))
+    if "dl50" in want:
+        d = ensure("dl")
+        runs = [str(p) for p in dl_variants(d, Path(tmp))]
+        qrels = str(d / "qrels.txt")
+        cmds = [Cmd(f"ireval, {len(runs)} runs", [ireval, "-q", "-m", "all_trec", qrels, *runs])]
+        ratios = []
+        if te:
+            loop = 'q=$1; t=$2; shift 2; for r in "$@"; do "$t" -q -m all_trec "$q" "$r" || exit 1; done'
+            cmds.append(Cmd(f"C trec_eval x {len(runs)}", ["sh", "-c", loop, "sh", qrels, te, *runs]))
+            ratios = [("time", cmds[0].label, cmds[1].label, "<= 0.5")]
+        shapes.append(Shape("dl50", f"{len(runs)} DL-size runs in one call, `-q -m all_trec`", cmds, ratios))
+    if "startup" in want:
+        cmds = [Cmd("ireval --help", [ireval, "--help"]), Cmd("ireval -v", [ireval, "-v"])]
+        shapes.append(Shape("startup", "start-up: `ireval --help`, `ireval -v` (target <= 0.1 s each)", cmds, []))
     if "robust04" in want:
         d = ensure("robust04")
         cmds = [Cmd("ireval", [ireval, "-m", "map", "-m", "ndcg_cut.10", str(d / "qrels.txt"), str(d / "run.txt")])]
@@ -301,10 +339,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ref-python", default=str(ref) if ref.exists() else None, help="python with pytrec_eval")
     ap.add_argument("--log-users", type=int, default=50_000, help="impression log users (x 100 rows; 500000: 50M rows)")
     args = ap.parse_args(argv)
-    shapes = build(args)
-    before = "/".join(f"{x:.2f}" for x in os.getloadavg())
     tmp = tempfile.mkdtemp(prefix="ireval-shapes-")
+    before = "/".join(f"{x:.2f}" for x in os.getloadavg())
     try:
+        shapes = build(args, tmp)
         measure(shapes, args.reps, args.warmup, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

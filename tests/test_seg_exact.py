@@ -281,6 +281,16 @@ def test_rbp_resid_skip_table_by_hand():
     assert math.isclose(table_[1, 2], 1.25)
 
 
+@pytest.mark.parametrize("seed", range(25))
+def test_rbp_resid_with_skip_table(seed, monkeypatch):
+    monkeypatch.setattr(gain_mod, "_SKIP_TABLE_ROWS_SHARE", 10**9)  # the table whenever one topic has one judged row
+    rng = random.Random(seed)
+    t = table(rng, nq=rng.randint(1, 9), level=rng.choice([1, 2, 0, -1]))
+    for persist in (0.9, 0.5, 0.0):
+        got = REGISTRY["rbp_resid"].func(t.derive(), Params((("p", persist),), None))
+        assert bits(got) == bits(dense_rbp_resid(t, persist))
+
+
 @pytest.mark.parametrize("seed", range(5))
 def test_rbp_resid_without_skip_table(seed, monkeypatch):
     monkeypatch.setattr(gain_mod, "_SKIP_TABLE_MAX", 0)  # every topic with a judged row summed row by row

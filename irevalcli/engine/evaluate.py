@@ -161,6 +161,23 @@ def concat_topics(parts: list[tuple[list[str], list[TopicColumn]]]) -> tuple[lis
     return [qids[i] for i in order], columns
 
 
+def _plain_sums(topic_columns: list[TopicColumn], nq: int) -> dict[int, float]:
+    """The plain sum of every column whose summary is a function of it (``Summary.plain``), by
+    position: one running sum along the topics of all of them at once (each row still
+    added left to right, so each total is the one :func:`~irevalcli.measures.registry.seq_sum`
+    gives)."""
+    plain: list[int] = []
+    rows: list[np.ndarray] = []
+    for i, tc in enumerate(topic_columns):
+        if tc.measure.agg.plain and tc.measure.kind != "str" and isinstance(tc.values, np.ndarray):
+            plain.append(i)
+            rows.append(tc.values)
+    if not plain or nq == 0:
+        return {}
+    mat = np.stack(rows).astype(np.float64, copy=False)
+    return dict(zip(plain, np.cumsum(mat, axis=1)[:, -1].tolist()))
+
+
 def summarize(
     job: Job, qids: list[str], topic_columns: list[TopicColumn], *, runid: str, opts: EvalOptions | None = None
 ) -> Results:
@@ -180,8 +197,9 @@ def summarize(
     denom = job.num_qrels_topics if complete else nq
     convert = None if zscores is None else (lambda label, v: zscores.convert(qids, label, v))
     totals = Totals(nq, denom, complete, runid, job.num_rel_complete, convert)
+    sums = _plain_sums(topic_columns, nq) if zscores is None else {}
     columns: list[Column] = []
-    for tc in topic_columns:
+    for i, tc in enumerate(topic_columns):
         meas, label = tc.measure, tc.label
         summary: float | int | str | None
         if not meas.agg.per_topic:  # num_q, runid: a summary only
@@ -191,7 +209,10 @@ def summarize(
             columns.append(Column(label, meas.name, "str", tc.values if meas.per_query else None, None))
             continue
         assert isinstance(tc.values, np.ndarray)
-        v, summary = meas.agg.summarize(label, tc.values, tc.weights, totals)
+        if i in sums:  # added with the other plain columns (_plain_sums)
+            v, summary = tc.values, meas.agg.from_sum(sums[i], totals)
+        else:
+            v, summary = meas.agg.summarize(label, tc.values, tc.weights, totals)
         if meas.kind == "int" and zscores is None:
             summary = int(summary)
         columns.append(

@@ -32,6 +32,51 @@ def safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return out
 
 
+def exact_by_cumsum(values: np.ndarray) -> bool:
+    """Whether running sums of ``values`` are exact whatever the order of the additions:
+    every value a nonzero integer and their magnitudes summing below 2**52, so every partial
+    sum is an integer below 2**53. A global ``cumsum`` minus each segment's base then equals
+    the segment's left-to-right sum bit for bit (and no -0.0 can arise)."""
+    v = np.asarray(values, dtype=np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return bool((v != 0).all() and (np.floor(v) == v).all() and np.abs(v).sum() < 2.0**52)
+
+
+def seg_running_integral(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Running sums within the segments ``starts`` (offsets, len segments + 1) of values for
+    which :func:`exact_by_cumsum` holds: one ``cumsum``, minus each segment's base."""
+    c = np.cumsum(np.asarray(values, dtype=np.float64))
+    base = np.concatenate(([0.0], c))[starts[:-1]]
+    return c - np.repeat(base, np.diff(starts))
+
+
+def cutoff_depths(t: EvalTable, ks: Any) -> np.ndarray:
+    """``min(k, n)`` for every cutoff of ``ks`` (rows) and topic of ``t`` (columns)."""
+    return np.minimum(np.asarray(ks, dtype=np.int64).reshape(-1, 1), t.n[None, :])
+
+
+def rel_at_cutoffs(t: EvalTable, ks: Any) -> np.ndarray:
+    """``t.rel_at(k)`` for every cutoff of ``ks``, one row per cutoff, counted together and
+    kept for the table: P, recall, relative_P and success read the same counts."""
+
+    def count() -> np.ndarray:
+        listed = t.rel_rows
+        begin = t.starts[:-1]
+        end = begin + np.maximum(cutoff_depths(t, ks), 0)
+        out = (np.searchsorted(listed, end) - np.searchsorted(listed, begin)).astype(np.float64)
+        out.setflags(write=False)
+        return out
+
+    return t.memo(("rel_at_cutoffs", tuple(ks)), count)
+
+
+def sparse_at_cutoffs(t: EvalTable, sr: tuple[np.ndarray, np.ndarray], ks: Any, empty: float = 0.0) -> np.ndarray:
+    """``t.sparse_at_depth(sr, k)`` for every cutoff of ``ks``, one row per cutoff, read in one call."""
+    depth = cutoff_depths(t, ks)
+    topic = np.broadcast_to(np.arange(t.nq, dtype=np.int64), depth.shape)
+    return t.sparse_read(sr, topic.ravel(), depth.ravel(), empty).reshape(depth.shape)
+
+
 @dataclass(frozen=True)
 class OptParams(Params):
     """Params plus options fixed by the spelling of a friendly name (sorted key/value pairs)."""

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ..core.table import EvalTable
-from ._util import safe_div
+from ._util import safe_div, sparse_at_cutoffs
 from .precision import CUTOFFS
 from .registry import GEO_MEAN, LONG_CUTOFFS, Params, measure
 from .spellings import REL, Target, bool_arg, ranx, simple, spelling
@@ -82,7 +82,7 @@ def map_cut(t: EvalTable, p: Params) -> np.ndarray:
     """Average precision over the top k: precisions at relevant documents ranked <= k,
     divided by R."""
     prefix = t.sparse_running(t.rel_rows, _ap_terms(t))
-    return np.stack([safe_div(t.sparse_at_depth(prefix, k), t.R) for k in p.values])
+    return safe_div(sparse_at_cutoffs(t, prefix, p.values), t.R)
 
 
 @measure("yaap", citation="Robertson, 'On smoothing average precision', ECIR 2012")

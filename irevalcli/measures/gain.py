@@ -27,6 +27,7 @@ import numpy as np
 from ..core.table import EvalTable, distinct, seg_cumsum_exact
 from ..errors import MeasureParamError
 from . import dcg as dcg_kernel
+from ._util import exact_by_cumsum, seg_running_integral, sparse_at_cutoffs
 from .precision import CUTOFFS
 from .registry import LONG_CUTOFFS, PAIRS, Params, measure
 from .spellings import Target, int_cutoff, number_arg, ranx, rel_view, spelling
@@ -190,8 +191,12 @@ def G_(t: EvalTable, p: Params) -> np.ndarray:
     log2(2 + cumulative ideal cost - cumulative gain), over the sum of the ideal gains."""
     G = gains(t, _pairs(p))
     nz = G.nz
-    # running gain at the rows with a gain (the other rows add 0)
-    sr = t.sparse_at_rows(t.sparse_running(nz, G.nz_gain), nz)
+    # running gain at the rows with a gain (the other rows add 0); integer gains (the
+    # default levels) by one cumsum, exactly as the segmented sum
+    if exact_by_cumsum(G.nz_gain):
+        sr = seg_running_integral(G.nz_gain, np.searchsorted(nz, t.starts))
+    else:
+        sr = t.sparse_at_rows(t.sparse_running(nz, G.nz_gain), nz)
     sc = _cost_running(t, G, nz)
     terms = G.nz_gain / np.log2((2 + sc) - sr)
     rg = np.bincount(t.g[nz], weights=terms, minlength=t.nq)
@@ -212,7 +217,9 @@ def _cost_running(t: EvalTable, G: Gains, rows: np.ndarray) -> np.ndarray:
     pos = t.rank_at(rows) - 1
     K = G.K[gi]
     il_cost = np.where(G.il_gain >= 1.0, G.il_gain, 1.0)
-    ic = seg_cumsum_exact(il_cost, G.il_start)
+    ic = (
+        seg_running_integral(il_cost, G.il_start) if exact_by_cumsum(il_cost) else seg_cumsum_exact(il_cost, G.il_start)
+    )
     out = np.empty(len(rows), dtype=np.float64)
     inside = pos < K
     out[inside] = ic[G.il_start[gi[inside]] + pos[inside]]
@@ -310,7 +317,12 @@ spelling(
 
 
 def _ideal_prefix(G: Gains) -> np.ndarray:
-    return dcg_kernel.ideal_prefix(G.il_gain, G.il_pos, G.il_start)
+    """The running DCG of the ideal lists, computed once per gains (ndcg_rel, Rndcg, ndcg_cut)."""
+    if "ideal_prefix" not in G.memo:
+        prefix = dcg_kernel.ideal_prefix(G.il_gain, G.il_pos, G.il_start)
+        prefix.setflags(write=False)
+        G.memo["ideal_prefix"] = prefix
+    return G.memo["ideal_prefix"]
 
 
 def _ideal_at(G: Gains, prefix: np.ndarray, depth: np.ndarray) -> np.ndarray:
@@ -380,12 +392,12 @@ def ndcg_cut(t: EvalTable, p: Params) -> np.ndarray:
     G = gains(t, ())
     dcg_pref = _dcg_running(t, G)
     ipref = _ideal_prefix(G)
-    out = []
-    for k in p.values:
-        d = t.sparse_at_depth(dcg_pref, k)
-        i = _ideal_at(G, ipref, np.full(t.nq, k, dtype=np.int64))
-        out.append(_ratio(d, i, d))
-    return np.stack(out)
+    d = sparse_at_cutoffs(t, dcg_pref, p.values)  # one row per cutoff
+    depth = np.minimum(np.asarray(p.values, dtype=np.int64).reshape(-1, 1), G.K[None, :])
+    i = np.zeros(depth.shape, dtype=np.float64)  # the ideal DCG at min(k, K); 0 at depth 0
+    ok = depth >= 1
+    i[ok] = ipref[np.broadcast_to(G.il_start[:-1], depth.shape)[ok] + depth[ok] - 1]
+    return _ratio(d, i, d)
 
 
 def _persistence(p: Params) -> float:
@@ -465,6 +477,10 @@ def rbp_resid(t: EvalTable, p: Params) -> np.ndarray:
 
 
 _SKIP_TABLE_MAX = 2048  # deepest ranking whose skip-one table (depth**2 floats) is kept
+# the table (depth**2 floats, built once per process) is used when the rows of the topics
+# with one judged row are at least depth**2 / this; fewer rows are cheaper summed one by one
+# (a DL-size run: 6 ms of a 1000 x 1000 table for a handful of topics, or none)
+_SKIP_TABLE_ROWS_SHARE = 2
 
 
 @lru_cache(maxsize=4)
@@ -485,7 +501,8 @@ def _unjudged_power_sums(
 
     A topic with no judged row retrieved sums p^0 .. p^(n-1): a prefix of one running
     sum; with one judged row at rank j + 1, a skip-one sum read from a table shared by
-    every chunk; the other topics are summed row by row.
+    every chunk (when those topics have enough rows to pay for it); the other topics are
+    summed row by row. Every way adds the same terms in the same order.
     """
     nq = t.nq
     s = np.zeros(nq, dtype=np.float64)
@@ -496,7 +513,8 @@ def _unjudged_power_sums(
     none = (jc == 0) & (n > 0)
     s[none] = np.add.accumulate(powers[:nmax])[n[none] - 1]
     one = jc == 1
-    if nmax <= _SKIP_TABLE_MAX and not math.isnan(persist):
+    table_pays = int(n[one].sum()) * _SKIP_TABLE_ROWS_SHARE >= nmax * nmax
+    if nmax <= _SKIP_TABLE_MAX and not math.isnan(persist) and table_pays:
         jt = t.g[judged]
         first = np.concatenate(([True], jt[1:] != jt[:-1])) if len(jt) else np.zeros(0, dtype=bool)
         single = one[jt] & first
@@ -506,9 +524,12 @@ def _unjudged_power_sums(
     else:
         rest = np.flatnonzero(jc >= 1)
     if len(rest):
-        lens = n[rest]
-        rows = np.repeat(t.starts[rest] - np.concatenate(([0], np.cumsum(lens)[:-1])), lens) + np.arange(lens.sum())
-        unj = t.label[rows] < 0
-        rows = rows[unj]
-        s[rest] = np.bincount(t.g[rows], weights=powers[t.rank_at(rows) - 1], minlength=nq)[rest]
+        rows = np.flatnonzero(t.label < 0)  # the unjudged rows, ascending: rank order per topic
+        g = t.g[rows]
+        if len(rest) < nq:
+            in_rest = np.zeros(nq, dtype=bool)
+            in_rest[rest] = True
+            keep = in_rest[g]
+            rows, g = rows[keep], g[keep]
+        s[rest] = np.bincount(g, weights=powers[rows - t.starts[g]], minlength=nq)[rest]
     return s

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..core.table import EvalTable, seg_suffix_max
 from ..errors import MeasureParamError
-from ._util import safe_div
+from ._util import rel_at_cutoffs, safe_div
 from .registry import DOUBLE_CUTOFFS, DOUBLE_PARAMS, LONG_CUTOFFS, PER_TOPIC_ONLY, Params, measure
 from .spellings import REL, Target, ranx, rel_view, simple, spelling
 
@@ -82,6 +82,19 @@ def _short_by(t: EvalTable) -> np.ndarray:
 
 
 def interpolated_points(t: EvalTable, xs: tuple[float, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_interpolated_points`, computed once per table and points (iprec_at_recall and
+    11pt_avg read the same points); the arrays are read-only."""
+
+    def compute() -> tuple[np.ndarray, np.ndarray]:
+        values, emitted = _interpolated_points(t, xs)
+        values.setflags(write=False)
+        emitted.setflags(write=False)
+        return values, emitted
+
+    return t.memo(("interpolated_points", tuple(xs)), compute)
+
+
+def _interpolated_points(t: EvalTable, xs: tuple[float, ...]) -> tuple[np.ndarray, np.ndarray]:
     """trec_eval's interpolated precision at recall points ``xs`` (in the given order).
 
     K = lround(x*R) in 10.0; trunc(x*R + 0.9) under ``--compat 9.0.8``.
@@ -179,7 +192,8 @@ spelling(
 def P(t: EvalTable, p: Params) -> np.ndarray:
     """Precision at k: relevant documents in the top k, divided by k (missing ranks count as
     non-relevant)."""
-    return np.stack([t.rel_at(k) / float(k) for k in p.values])
+    ks = np.asarray(p.values, dtype=np.float64).reshape(-1, 1)
+    return rel_at_cutoffs(t, p.values) / ks
 
 
 spelling(
@@ -237,7 +251,7 @@ def relstring(t: EvalTable, p: Params) -> list[list[str]]:
 @measure("recall", params=LONG_CUTOFFS, default=CUTOFFS)
 def recall(t: EvalTable, p: Params) -> np.ndarray:
     """Recall at k: relevant documents in the top k, divided by R."""
-    return np.stack([safe_div(t.rel_at(k), t.R) for k in p.values])
+    return safe_div(rel_at_cutoffs(t, p.values), t.R)
 
 
 spelling(
@@ -284,7 +298,8 @@ def eleven_pt_avg(t: EvalTable, p: Params) -> np.ndarray:
 @measure("relative_P", params=LONG_CUTOFFS, default=CUTOFFS)
 def relative_P(t: EvalTable, p: Params) -> np.ndarray:
     """Relative precision at k: relevant in the top k divided by min(k, R)."""
-    return np.stack([safe_div(t.rel_at(k), np.minimum(k, t.R)) for k in p.values])
+    ks = np.asarray(p.values, dtype=np.int64).reshape(-1, 1)
+    return safe_div(rel_at_cutoffs(t, p.values), np.minimum(ks, t.R))
 
 
 spelling(
@@ -301,7 +316,7 @@ spelling(
 @measure("success", params=LONG_CUTOFFS, default=(1, 5, 10))
 def success(t: EvalTable, p: Params) -> np.ndarray:
     """Success at k: 1 if a relevant document is in the top k, else 0."""
-    return np.stack([(t.rel_at(k) > 0).astype(np.float64) for k in p.values])
+    return (rel_at_cutoffs(t, p.values) > 0).astype(np.float64)
 
 
 spelling(

@@ -265,6 +265,7 @@ class Summary:
 
     per_topic: ClassVar[bool] = True  # False: the measure has no per-topic values (num_q, runid)
     weighted: ClassVar[bool] = False  # the measure returns one more row: each topic's weight
+    plain: ClassVar[bool] = False  # True: a function of the values' plain sum (_PlainSummary)
 
     def __init__(self, name: str, text: str, over_topics: Literal["mean", "sum"] | None = None) -> None:
         self.name = name
@@ -287,23 +288,36 @@ class Summary:
     def aggregate(self, values: Any, weights: np.ndarray | None, at: Totals) -> Any:
         raise NotImplementedError
 
+    def from_sum(self, total: float, at: Totals) -> Any:
+        """The summary from the values' plain sum, for a ``plain`` summary only."""
+        raise TypeError(f"{self!r} is not a function of the plain sum")
 
-class _Mean(Summary):
+
+class _PlainSummary(Summary):
+    """A summary of the plain sum of the values, added left to right (:func:`seq_sum`): the
+    engine may add many such columns in one pass and hand each its sum (:meth:`from_sum`)."""
+
+    plain: ClassVar[bool] = True
+
     def aggregate(self, values: Any, weights: np.ndarray | None, at: Totals) -> Any:
-        s = seq_sum(values)
-        return s / at.denom if at.denom != 0 else s
+        return self.from_sum(seq_sum(values), at)
 
 
-class _Sum(Summary):
-    def aggregate(self, values: Any, weights: np.ndarray | None, at: Totals) -> Any:
-        return seq_sum(values)
+class _Mean(_PlainSummary):
+    def from_sum(self, total: float, at: Totals) -> Any:
+        return total / at.denom if at.denom != 0 else total
 
 
-class _JudgedSum(Summary):
-    def aggregate(self, values: Any, weights: np.ndarray | None, at: Totals) -> Any:
+class _Sum(_PlainSummary):
+    def from_sum(self, total: float, at: Totals) -> Any:
+        return total
+
+
+class _JudgedSum(_PlainSummary):
+    def from_sum(self, total: float, at: Totals) -> Any:
         # -c: every judged relevant document, topics without results included (trec_eval
         # 9.0.4 to 10.0 alike, so --compat 9.0.8 too)
-        return at.judged_relevant if at.complete else seq_sum(values)
+        return at.judged_relevant if at.complete else total
 
 
 class _GeoMean(Summary):
