@@ -14,6 +14,53 @@ from ..errors import InputError
 MAX_WHOLE_FLOAT = 2.0**53  # io.trec's: a float beyond this may not be the integer it was written as
 
 
+def is_table(x: Any) -> bool:
+    """Whether ``x`` is taken as a table of rows (:func:`as_frame`), not a path or read input."""
+    return hasattr(x, "columns") or hasattr(x, "__arrow_c_stream__") or callable(getattr(x, "to_arrow", None))
+
+
+def as_frame(table: Any) -> Any:
+    """A table the API takes as a pandas DataFrame: a pandas DataFrame as it is; a pyarrow
+    Table or RecordBatch, or any table that exports Arrow data (the Arrow C stream interface,
+    ``__arrow_c_stream__``, or ``to_arrow()``: Polars, DuckDB, ...), as a DataFrame of
+    Arrow-backed columns (``pd.ArrowDtype``) over the same buffers, not copied. None for
+    anything else."""
+    import pandas as pd
+
+    if isinstance(table, pd.DataFrame):
+        return table
+    import pyarrow as pa
+
+    if isinstance(table, pa.RecordBatch):
+        table = pa.Table.from_batches([table])
+    elif not isinstance(table, pa.Table):
+        if hasattr(table, "__arrow_c_stream__"):
+            table = pa.RecordBatchReader.from_stream(table).read_all()
+        elif callable(getattr(table, "to_arrow", None)):
+            table = table.to_arrow()
+        if not isinstance(table, pa.Table):
+            return None
+    return _without_views(table).to_pandas(types_mapper=pd.ArrowDtype)
+
+
+def _without_views(table: Any) -> Any:
+    """``table`` with string and binary views (Polars' strings), which pandas cannot type,
+    as large_string and large_binary (those columns are copied; the others are not)."""
+    import pyarrow as pa
+
+    def plain(t: Any) -> Any:
+        if pa.types.is_dictionary(t):
+            return pa.dictionary(t.index_type, plain(t.value_type), t.ordered)
+        if str(t) == "string_view":
+            return pa.large_string()
+        if str(t) == "binary_view":
+            return pa.large_binary()
+        return t
+
+    schema = pa.schema([f.with_type(plain(f.type)) for f in table.schema], metadata=table.schema.metadata)
+    return table if schema.equals(table.schema) else table.cast(schema)
+
+
 def check_columns(df: Any, name: str, what: str) -> None:
     """A DataFrame's column names, each once: ``df[col]`` of a repeated name is a DataFrame,
     not a column, and which of the two holds the values cannot be told."""
@@ -88,9 +135,10 @@ def frame_to_binary(df: Any, col: str, name: str) -> Any:
 
 def _arrow_ids(values: Any) -> Any:
     """The ids of a column without nulls as large_binary, the text ``values.astype(str)``
-    gives, converted by Arrow in one pass: Arrow-backed columns are handed over, object
-    columns of strings, integer columns and categoricals of those converted once (a
-    categorical's categories only, then taken by code). None when the column holds
+    gives (bytes as they are, as a file holds them), converted by Arrow in one pass:
+    Arrow-backed columns are handed over, object columns of strings or bytes, integer
+    columns and categoricals of those converted once (a categorical's categories only,
+    then taken by code). None when the column holds
     anything else (mixed objects, strings with lone surrogates, bools, ...): the caller's
     general conversion then decides, so the text is the same either way."""
     import numpy as np
@@ -105,11 +153,12 @@ def _arrow_ids(values: Any) -> Any:
                 return None
             codes = values.cat.codes.to_numpy()
             return cats.take(pa.array(codes.astype(np.int64, copy=False)))
-        if pd.api.types.is_object_dtype(dtype) and pd.api.types.infer_dtype(values, skipna=False) not in (
-            "string",
-            "integer",
-        ):
-            return None  # mixed objects, bytes, floats: as astype(str) writes them
+        if pd.api.types.is_object_dtype(dtype):
+            kind = pd.api.types.infer_dtype(values, skipna=False)
+            if kind == "bytes":  # a file's bytes, as they are
+                return pa.array(values, type=pa.large_binary())
+            if kind not in ("string", "integer"):
+                return None  # mixed objects, floats: as astype(str) writes them
         if pd.api.types.is_bool_dtype(dtype):
             return None
         if not (
@@ -122,14 +171,16 @@ def _arrow_ids(values: Any) -> Any:
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, ValueError):
         return None
     if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
+        # one chunk (a frame built from lists, a Parquet file's column) is handed over as it
+        # is: combine_chunks copies even a single chunk
+        arr = arr.chunk(0) if arr.num_chunks == 1 else arr.combine_chunks()
     t = arr.type
     if pa.types.is_dictionary(t):
         arr = arr.dictionary_decode()
         t = arr.type
     if arr.null_count:
         return None
-    if pa.types.is_string(t) or pa.types.is_large_string(t):
+    if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t) or pa.types.is_large_binary(t):
         return arr.cast(pa.large_binary())
     if pa.types.is_integer(t):
         return arr.cast(pa.large_string()).cast(pa.large_binary())
