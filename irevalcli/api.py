@@ -338,7 +338,8 @@ def evaluate(
     """Evaluate ``run`` against ``qrels`` exactly as trec_eval 10.0 would.
 
     ``qrels`` and ``run`` are paths (``-`` reads the run from stdin; gzip is detected)
-    or DataFrames (qrels: qid, docno, rel; run: qid, docno, score[, runid]).
+    or DataFrames (qrels: qid, docno, rel; run: qid, docno, score[, runid]): pandas or Polars
+    DataFrames, pyarrow Tables, any table exporting Arrow data (``io.frames.as_frame``).
     ``measures``: one name, several in one string separated by blanks (``"ndcg_cut.10 map"``),
     or a list of names (``"map"``, ``["P.5,10", "ndcg_cut_10"]``,
     ``"all_trec"``). DataFrame columns are recognised by the same names as file headers
