@@ -139,11 +139,15 @@ def qrels_from_frame(df: Any, name: str = "<qrels DataFrame>", columns: Any = No
     )
 
 
-def run_from_frame(df: Any, name: str = "<run DataFrame>", runid: str = "run", columns: Any = None) -> Run:
+def run_from_frame(
+    df: Any, name: str = "<run DataFrame>", runid: str = "run", columns: Any = None, *, chunked: bool = False
+) -> Run:
     """A run DataFrame with columns qid, docno, score (and optionally runid), or any header
     spelling a run file may use (query_id, doc_id, ...); ``columns``: role -> column name, as
     for a file. As a file's, a run with a rank column named in ``columns`` and no score is
-    ranked by it (score = -rank), and ``ties="rank"`` needs a rank column and no score."""
+    ranked by it (score = -rank), and ``ties="rank"`` needs a rank column and no score.
+    ``chunked``: qid and docno as ChunkedArrays (see ``io.frames.frame_to_binary``), for a
+    caller that takes the run in slices (:func:`_frame_parts`)."""
     import numpy as np
     import pandas as pd
 
@@ -196,8 +200,8 @@ def run_from_frame(df: Any, name: str = "<run DataFrame>", runid: str = "run", c
     return Run(
         name=name,
         sha256="",
-        qid=frame_to_binary(df, qid_col, name),
-        docno=frame_to_binary(df, doc_col, name),
+        qid=frame_to_binary(df, qid_col, name, chunked=chunked),
+        docno=frame_to_binary(df, doc_col, name, chunked=chunked),
         score=scores,
         lineno=np.arange(1, len(df) + 1, dtype=np.int64),
         runid=runid,
@@ -682,6 +686,7 @@ def _frame_parts(job: Job, given: RunInput) -> Evaluation | None:
     engine of streamed files (:mod:`irevalcli.engine.parts`): the same values, the same
     errors in the same order, at about half the time and a fraction of the memory of one
     table of every row. A run not grouped by topic is left to the whole table (None)."""
+    import dataclasses
     import itertools
 
     import numpy as np
@@ -689,13 +694,18 @@ def _frame_parts(job: Job, given: RunInput) -> Evaluation | None:
 
     from .core.table import runs_of
     from .engine.parts import Part, finish, score_part, whole_run_checks
+    from .io.frames import one_array
 
     s = given.settings
-    run = load_run(given.run, fmt=s.run_format, columns=s.columns)
-    given.run = run  # read once: the whole table takes it as it is, if it comes to that
+    frame = as_frame(given.run)
+    # ids as the column's chunks: each part joins its own rows' chunks only (no chunk
+    # boundary inside it: no copy at all), not the whole column at once
+    run = run_from_frame(given.run if frame is None else frame, columns=s.columns, chunked=True)
     lengths, topics = runs_of(run.qid)  # (a DataFrame run has rows: run_from_frame refuses none)
-    if len(pc.unique(topics)) != len(topics):
-        return None  # a topic in two blocks: one table of every row
+    topics = one_array(topics)
+    if len(pc.unique(topics)) != len(topics):  # a topic in two blocks: one table of every row
+        given.run = dataclasses.replace(run, qid=one_array(run.qid), docno=one_array(run.docno))
+        return None
     ends = np.cumsum(lengths)
     # part k: the topics [cuts[k], cuts[k+1]), each part at least one topic
     cuts = [0]
@@ -708,13 +718,10 @@ def _frame_parts(job: Job, given: RunInput) -> Evaluation | None:
         for lo, hi in itertools.pairwise(cuts):
             first = int(ends[lo - 1]) if lo else 0
             part_topics = topics.slice(lo, hi - lo)
+            rows = run.slice(first, int(ends[hi - 1]))
+            rows = dataclasses.replace(rows, qid=one_array(rows.qid), docno=one_array(rows.docno))
             try:
-                part = score_part(
-                    job,
-                    run.slice(first, int(ends[hi - 1])),
-                    run_blocks=(lengths[lo:hi], part_topics),
-                    topics=part_topics,
-                )
+                part = score_part(job, rows, run_blocks=(lengths[lo:hi], part_topics), topics=part_topics)
             except DuplicateDocError as exc:
                 # the errors the whole table raises before this one (a missing topic, a
                 # judgement given twice), else this one: the earliest line, as topics are in order
@@ -723,6 +730,7 @@ def _frame_parts(job: Job, given: RunInput) -> Evaluation | None:
             if part is not None:
                 parts.append(part)
         results = finish(job, parts, topics, path=run.name, runid=run.runid)
+    # the run as read: its qid and docno as the DataFrame's chunks (ChunkedArrays), not joined
     return Evaluation(results=results, qrels=job.qrels, run=run)
 
 

@@ -144,3 +144,21 @@ def test_a_judgement_given_twice_is_named_before_a_duplicate_document(scored_par
     with pytest.raises(MissingTopicError) as err:
         evaluate(q, run[run["qid"] != "303"], ["map"])
     assert str(err.value).startswith("<run DataFrame>: topic '303' is judged in <qrels DataFrame> but has no results")
+
+
+@pytest.mark.parametrize("rows", [1, 499, 1000])
+@pytest.mark.parametrize("chunk", [7, 500, 1 << 16])
+def test_arrow_chunks_inside_and_across_parts(scored_parts, rows, chunk):
+    """An Arrow-backed run read in chunks (as pandas.read_csv gives it): each part joins only
+    its own rows' chunks; the values and the run kept on the Evaluation are the file's."""
+    import pyarrow as pa
+
+    q, r = TREC_EVAL / "qrels.test", TREC_EVAL / "results.test"
+    table = pa.Table.from_pandas(run_frame(r), preserve_index=False)
+    run = pa.Table.from_batches(table.to_batches(max_chunksize=chunk)).to_pandas(types_mapper=pd.ArrowDtype)
+    calls = scored_parts(rows)
+    got = evaluate(qrels_frame(q), run, ["all_trec"])
+    assert trec(got) == trec(evaluate(q, r, ["all_trec"], stream=False))
+    assert sum(calls) == 1500
+    assert got.run.qid.to_pylist() == [x.encode() for x in table["qid"].to_pylist()]
+    assert got.run.docno.to_pylist() == [x.encode() for x in table["docno"].to_pylist()]

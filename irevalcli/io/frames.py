@@ -97,11 +97,13 @@ def frame_column(df: Any, role: str, name: str, what: str, columns: Mapping[str,
     return col
 
 
-def frame_to_binary(df: Any, col: str, name: str) -> Any:
+def frame_to_binary(df: Any, col: str, name: str, *, chunked: bool = False) -> Any:
     """Topic or document ids as bytes, as a file gives them. Floats (a qid column that pandas
     read as 301.0, say) would never match the file's '301': integral ones become integers,
     others are refused, and so are those beyond 2**53 (``1e19``), which are no longer the
-    integer they were written as (the readers' rule for whole numbers)."""
+    integer they were written as (the readers' rule for whole numbers). ``chunked``: a
+    ChunkedArray, an Arrow-backed column's chunks as they are (no joined copy; a caller
+    taking slices joins only each slice's chunks)."""
     import numpy as np
     import pandas as pd
     import pyarrow as pa
@@ -123,17 +125,31 @@ def frame_to_binary(df: Any, col: str, name: str) -> Any:
     elif values.isna().any():
         i = int(np.flatnonzero(values.isna().to_numpy())[0])
         raise InputError(name, f"column '{col}' is empty (missing value)", i + 1)
-    fast = _arrow_ids(values)
+    fast = _arrow_ids(values, chunked)
     if fast is not None:
         return fast
     try:
         strs = values.astype(str).tolist()
     except UnicodeError:  # pandas' Arrow-backed str refuses lone surrogates: a file's bytes
         strs = [str(v) for v in values.tolist()]
-    return pa.array([v.encode("utf-8", "surrogateescape") for v in strs], pa.large_binary())
+    ids = pa.array([v.encode("utf-8", "surrogateescape") for v in strs], pa.large_binary())
+    return pa.chunked_array([ids]) if chunked else ids
 
 
-def _arrow_ids(values: Any) -> Any:
+def one_array(ids: Any) -> Any:
+    """An Array of the ids ``frame_to_binary(..., chunked=True)`` gave (or a slice of them):
+    the chunk itself when there is one, else the chunks joined."""
+    import pyarrow as pa
+
+    if isinstance(ids, pa.Array):
+        return ids
+    chunks = [c for c in ids.chunks if len(c)]
+    if len(chunks) == 1:
+        return chunks[0]
+    return pa.concat_arrays(chunks) if chunks else pa.array([], ids.type)
+
+
+def _arrow_ids(values: Any, chunked: bool = False) -> Any:
     """The ids of a column without nulls as large_binary, the text ``values.astype(str)``
     gives (bytes as they are, as a file holds them), converted by Arrow in one pass:
     Arrow-backed columns are handed over, object columns of strings or bytes, integer
@@ -152,11 +168,13 @@ def _arrow_ids(values: Any) -> Any:
             if cats is None:
                 return None
             codes = values.cat.codes.to_numpy()
-            return cats.take(pa.array(codes.astype(np.int64, copy=False)))
+            taken = cats.take(pa.array(codes.astype(np.int64, copy=False)))
+            return pa.chunked_array([taken]) if chunked else taken
         if pd.api.types.is_object_dtype(dtype):
             kind = pd.api.types.infer_dtype(values, skipna=False)
             if kind == "bytes":  # a file's bytes, as they are
-                return pa.array(values, type=pa.large_binary())
+                arr = pa.array(values, type=pa.large_binary())
+                return pa.chunked_array([arr]) if chunked else arr
             if kind not in ("string", "integer"):
                 return None  # mixed objects, floats: as astype(str) writes them
         if pd.api.types.is_bool_dtype(dtype):
@@ -170,18 +188,22 @@ def _arrow_ids(values: Any) -> Any:
         arr = pa.array(values, from_pandas=True)
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, ValueError):
         return None
-    if isinstance(arr, pa.ChunkedArray):
+    if not isinstance(arr, pa.ChunkedArray):
+        arr = pa.chunked_array([arr])
+    elif not chunked:
         # one chunk (a frame built from lists, a Parquet file's column) is handed over as it
         # is: combine_chunks copies even a single chunk
-        arr = arr.chunk(0) if arr.num_chunks == 1 else arr.combine_chunks()
+        arr = pa.chunked_array([one_array(arr)], arr.type)
     t = arr.type
     if pa.types.is_dictionary(t):
-        arr = arr.dictionary_decode()
+        arr = pa.chunked_array([c.dictionary_decode() for c in arr.chunks], t.value_type)
         t = arr.type
     if arr.null_count:
         return None
     if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t) or pa.types.is_large_binary(t):
-        return arr.cast(pa.large_binary())
-    if pa.types.is_integer(t):
-        return arr.cast(pa.large_string()).cast(pa.large_binary())
-    return None
+        ids = arr.cast(pa.large_binary())
+    elif pa.types.is_integer(t):
+        ids = arr.cast(pa.large_string()).cast(pa.large_binary())
+    else:
+        return None
+    return ids if chunked else one_array(ids)
