@@ -128,3 +128,22 @@ def test_float_subtopic_ids_are_the_integers_a_file_holds():
     )
     sub = load_subtopics(pa.table({"qid": [301], "subtopic": ["s"], "docno": ["a"], "rel": [1]}))
     assert sub.qid.to_pylist() == [b"301"]
+
+
+@pytest.mark.parametrize(
+    "docno",
+    [
+        pd.Series(["d1", None], dtype=object),
+        pd.Series(["d1", np.nan], dtype=object),
+        pd.Series(["d1", None], dtype="string[pyarrow]"),
+        pd.Series(pd.Categorical(["d1", None])),
+        pd.Series([1, None], dtype="Int64"),
+        pd.Series(["d1", None], dtype=pd.ArrowDtype(pa.large_string())),
+    ],
+    ids=["object None", "object NaN", "string[pyarrow]", "categorical", "Int64", "ArrowDtype"],
+)
+def test_a_missing_id_is_refused_in_every_column_type(docno):
+    df = pd.DataFrame({"qid": ["1", "1"], "docno": docno, "score": [2.0, 1.0]})
+    with pytest.raises(InputError) as err:
+        run_from_frame(df)
+    assert str(err.value) == "<run DataFrame>:2: column 'docno' is empty (missing value)"

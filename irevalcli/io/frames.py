@@ -122,12 +122,12 @@ def frame_to_binary(df: Any, col: str, name: str, *, chunked: bool = False) -> A
             i = int(np.flatnonzero(big)[0])
             raise InputError(name, f"'{col}' {float(arr[i]):g} is out of range", i + 1)
         values = pd.Series(arr.astype(np.int64))
-    elif values.isna().any():
-        i = int(np.flatnonzero(values.isna().to_numpy())[0])
-        raise InputError(name, f"column '{col}' is empty (missing value)", i + 1)
-    fast = _arrow_ids(values, chunked)
+    fast = _arrow_ids(values, chunked)  # None for a column with missing values: refused below
     if fast is not None:
         return fast
+    if values.isna().any():
+        i = int(np.flatnonzero(values.isna().to_numpy())[0])
+        raise InputError(name, f"column '{col}' is empty (missing value)", i + 1)
     try:
         strs = values.astype(str).tolist()
     except UnicodeError:  # pandas' Arrow-backed str refuses lone surrogates: a file's bytes
@@ -161,32 +161,18 @@ def _arrow_ids(values: Any, chunked: bool = False) -> Any:
     import pandas as pd
     import pyarrow as pa
 
-    dtype = values.dtype
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        cats = _arrow_ids(pd.Series(values.dtype.categories))
+        codes = values.cat.codes.to_numpy()
+        if cats is None or (codes < 0).any():  # (-1: a missing value, refused by the caller)
+            return None
+        taken = cats.take(pa.array(codes.astype(np.int64, copy=False)))
+        return pa.chunked_array([taken]) if chunked else taken
     try:
-        if isinstance(dtype, pd.CategoricalDtype):
-            cats = _arrow_ids(pd.Series(dtype.categories))
-            if cats is None:
-                return None
-            codes = values.cat.codes.to_numpy()
-            taken = cats.take(pa.array(codes.astype(np.int64, copy=False)))
-            return pa.chunked_array([taken]) if chunked else taken
-        if pd.api.types.is_object_dtype(dtype):
-            kind = pd.api.types.infer_dtype(values, skipna=False)
-            if kind == "bytes":  # a file's bytes, as they are
-                arr = pa.array(values, type=pa.large_binary())
-                return pa.chunked_array([arr]) if chunked else arr
-            if kind not in ("string", "integer"):
-                return None  # mixed objects, floats: as astype(str) writes them
-        if pd.api.types.is_bool_dtype(dtype):
-            return None
-        if not (
-            pd.api.types.is_integer_dtype(dtype)
-            or isinstance(dtype, pd.ArrowDtype)
-            or pd.api.types.is_string_dtype(dtype)
-        ):
-            return None
-        arr = pa.array(values, from_pandas=True)
+        arr = _arrow_column(values)
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, ValueError):
+        return None
+    if arr is None:
         return None
     if not isinstance(arr, pa.ChunkedArray):
         arr = pa.chunked_array([arr])
@@ -207,3 +193,27 @@ def _arrow_ids(values: Any, chunked: bool = False) -> Any:
     else:
         return None
     return ids if chunked else one_array(ids)
+
+
+def _arrow_column(values: Any) -> Any:
+    """A non-categorical column as Arrow data (the column's own, for Arrow-backed ones), or
+    None when :func:`_arrow_ids` leaves it to the general conversion."""
+    import pandas as pd
+    import pyarrow as pa
+
+    dtype = values.dtype
+    if pd.api.types.is_object_dtype(dtype):
+        try:  # strings, the usual case, in one pass (no separate look at each object's type)
+            return pa.array(values, type=pa.large_string(), from_pandas=True)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError):
+            kind = pd.api.types.infer_dtype(values, skipna=False)
+        if kind == "bytes":  # a file's bytes, as they are
+            return pa.array(values, type=pa.large_binary())
+        return pa.array(values, from_pandas=True) if kind == "integer" else None  # mixed: as astype(str)
+    if pd.api.types.is_bool_dtype(dtype):
+        return None
+    if not (
+        pd.api.types.is_integer_dtype(dtype) or isinstance(dtype, pd.ArrowDtype) or pd.api.types.is_string_dtype(dtype)
+    ):
+        return None
+    return pa.array(values, from_pandas=True)
