@@ -162,3 +162,21 @@ def test_arrow_chunks_inside_and_across_parts(scored_parts, rows, chunk):
     assert sum(calls) == 1500
     assert got.run.qid.to_pylist() == [x.encode() for x in table["qid"].to_pylist()]
     assert got.run.docno.to_pylist() == [x.encode() for x in table["docno"].to_pylist()]
+
+
+@pytest.mark.parametrize("rows", [1, 1000])
+def test_diversity_measures_with_subtopics_in_parts(scored_parts, tmp_path, rows):
+    """Subtopic judgements (a DataFrame too) reach every part, as they reach a streamed file's."""
+    q, r = TREC_EVAL / "qrels.test", TREC_EVAL / "results.test"
+    rows_q = _rows(q, 4)
+    sub = pd.DataFrame(
+        [(qid, s, doc, (i + s) % 2) for i, (qid, _, doc, _) in enumerate(rows_q) for s in (1, 2, 3) if (i * s) % 3],
+        columns=["qid", "subtopic", "docno", "rel"],
+    )
+    path = tmp_path / "sub"
+    path.write_text("".join(f"{a} {b} {c} {d}\n" for a, b, c, d in sub.itertuples(index=False)))
+    measures = ["alpha_ndcg_cut.5,10", "err_ia_cut.5,20", "nrbp", "map_ia"]
+    calls = scored_parts(rows)
+    got = evaluate(qrels_frame(q), run_frame(r), measures, subtopics=sub)
+    assert trec(got) == trec(evaluate(q, r, measures, subtopics=path, stream=False))
+    assert len(calls) == {1: 3, 1000: 2}[rows]
