@@ -48,7 +48,7 @@ def test_a_job_cannot_be_changed_only_replaced():
 
 
 def test_the_engines_are_one_ordered_chain():
-    assert [e.name for e in api.ENGINES] == ["dask", "streamed", "out of core", "whole"]
+    assert [e.name for e in api.ENGINES] == ["dask", "streamed", "out of core", "DataFrame in parts", "whole"]
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,12 @@ then ``RelevanceEvaluator``). The two files are read into DataFrames first by th
 pyarrow is installed; ``--dtype object`` or ``category`` converts them); that reading
 is not timed. What is timed, in the process (``time.perf_counter`` and ``process_time``), is
 what the tool does from the DataFrames (or paths) to the summary values. Prints one JSON line:
-``{"eval_wall": s, "eval_cpu": s, "summary": {"map": v, "ndcg_cut_10": v}}``.
+``{"eval_wall": s, "eval_cpu": s, "rss_before_mib": m, "eval_peak_mib": m, "summary": {...}}``:
+``rss_before_mib`` is the process's resident memory when the clock starts (interpreter, the
+libraries, the DataFrames), ``eval_peak_mib`` the peak of the evaluation alone above it (Linux:
+the high-water mark is reset through ``/proc/self/clear_refs`` when the clock starts; null
+elsewhere). The process's peak (``wait4``) also counts the DataFrame reading, which differs
+between the two environments (pandas keeps strings in Arrow where pyarrow is installed).
 """
 
 from __future__ import annotations
@@ -62,6 +67,28 @@ def run_pytrec_eval(q, r) -> dict[str, float]:
     return {lab: pytrec_eval.compute_aggregated_measure(lab, [v[lab] for v in res.values()]) for lab in labels}
 
 
+def _rss_mib(field: str) -> float | None:
+    """``VmRSS`` or ``VmHWM`` of this process in MiB (None where /proc is not Linux's)."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
+
+
+def _reset_peak() -> bool:
+    """Reset the process's high-water mark of resident memory to what it holds now (Linux)."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+        return True
+    except OSError:
+        return False
+
+
 def main(argv: list[str]) -> int:
     tool, qrels, run = argv[:3]
     dtype = argv[argv.index("--dtype") + 1] if "--dtype" in argv else "arrow"
@@ -73,9 +100,23 @@ def main(argv: list[str]) -> int:
     else:
         args = frames(qrels, run, dtype)
         fn = run_ireval if tool == "ireval" else run_pytrec_eval
+    before = _rss_mib("VmRSS")
+    reset = _reset_peak()
     w, c = time.perf_counter(), time.process_time()
     summary = fn(*args)
-    print(json.dumps({"eval_wall": time.perf_counter() - w, "eval_cpu": time.process_time() - c, "summary": summary}))
+    wall, cpu = time.perf_counter() - w, time.process_time() - c
+    peak = _rss_mib("VmHWM") if reset else None
+    print(
+        json.dumps(
+            {
+                "eval_wall": wall,
+                "eval_cpu": cpu,
+                "rss_before_mib": before,
+                "eval_peak_mib": None if peak is None or before is None else peak - before,
+                "summary": summary,
+            }
+        )
+    )
     return 0
 
 

@@ -165,6 +165,9 @@ def load_judgements(rel: Any, rel_format: str, *, hash: bool = True) -> Judgemen
         return rel
     if isinstance(rel, (str, os.PathLike)):
         return read_judgements(rel, rel_format, hash=hash)
-    if hasattr(rel, "columns"):
-        return judgements_from_frame(rel, rel_format)
+    from .frames import as_frame, is_table
+
+    if is_table(rel):  # a pandas or Polars DataFrame, a pyarrow Table, ...
+        frame = as_frame(rel)
+        return judgements_from_frame(rel if frame is None else frame, rel_format)
     raise UsageError(f"judgements must be a path or a DataFrame, not {type(rel).__name__}")

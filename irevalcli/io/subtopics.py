@@ -53,9 +53,8 @@ def read_subtopics(path: str | os.PathLike[str], *, hash: bool = True) -> Subtop
 def subtopics_from_frame(df: Any, name: str = "<subtopics DataFrame>") -> SubtopicQrels:
     """A DataFrame with columns qid, subtopic, docno, rel."""
     import numpy as np
-    import pyarrow as pa
 
-    from .frames import check_columns
+    from .frames import check_columns, frame_to_binary
     from .trec import whole_column
 
     check_columns(df, name, "subtopics")
@@ -63,8 +62,9 @@ def subtopics_from_frame(df: Any, name: str = "<subtopics DataFrame>") -> Subtop
         if col not in df.columns:
             raise InputError(name, f"DataFrame has no '{col}' column")
 
-    def binary(col: str) -> pa.Array:
-        return pa.array([str(v).encode("utf-8", "surrogateescape") for v in df[col].tolist()], pa.large_binary())
+    def binary(col: str) -> Any:
+        # as the qrels' and the run's ids: a float qid 301.0 is '301', as a file writes it
+        return frame_to_binary(df, col, name)
 
     sub = SubtopicQrels(
         name=name,
@@ -86,8 +86,11 @@ def load_subtopics(source: Any, *, hash: bool = True) -> SubtopicQrels:
         return source
     if isinstance(source, (str, os.PathLike)):
         return read_subtopics(source, hash=hash)
-    if hasattr(source, "columns"):
-        return subtopics_from_frame(source)
+    from .frames import as_frame, is_table
+
+    if is_table(source):  # a pandas or Polars DataFrame, a pyarrow Table, ...
+        frame = as_frame(source)
+        return subtopics_from_frame(source if frame is None else frame)
     raise UsageError(f"subtopics must be a path or a DataFrame, not {type(source).__name__}")
 
 
