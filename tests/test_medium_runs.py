@@ -3,8 +3,6 @@ is what the general ones give.
 
 - a run read by the CSV fast path converts only qid, docno and score, and finds empty
   fields on the bytes (:func:`irevalcli.io.trec._has_empty_field`);
-- docnos are coded through a 64-bit hash of their bytes (:func:`irevalcli.core.table._hashed_codes`),
-  checked value by value, with the bytes' own encoding when two values share a hash;
 - a regular file is read in one call (:func:`irevalcli.io.source._read_regular`).
 """
 
@@ -13,11 +11,8 @@ from __future__ import annotations
 import hashlib
 
 import numpy as np
-import pyarrow as pa
 import pytest
 
-import irevalcli.core.table as table_mod
-from irevalcli.core.table import _split_codes
 from irevalcli.errors import InputError
 from irevalcli.io import source
 from irevalcli.io.trec import Source, _has_empty_field, parse_run, read_run, tokenize
@@ -121,61 +116,6 @@ def test_a_line_with_too_few_tokens_is_named_as_before():
     with pytest.raises(InputError) as exc:
         parse_run(_run(RUN + b"1  d9 3 0.5 runA\n"))
     assert str(exc.value) == ("run.txt:4: expected at least 6 fields (qid iter docno rank score runid), got 5")
-
-
-def _arrow_codes(arrays):
-    enc = pa.chunked_array([a.cast(pa.large_binary()) for a in arrays], type=pa.large_binary()).dictionary_encode()
-    idx = np.concatenate([c.indices.to_numpy() for c in enc.chunks]).astype(np.int64)
-    return np.split(idx, np.cumsum([len(a) for a in arrays])[:-1]), enc.chunks[-1].dictionary
-
-
-def _docnos(rng: np.random.Generator, n: int, pool: int) -> list[bytes]:
-    words = [
-        b"FBIS3-7726",
-        b"x",
-        b"",
-        b"a\x00",  # a NUL byte: not the same value as "a"
-        b"a",
-        b"12345678",  # exactly one word
-        b"123456781",  # one byte into the second
-        bytes(range(1, 64)),  # 63 bytes: eight words
-    ]
-    extra = [b"D%d-%s" % (i, b"z" * int(rng.integers(0, 20))) for i in range(pool)]
-    allv = words + extra
-    return [allv[int(i)] for i in rng.integers(0, len(allv), size=n)]
-
-
-@pytest.mark.parametrize("binary", [pa.large_binary(), pa.binary()])
-def test_hashed_codes_are_the_codes_of_the_bytes(binary):
-    rng = np.random.default_rng(7)
-    a = pa.array(_docnos(rng, 50_000, 9_000), type=binary)
-    b = pa.array(_docnos(rng, 40_000, 12_000), type=binary).slice(3, 30_000)  # an offset into its buffers
-    got = table_mod._hashed_codes((a, b))
-    assert got is not None
-    (ga, gb), gdict = got
-    (wa, wb), wdict = _arrow_codes((a, b))
-    assert ga.tolist() == wa.tolist() and gb.tolist() == wb.tolist()
-    assert gdict.to_pylist() == wdict.to_pylist()
-    assert gdict.type == pa.large_binary()
-
-
-def test_split_codes_of_long_or_missing_values_use_the_bytes():
-    long = pa.array([b"y" * 65, b"x"] * 40_000, type=pa.large_binary())
-    assert table_mod._hashed_codes((long,)) is None
-    (codes,), dictionary = _split_codes((long,))
-    assert codes[:4].tolist() == [0, 1, 0, 1] and dictionary.to_pylist() == [b"y" * 65, b"x"]
-    missing = pa.array([b"a", None], type=pa.large_binary())
-    assert table_mod._hashed_codes((missing,)) is None
-
-
-def test_values_that_share_a_hash_are_coded_by_their_bytes(monkeypatch):
-    monkeypatch.setattr(table_mod, "_hash_words", lambda words, size: np.zeros(len(size), dtype=np.uint64))
-    values = [b"d%d" % (i % 1000) for i in range(1 << 17)]
-    arr = pa.array(values, type=pa.large_binary())
-    assert table_mod._hashed_codes((arr,)) is None  # every value shares one hash: refused
-    (codes,), dictionary = _split_codes((arr,))
-    assert codes[:3].tolist() == [0, 1, 2] and codes[1000] == 0
-    assert len(dictionary) == 1000 and dictionary[999].as_py() == b"d999"
 
 
 def test_a_regular_file_is_read_in_one_call_with_its_hash(tmp_path):

@@ -309,10 +309,6 @@ def _split_codes(arrays: tuple[pa.Array, ...]) -> tuple[list[np.ndarray], pa.Arr
     """Dictionary-encode the concatenation of ``arrays``; one code array per input."""
     import pyarrow as pa
 
-    if sum(len(a) for a in arrays) >= _HASHED_CODES_MIN:
-        hashed = _hashed_codes(arrays)
-        if hashed is not None:
-            return hashed
     # one hash table over the arrays as chunks: no joined copy of their bytes (every chunk
     # of the result carries the final dictionary; empty inputs have no chunk)
     enc = pa.chunked_array([a.cast(pa.large_binary()) for a in arrays], type=pa.large_binary()).dictionary_encode()
@@ -322,72 +318,6 @@ def _split_codes(arrays: tuple[pa.Array, ...]) -> tuple[list[np.ndarray], pa.Arr
     idx = np.concatenate([to_numpy(c.indices) for c in chunks]).astype(np.int64, copy=False)
     bounds = np.cumsum([len(a) for a in arrays])[:-1]
     return list(np.split(idx, bounds)), chunks[-1].dictionary
-
-
-_HASHED_CODES_MIN = 1 << 16  # values: below this, Arrow's hash of the bytes is as quick
-_WORD_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
-
-
-def _words(arr: pa.Array, width: int) -> tuple[list[np.ndarray], np.ndarray]:
-    """Each value of a large_binary array as ``width`` little-endian uint64 words (its bytes,
-    zero-padded; unaligned loads, no per-value loop), and its length."""
-    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int64, count=arr.offset + len(arr) + 1)[arr.offset :]
-    start, lengths = offsets[:-1], np.diff(offsets)
-    raw = arr.buffers()[2]
-    data = np.zeros(int(offsets[-1]) + 8, dtype=np.uint8)  # 8 bytes past the end: every load is inside
-    if raw is not None:
-        data[: int(offsets[-1])] = np.frombuffer(raw, dtype=np.uint8, count=int(offsets[-1]))
-    loads = np.ndarray(shape=(len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))
-    words = []
-    for w in range(width):  # a few words per value (at most 8), not a loop over values
-        x = loads[np.minimum(start + 8 * w, len(data) - 8)]
-        x &= _WORD_MASKS[np.clip(lengths - 8 * w, 0, 8)]
-        words.append(x)
-    return words, lengths
-
-
-def _hash_words(words: list[np.ndarray], size: np.ndarray) -> np.ndarray:
-    """A 64-bit hash of each value from its words and length (multiply-xorshift mixing)."""
-    with np.errstate(over="ignore"):
-        h = size.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-        for x in words:
-            h ^= x
-            h *= np.uint64(0xBF58476D1CE4E5B9)
-            h ^= h >> np.uint64(29)
-    return h
-
-
-def _hashed_codes(arrays: tuple[pa.Array, ...]) -> tuple[list[np.ndarray], pa.Array] | None:
-    """:func:`_split_codes` through a 64-bit hash of each value's bytes: Arrow encodes the
-    integers 2-3x faster than the bytes. The codes are those of the bytes (first-seen order)
-    provided no two different values share a hash; that is checked (every value against the
-    first value of its code, word for word and by length), and None is returned if it is
-    not so, or for values too long (over 64 bytes) or missing, for the bytes' own encoding."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    parts = [a.cast(pa.large_binary()) for a in arrays]
-    if any(a.null_count for a in parts):
-        return None
-    longest = max((int(pc.max(pc.binary_length(a)).as_py()) for a in parts if len(a)), default=0)
-    if longest > 64:
-        return None
-    width = max((longest + 7) // 8, 1)
-    packed = [_words(a, width) for a in parts]
-    words = [np.concatenate([p[0][w] for p in packed]) for w in range(width)]
-    size = np.concatenate([p[1] for p in packed])
-    enc = from_numpy(_hash_words(words, size).view(np.int64)).dictionary_encode()
-    codes = to_numpy(enc.indices).astype(np.int64)
-    first = np.empty(len(enc.dictionary), dtype=np.int64)
-    first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1, dtype=np.int64)  # each code's first value
-    same = size == size[first[codes]]
-    for x in words:
-        same &= x == x[first[codes]]
-    if not same.all():
-        return None  # two values share a hash
-    dictionary = pa.concat_arrays(parts).take(from_numpy(first)) if len(first) else binary_array([])
-    bounds = np.cumsum([len(a) for a in parts])[:-1]
-    return list(np.split(codes, bounds)), dictionary
 
 
 def runs_of(arr: pa.Array) -> tuple[np.ndarray, pa.Array]:
