@@ -240,7 +240,7 @@ def _has_empty_field(data: bytes, delimiter: bytes) -> bool:
 
 
 def fast_table(
-    data: bytes, ncols: int | None, min_cols: int, types: dict, *, only_wanted: bool = False
+    data: bytes, ncols: int | None, min_cols: int, types: dict, *, only_wanted: bool = False, release: bool = True
 ) -> pa.Table | None:
     """pyarrow's multithreaded CSV parser, used only when its reading is provably
     the same as trec_eval's: a single delimiter (space or tab), no other
@@ -251,7 +251,9 @@ def fast_table(
 
     ``only_wanted``: convert only the columns of ``types`` (a run's qid, docno and score:
     half of its fields) and check for empty fields on the bytes instead; otherwise every
-    column is converted and checked.
+    column is converted and checked. ``release``: give the parser's freed blocks back to
+    the system at once (a whole file: they would add to the peak of every later step); a
+    streamed chunk keeps them for the next chunk's parse, which would fault them in again.
     """
     import numpy as np
     import pyarrow as pa
@@ -305,9 +307,8 @@ def fast_table(
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
     finally:
-        # the parser's blocks are freed: hand their pages back rather than keep them in
-        # the allocator's caches, where they add to the peak of every later step
-        pa.default_memory_pool().release_unused()
+        if release:
+            pa.default_memory_pool().release_unused()
     for name in [] if only_wanted else names:  # (only_wanted: checked on the bytes)
         col = table.column(name)
         is_text = pa.types.is_large_binary(col.type) or pa.types.is_binary(col.type)
@@ -652,7 +653,7 @@ def parse_run(src: Source, *, allow_empty: bool = False, ranks: bool | None = No
     want = {0: pa.large_binary(), 2: pa.large_binary(), 4: pa.float64()}
     if ranks:
         want[3] = pa.large_binary()
-    fast = fast_table(src.data, None, 6, want, only_wanted=True)
+    fast = fast_table(src.data, None, 6, want, only_wanted=True, release=not allow_empty)
     if fast is not None and len(fast):
         score = to_numpy(fast.column("f4"))
         if not np.isnan(score).any():
