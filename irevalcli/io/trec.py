@@ -196,13 +196,42 @@ def _csv_block_size(nbytes: int) -> int:
     return min(max(nbytes // 6, 1 << 20), 4 << 20)
 
 
-def fast_table(data: bytes, ncols: int | None, min_cols: int, types: dict) -> pa.Table | None:
+def _has_empty_field(data: bytes, delimiter: bytes) -> bool:
+    """Whether a file of ``delimiter``-separated fields and LF line ends has an empty field
+    (a doubled, leading or trailing delimiter, or a blank line): two separators side by
+    side, or one at either end. Checked on the bytes, in blocks of the file (bounded
+    temporaries), so the columns nobody reads need not be converted to be checked."""
+    import numpy as np
+
+    if not data or data[:1] in (delimiter, b"\n") or data[-1:] == delimiter:
+        return True
+    d = ord(delimiter)
+    buf = np.frombuffer(data, dtype=np.uint8)
+    step = 1 << 18
+    for lo in range(0, len(buf) - 1, step):  # blocks of bytes (a few per MiB), not lines
+        block = buf[lo : lo + step + 1]
+        sep = block == d
+        sep |= block == 10
+        if (sep[1:] & sep[:-1]).any():
+            return True
+    return False
+
+
+def fast_table(
+    data: bytes, ncols: int | None, min_cols: int, types: dict, *, only_wanted: bool = False, release: bool = True
+) -> pa.Table | None:
     """pyarrow's multithreaded CSV parser, used only when its reading is provably
     the same as trec_eval's: a single delimiter (space or tab), no other
     whitespace or CR, a constant number of fields, no empty field (so no
     doubled, leading or trailing delimiter and no blank line) and no comment
     line. Returns None when not applicable; the general path then reads the
     file and reports any problem exactly.
+
+    ``only_wanted``: convert only the columns of ``types`` (a run's qid, docno and score:
+    half of its fields) and check for empty fields on the bytes instead; otherwise every
+    column is converted and checked. ``release``: give the parser's freed blocks back to
+    the system at once (a whole file: they would add to the peak of every later step); a
+    streamed chunk keeps them for the next chunk's parse, which would fault them in again.
     """
     import numpy as np
     import pyarrow as pa
@@ -232,10 +261,13 @@ def fast_table(data: bytes, ncols: int | None, min_cols: int, types: dict) -> pa
     ):
         return None
     names = [f"f{i}" for i in range(k)]
+    wanted = [f"f{i}" for i in sorted(types)]
     # columns not asked for are only checked for empty fields: 32-bit offsets convert
     # faster (a block of the reader is at most a few MiB, far from their limit)
-    col_types = {n: pa.binary() for n in names}
+    col_types = {} if only_wanted else {n: pa.binary() for n in names}
     col_types.update({f"f{i}": t for i, t in types.items()})
+    if only_wanted and _has_empty_field(data, d):
+        return None
     block = _csv_block_size(len(data))
     try:
         table = csv.read_csv(
@@ -243,12 +275,19 @@ def fast_table(data: bytes, ncols: int | None, min_cols: int, types: dict) -> pa
             csv.ReadOptions(column_names=names, use_threads=source.arrow_threads(len(data), block), block_size=block),
             csv.ParseOptions(delimiter=d.decode(), quote_char=False, escape_char=False, ignore_empty_lines=False),
             csv.ConvertOptions(
-                column_types=col_types, null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False
+                include_columns=wanted if only_wanted else [],
+                column_types=col_types,
+                null_values=[],
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
             ),
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
-    for name in names:
+    finally:
+        if release:
+            pa.default_memory_pool().release_unused()
+    for name in [] if only_wanted else names:  # (only_wanted: checked on the bytes)
         col = table.column(name)
         is_text = pa.types.is_large_binary(col.type) or pa.types.is_binary(col.type)
         if is_text and len(col) and pc.min(pc.binary_length(col)).as_py() == 0:
@@ -258,7 +297,7 @@ def fast_table(data: bytes, ncols: int | None, min_cols: int, types: dict) -> pa
         heads = np.frombuffer(f0.buffers()[2], dtype=np.uint8)[np.frombuffer(f0.buffers()[1], dtype=np.int64)[:-1]]
         if (heads == ord("#")).any():
             return None  # a comment line
-    return table.select([f"f{i}" for i in sorted(types)])
+    return table.select(wanted)
 
 
 def _first_bad(mask: np.ndarray) -> int:
@@ -574,10 +613,10 @@ def parse_run(src: Source, *, allow_empty: bool = False, ranks: bool = False) ->
         return Run.empty(src.name)
     refuse_bom(src)
 
-    want = {0: pa.large_binary(), 2: pa.large_binary(), 4: pa.float64(), 5: pa.binary()}
+    want = {0: pa.large_binary(), 2: pa.large_binary(), 4: pa.float64()}
     if ranks:
         want[3] = pa.large_binary()
-    fast = fast_table(src.data, None, 6, want)
+    fast = fast_table(src.data, None, 6, want, only_wanted=True, release=not allow_empty)
     if fast is not None and len(fast):
         score = to_numpy(fast.column("f4"))
         if not np.isnan(score).any():
@@ -589,7 +628,7 @@ def parse_run(src: Source, *, allow_empty: bool = False, ranks: bool = False) ->
                 docno=fast.column("f2").combine_chunks(),
                 score=score,
                 lineno=lineno,
-                runid=fast.column("f5")[-1].as_py().decode("utf-8", "surrogateescape"),
+                runid=_last_runid(src.data),
                 lines=len(fast),  # the fast path refuses blank and comment lines: one row a line
                 rank=parse_ranks(fast.column("f3").combine_chunks(), lineno, src.name) if ranks else None,
             )
@@ -622,6 +661,14 @@ def parse_run(src: Source, *, allow_empty: bool = False, ranks: bool = False) ->
         runid=runid,
         rank=parse_ranks(take_tokens(lines, f0 + 3), lines.lineno, src.name) if ranks else None,
     )
+
+
+def _last_runid(data: bytes) -> str:
+    """The runid (6th field) of the last line of a file the fast path read: every line has
+    the same fields, none empty, and no line is blank."""
+    end = len(data) - 1 if data.endswith(b"\n") else len(data)
+    line = data[data.rfind(b"\n", 0, end) + 1 : end]
+    return line.split()[5].decode("utf-8", "surrogateescape")
 
 
 class ZScores:
