@@ -63,7 +63,8 @@ def report(code):
     sys.stdout.flush()
     pool = sys.modules["pyarrow"].default_memory_pool().backend_name if "pyarrow" in sys.modules else None
     tops = sorted({m.split(".")[0] for m in sys.modules})
-    print(json.dumps({"code": code, "modules": tops, "pool": pool}), file=sys.stderr)
+    blas = os.environ.get("OPENBLAS_NUM_THREADS")
+    print(json.dumps({"code": code, "modules": tops, "pool": pool, "blas": blas}), file=sys.stderr)
     sys.stderr.flush()
     os._exit(0)
 
@@ -74,13 +75,15 @@ cli.entry()
 HEAVY = ("pandas", "rich", "scipy", "dask", "distributed", "matplotlib")
 
 
-def run_entry(args, env_pool=None):
+def run_entry(args, env_pool=None, env_blas=None):
     import json
     import os
 
-    env = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
+    env = {k: v for k, v in os.environ.items() if k not in ("ARROW_DEFAULT_MEMORY_POOL", "OPENBLAS_NUM_THREADS")}
     if env_pool is not None:
         env["ARROW_DEFAULT_MEMORY_POOL"] = env_pool
+    if env_blas is not None:
+        env["OPENBLAS_NUM_THREADS"] = env_blas
     r = subprocess.run([sys.executable, "-c", ENTRY_PROBE, *args], capture_output=True, text=True, env=env, check=True)
     return r.stdout, json.loads(r.stderr.strip().splitlines()[-1])
 
@@ -124,6 +127,16 @@ def test_ireval_process_uses_the_system_allocator_unless_told_otherwise():
     assert probe["pool"] == "system" and out.startswith("map")
     out, probe = run_entry(args, env_pool="mimalloc")
     assert probe["pool"] == "mimalloc" and out.startswith("map")
+
+
+def test_ireval_process_runs_blas_on_one_thread_unless_told_otherwise():
+    """The ireval process asks OpenBLAS for one thread before numpy loads (its idle workers
+    spin: see commands/main.py BLAS_THREADS); OPENBLAS_NUM_THREADS set by the user wins."""
+    args = ["-m", "map", str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "run.txt")]
+    out, probe = run_entry(args)
+    assert probe["blas"] == "1" and out.startswith("map")
+    out, probe = run_entry(args, env_blas="2")
+    assert probe["blas"] == "2" and out.startswith("map")
 
 
 def test_prefetch_keeps_order():
