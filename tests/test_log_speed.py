@@ -40,8 +40,10 @@ def _log(path, rng: np.random.Generator, docnos: str, distinct_scores: int, user
             qid.append(f"{u * 7 % 31}")  # numeric topic ids of different lengths
             if docnos == "numeric":  # canonical decimals of 1 to 4 digits: bytewise != numeric order
                 docno.append(str(int(d)))
-            elif docnos == "padded":  # '007' is not canonical: the texts' own order
-                docno.append(str(int(d)).zfill(int(d) % 4 + 1))
+            elif docnos == "padded":  # '07' and '7', '00' and '0' are two documents each
+                docno.append(("0" if d % 2 else "") + str(int(d) // 2))
+            elif docnos == "signed":  # '+7' and '7' are two documents
+                docno.append(("+" if d % 2 else "") + str(int(d) // 2))
             else:
                 docno.append(f"d{int(d) % 97}-{int(d)}")
             score.append(float(rng.integers(0, distinct_scores)) / 8 - 1.0)
@@ -55,7 +57,7 @@ def _log(path, rng: np.random.Generator, docnos: str, distinct_scores: int, user
 OPTIONS = [EvalOptions(), EvalOptions(ties="input"), EvalOptions(judged_only=True), EvalOptions(compat="9.0.8")]
 
 
-@pytest.mark.parametrize("docnos", ["numeric", "padded", "text"])
+@pytest.mark.parametrize("docnos", ["numeric", "padded", "signed", "text"])
 @pytest.mark.parametrize("packed", [True, False], ids=["packed", "arrow"])
 @pytest.mark.parametrize("background", [True, False], ids=["thread", "inline"])
 @pytest.mark.parametrize("opts", OPTIONS, ids=lambda o: repr(o)[:50])

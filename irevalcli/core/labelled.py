@@ -155,20 +155,17 @@ def _docno_keys(docno: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OverflowError):
         v = None
     if v is not None and len(v) and int(v.min()) >= 0 and int(v.max()) < 10**15:
-        p10 = 10 ** np.arange(17, dtype=np.int64)
         digits = _lengths(docno)
         if int(digits.min()) >= 1 and int(digits.max()) <= 15:
-            lo = p10[digits - 1]
-            lo[digits == 1] = 0  # '0' is canonical, '00' is not
-            canonical = bool(((v >= lo) & (v < p10[digits])).all())
-        else:
-            canonical = False
-        if canonical:
-            key = p10[15 - digits]
+            # the value left-aligned on 15 digits: at least 10**14 unless the text has a sign
+            # or a leading zero (or is '0', the one canonical text of 0)
+            key = (10 ** np.arange(16, dtype=np.int64))[15 - digits]
             key *= v
-            key <<= 4
-            key += digits
-            return v - int(v.min()), key
+            short = np.flatnonzero(key < 10**14)
+            if not len(short) or bool(((v[short] == 0) & (digits[short] == 1)).all()):
+                key <<= 4
+                key += digits
+                return v - int(v.min()), key
     enc = docno.dictionary_encode()
     rank = np.empty(len(enc.dictionary), dtype=np.int64)
     rank[to_numpy(pc.sort_indices(enc.dictionary))] = np.arange(len(rank), dtype=np.int64)
