@@ -74,6 +74,22 @@ def test_ranked_as_build_table_ranks(tmp_path, monkeypatch, docnos, packed, back
     _same_table(fast, build_table(got.qrels, got.run, opts, doc_dict=False))
 
 
+@pytest.mark.parametrize("spread", [1, 10**9], ids=["table", "hashed"])
+def test_numeric_user_ids_coded_in_bytewise_order(tmp_path, spread):
+    """Numeric user ids over a narrow range go through a table over it, over a wide one
+    through the hash; either way '10' comes before '9', as build_table orders them."""
+    path = tmp_path / "log.parquet"
+    rng = np.random.default_rng(5)
+    n = 600
+    qid = (rng.integers(0, 120, n) * spread).astype(str)
+    docno = np.arange(n).astype(str)
+    pq.write_table(pa.table({"qid": qid, "docno": docno, "score": rng.random(n), "rel": rng.integers(0, 2, n)}), path)
+    got = read_labelled(str(path))
+    fast = build_labelled_table(got.run, got.labels, got.has, EvalOptions())
+    assert fast is not None and fast.qids == sorted(set(qid.tolist()))
+    _same_table(fast, build_table(got.qrels, got.run, EvalOptions(), doc_dict=False))
+
+
 def test_many_distinct_scores_take_arrows_sort(tmp_path):
     """More distinct scores than PACKED_SCORES (a model's float outputs): the same table."""
     path = tmp_path / "log.parquet"

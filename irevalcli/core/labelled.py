@@ -108,11 +108,28 @@ def build_labelled_table(run: Run, labels: np.ndarray, has: np.ndarray, opts: Ev
 
 
 def _topic_codes(qid: pa.Array) -> tuple[np.ndarray, pa.Array]:
-    """``factorize_sorted(qid)``: codes in bytewise order, and the sorted ids. A log in
-    logging order (users interleaved) is hashed row by row at once, without first looking
-    for runs of equal ids, which only pay off when rows come grouped by user."""
+    """``factorize_sorted(qid)``: codes in bytewise order, and the sorted ids. Canonical
+    decimal ids over a narrow range are looked up in a table over that range; otherwise a
+    log in logging order (users interleaved) is hashed row by row at once, without first
+    looking for runs of equal ids, which only pay off when rows come grouped by user."""
+    import pyarrow as pa
     import pyarrow.compute as pc
 
+    dec = _decimals(qid)
+    if dec is not None and len(dec[0]) and int(dec[0].max()) - int(dec[0].min()) < max(len(qid) // 2, 1 << 20):
+        # numeric user ids over a range not much wider than the log: a table over the range
+        # instead of hashing every row's text (a hash table of 500k users misses the cache)
+        v, lo = dec[0], int(dec[0].min())
+        present = np.zeros(int(v.max()) - lo + 1, dtype=bool)
+        present[v - lo] = True
+        values = np.flatnonzero(present)
+        del present
+        values += lo
+        values = values[np.argsort(_decimal_keys(values, _digits(values)), kind="stable")]
+        rank = np.zeros(int(v.max()) - lo + 1, dtype=np.int64)
+        rank[values - lo] = np.arange(len(values), dtype=np.int64)
+        ids = pc.cast(from_numpy(values), pa.large_string()).cast(pa.large_binary())
+        return rank[v - lo], ids
     head = qid.slice(0, min(len(qid), 1 << 16))
     if len(head) > 1 and len(runs_of(head)[0]) * 8 > len(head):
         enc = qid.dictionary_encode()
@@ -147,30 +164,57 @@ def _docno_keys(docno: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     both come from its value: ``same`` is the value, and ``key`` the digits left-aligned
     on 15 places then the length, which orders as the text does ('10' < '9', '1' < '10').
     Otherwise both are the rank of the text among the distinct docnos, sorted bytewise."""
-    import pyarrow as pa
     import pyarrow.compute as pc
 
-    try:
-        v = to_numpy(pc.cast(docno.cast(pa.large_string()), pa.int64()))
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OverflowError):
-        v = None
-    if v is not None and len(v) and int(v.min()) >= 0 and int(v.max()) < 10**15:
-        digits = _lengths(docno)
-        if int(digits.min()) >= 1 and int(digits.max()) <= 15:
-            # the value left-aligned on 15 digits: at least 10**14 unless the text has a sign
-            # or a leading zero (or is '0', the one canonical text of 0)
-            key = (10 ** np.arange(16, dtype=np.int64))[15 - digits]
-            key *= v
-            short = np.flatnonzero(key < 10**14)
-            if not len(short) or bool(((v[short] == 0) & (digits[short] == 1)).all()):
-                key <<= 4
-                key += digits
-                return v - int(v.min()), key
+    dec = _decimals(docno)
+    if dec is not None:
+        v, key = dec
+        return v - int(v.min()), key
     enc = docno.dictionary_encode()
     rank = np.empty(len(enc.dictionary), dtype=np.int64)
     rank[to_numpy(pc.sort_indices(enc.dictionary))] = np.arange(len(rank), dtype=np.int64)
     code = rank[to_numpy(enc.indices)]
     return code, code
+
+
+def _decimals(ids: pa.Array) -> tuple[np.ndarray, np.ndarray] | None:
+    """Each id's value and bytewise key (see :func:`_docno_keys`) when every id is a
+    canonical decimal (no sign, no leading zero, at most 15 digits), else None."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        v = to_numpy(pc.cast(ids.cast(pa.large_string()), pa.int64()))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OverflowError):
+        return None
+    if not len(v) or int(v.min()) < 0 or int(v.max()) >= 10**15:
+        return None
+    digits = _lengths(ids)
+    if int(digits.min()) < 1 or int(digits.max()) > 15:
+        return None
+    # the value left-aligned on 15 digits: at least 10**14 unless the text has a sign or a
+    # leading zero (or is '0', the one canonical text of 0)
+    key = (10 ** np.arange(16, dtype=np.int64))[15 - digits]
+    key *= v
+    short = np.flatnonzero(key < 10**14)
+    if len(short) and not bool(((v[short] == 0) & (digits[short] == 1)).all()):
+        return None
+    key <<= 4
+    key += digits
+    return v, key
+
+
+def _digits(values: np.ndarray) -> np.ndarray:
+    """The number of decimal digits of non-negative values below 10**15."""
+    return np.searchsorted(10 ** np.arange(1, 16, dtype=np.int64), values, side="right") + 1
+
+
+def _decimal_keys(values: np.ndarray, digits: np.ndarray) -> np.ndarray:
+    """:func:`_decimals`'s bytewise key of canonical decimal values."""
+    key = (10 ** np.arange(16, dtype=np.int64))[15 - digits] * values
+    key <<= 4
+    key += digits
+    return key
 
 
 def _lengths(ids: pa.Array) -> np.ndarray:
