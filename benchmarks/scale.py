@@ -43,7 +43,9 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-DATA = HERE / "data"
+# where the logs are written and read: benchmarks/data, or $SCALE_DATA (a 50M-row log takes
+# 0.7 GB on disk; keep it out of the repository, e.g. SCALE_DATA=/work/logs-data)
+DATA = Path(os.environ.get("SCALE_DATA", HERE / "data"))
 sys.path.insert(0, str(HERE))
 
 SEED = 20261124

@@ -1,0 +1,132 @@
+"""The impression-log ranking (issue 22 item 5): irevalcli.core.labelled ranks a labelled
+table's rows itself (packed integer sort, or Arrow's three-key sort; duplicates checked in
+a second thread on a large log) and must give build_table's table, field for field, in
+every case: ties broken by docno bytewise (numeric docnos of different lengths), or by
+input order."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from irevalcli.api import evaluate
+from irevalcli.core import labelled
+from irevalcli.core.labelled import build_labelled_table
+from irevalcli.core.table import EvalOptions, build_table
+from irevalcli.io.dataset import read_labelled
+
+
+def _same_table(a, b) -> None:
+    for f in dataclasses.fields(a):
+        if f.name == "_cache" or (f.name in ("doc", "doc_dict") and getattr(a, f.name) is None):
+            continue
+        x, y = getattr(a, f.name), getattr(b, f.name)
+        if isinstance(x, np.ndarray):
+            assert x.dtype == y.dtype, f.name
+            np.testing.assert_array_equal(x, y, err_msg=f.name)
+        else:
+            assert x == y, f.name
+
+
+def _log(path, rng: np.random.Generator, docnos: str, distinct_scores: int, users: int = 30) -> None:
+    qid, docno, score, rel = [], [], [], []
+    for u in range(users):
+        n = int(rng.integers(1, 40))
+        for d in rng.choice(3000, size=n, replace=False):
+            qid.append(f"{u * 7 % 31}")  # numeric topic ids of different lengths
+            if docnos == "numeric":  # canonical decimals of 1 to 4 digits: bytewise != numeric order
+                docno.append(str(int(d)))
+            elif docnos == "padded":  # '07' and '7', '00' and '0' are two documents each
+                docno.append(("0" if d % 2 else "") + str(int(d) // 2))
+            elif docnos == "signed":  # '+7' and '7' are two documents
+                docno.append(("+" if d % 2 else "") + str(int(d) // 2))
+            else:
+                docno.append(f"d{int(d) % 97}-{int(d)}")
+            score.append(float(rng.integers(0, distinct_scores)) / 8 - 1.0)
+            rel.append(int(rng.choice([0, 0, 1, 2, -1])))
+    mask = rng.random(len(rel)) < 0.1
+    pq.write_table(
+        pa.table({"qid": qid, "docno": docno, "score": score, "rel": pa.array(rel, pa.int64(), mask=mask)}), path
+    )
+
+
+OPTIONS = [EvalOptions(), EvalOptions(ties="input"), EvalOptions(judged_only=True), EvalOptions(compat="9.0.8")]
+
+
+@pytest.mark.parametrize("docnos", ["numeric", "padded", "signed", "text"])
+@pytest.mark.parametrize("packed", [True, False], ids=["packed", "arrow"])
+@pytest.mark.parametrize("background", [True, False], ids=["thread", "inline"])
+@pytest.mark.parametrize("opts", OPTIONS, ids=lambda o: repr(o)[:50])
+def test_ranked_as_build_table_ranks(tmp_path, monkeypatch, docnos, packed, background, opts):
+    if not packed:
+        monkeypatch.setattr(labelled, "PACKED_SCORES", 1)
+    if background:
+        monkeypatch.setattr(labelled, "BACKGROUND_ROWS", 0)
+    path = tmp_path / "log.parquet"
+    _log(path, np.random.default_rng(len(docnos) + packed), docnos, distinct_scores=5)
+    got = read_labelled(str(path))
+    fast = build_labelled_table(got.run, got.labels, got.has, opts)
+    assert fast is not None
+    _same_table(fast, build_table(got.qrels, got.run, opts, doc_dict=False))
+
+
+@pytest.mark.parametrize("spread", [1, 10**9], ids=["table", "hashed"])
+def test_numeric_user_ids_coded_in_bytewise_order(tmp_path, spread):
+    """Numeric user ids over a narrow range go through a table over it, over a wide one
+    through the hash; either way '10' comes before '9', as build_table orders them."""
+    path = tmp_path / "log.parquet"
+    rng = np.random.default_rng(5)
+    n = 600
+    qid = (rng.integers(0, 120, n) * spread).astype(str)
+    docno = np.arange(n).astype(str)
+    pq.write_table(pa.table({"qid": qid, "docno": docno, "score": rng.random(n), "rel": rng.integers(0, 2, n)}), path)
+    got = read_labelled(str(path))
+    fast = build_labelled_table(got.run, got.labels, got.has, EvalOptions())
+    assert fast is not None and fast.qids == sorted(set(qid.tolist()))
+    _same_table(fast, build_table(got.qrels, got.run, EvalOptions(), doc_dict=False))
+
+
+def test_many_distinct_scores_take_arrows_sort(tmp_path):
+    """More distinct scores than PACKED_SCORES (a model's float outputs): the same table."""
+    path = tmp_path / "log.parquet"
+    rng = np.random.default_rng(3)
+    n = (labelled.PACKED_SCORES + 1) * 2
+    qid = rng.integers(0, 500, n).astype(str)
+    docno = np.arange(n).astype(str)
+    score = rng.random(n)
+    score[: n // 4] = np.round(score[: n // 4], 2)  # and ties among them
+    pq.write_table(pa.table({"qid": qid, "docno": docno, "score": score, "rel": rng.integers(0, 2, n)}), path)
+    got = read_labelled(str(path))
+    fast = build_labelled_table(got.run, got.labels, got.has, EvalOptions())
+    assert fast is not None
+    _same_table(fast, build_table(got.qrels, got.run, EvalOptions(), doc_dict=False))
+
+
+def test_tied_docnos_rank_bytewise_descending(tmp_path):
+    """Hand-checked: one topic, every score tied, so docno descending bytewise decides:
+    9 > 100 > 10 > 1 (a numeric order would put 100 first); the relevant '10' is third."""
+    path = tmp_path / "t.parquet"
+    pq.write_table(
+        pa.table({"qid": ["q"] * 4, "docno": ["1", "10", "100", "9"], "score": [0.5] * 4, "rel": [0, 1, 0, 0]}), path
+    )
+    ev = evaluate(None, str(path), ["recip_rank", "auc"], labelled=True)
+    # recip_rank 1/3; auc: the relevant row beats the one non-relevant row below it ('1') of 3
+    assert ev.summary.set_index("measure")["value"].to_dict() == {"recip_rank": 1 / 3, "auc": 1 / 3}
+
+
+@pytest.mark.parametrize("background", [True, False], ids=["thread", "inline"])
+def test_duplicates_found_in_either_thread(tmp_path, monkeypatch, background):
+    """A document twice for one topic with different scores: not adjacent once ranked."""
+    if background:
+        monkeypatch.setattr(labelled, "BACKGROUND_ROWS", 0)
+    path = tmp_path / "dup.parquet"
+    pq.write_table(
+        pa.table({"qid": ["q", "q", "q"], "docno": ["10", "9", "10"], "score": [3.0, 2.0, 1.0], "rel": [1, 0, 0]}),
+        path,
+    )
+    got = read_labelled(str(path))
+    assert build_labelled_table(got.run, got.labels, got.has, EvalOptions()) is None
