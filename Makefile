@@ -94,5 +94,5 @@ clean:
 	rm -rf $(VENV) build dist *.egg-info
 
 .PHONY: docs
-docs: $(STAMP)  # docs/measures.md, the measures reference (tests/test_measures_doc.py checks it)
+docs: $(STAMP)  # docs/measures.md, the measures reference (tests/measures/test_measures_doc.py checks it)
 	$(BIN)/ireval measures --format markdown > docs/measures.md.tmp && mv docs/measures.md.tmp docs/measures.md

@@ -9,7 +9,7 @@ The binaries are built from usnistgov/trec_eval's tags ``v10.0`` and ``trec_eval
 already in tests/data (the 9.0.8 set's small qrels and run, which have negative judgements and
 unjudged documents between judged ones, and NIST's qrels.test, results.test and qrels_jg file qrels.123);
 every case is run through each binary and its stdout is saved as ``out.<version>.<case>``.
-CASES.tsv lists ``name<TAB>version<TAB>arguments<TAB>expected file``; tests/test_levels.py
+CASES.tsv lists ``name<TAB>version<TAB>arguments<TAB>expected file``; tests/measures/test_levels.py
 runs ireval (with ``--compat 9.0.8`` for 9.0.8) on every line and compares the bytes.
 """
 

@@ -13,8 +13,7 @@ import pytest
 
 import irevalcli
 from irevalcli.errors import InputError, UsageError
-
-from .conftest import write
+from tests.conftest import write
 
 QRELS = "".join(f"{t} 0 R{t} 1\n{t} 0 N{t} 0\n" for t in range(1, 5))
 

@@ -7,7 +7,7 @@ import shlex
 
 import pytest
 
-from .conftest import TREC_EVAL
+from tests.conftest import TREC_EVAL
 
 CASES = [line.split("\t") for line in (TREC_EVAL / "CASES.tsv").read_text().splitlines() if line.strip()]
 

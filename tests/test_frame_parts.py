@@ -13,8 +13,7 @@ from irevalcli import api, evaluate
 from irevalcli.engine import parts
 from irevalcli.errors import DuplicateDocError, MissingTopicError
 from irevalcli.output.formatters import format_trec
-
-from .conftest import TREC_EVAL
+from tests.conftest import TREC_EVAL
 
 
 def _rows(path: Path, width: int) -> list[list[str]]:

@@ -15,8 +15,7 @@ from irevalcli.api import evaluate
 from irevalcli.errors import UsageError
 from irevalcli.output.formatters import format_trec
 from irevalcli.settings import NO_PROGRESS, EvalSettings
-
-from .conftest import TREC_EVAL
+from tests.conftest import TREC_EVAL
 
 QRELS = str(TREC_EVAL / "qrels.test")
 RUN = str(TREC_EVAL / "results.test")
@@ -189,7 +188,7 @@ def test_each_decision_is_taken_in_one_place(name):
 def test_a_streamed_run_draws_its_reading_bar_on_a_terminal():
     """The command line's display is what evaluate() reports to: a streamed run (read in the
     reading thread) shows a bar, and stdout is the same bytes as without a display."""
-    from .test_progress import plain_stdout, run_under_pty
+    from tests.commands.test_progress import plain_stdout, run_under_pty
 
     args = ["-m", "map", "--stream", "qrels.test", "results.test", "results.test"]
     code, out, tty = run_under_pty(["--progress", *args])

@@ -206,7 +206,7 @@ def _score_unanswered(
 
     ``unanswered="value"``: what the measure computed on the empty ranking stays (a NaN
     there comes from the qrels, as for ``auc`` on a topic without a non-relevant document,
-    and any run scores it so: tests/test_directions.py checks that no measure declared so is
+    and any run scores it so: tests/measures/test_directions.py checks that no measure declared so is
     NaN on an empty ranking of a topic with graded relevant and non-relevant judgements);
     a number: that value, and the mean or sum again over every judged topic; ``"refuse"``:
     nothing can stand for the topic.

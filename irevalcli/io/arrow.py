@@ -4,7 +4,7 @@ pyarrow's own ``Array.to_numpy``, ``pa.array(...)`` and ``fill_null`` with a
 Python value go through its pandas shim and import pandas on first use, which
 costs about 0.3 s of start-up on a run that never needs pandas. These helpers
 build the same arrays from the Arrow buffers directly (zero-copy where the
-layout allows). ``tests/test_perf_paths.py`` checks that evaluating a run
+layout allows). ``tests/commands/test_perf_paths.py`` checks that evaluating a run
 in the trec format leaves pandas unimported.
 """
 

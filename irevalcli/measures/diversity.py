@@ -11,7 +11,7 @@ judgements (or with no relevant one) scores 0 (ndeval's nNRBP is 0/0 there).
 
 Score ties are ranked as for every measure, by docno descending (trec_eval's order), where
 pyndeval breaks them by docno ascending: a run whose ties are in that order, read with
-``--ties input``, gives pyndeval's number (tests/test_diversity_ties.py); the spellings say so.
+``--ties input``, gives pyndeval's number (tests/measures/test_diversity_ties.py); the spellings say so.
 
 Two more deliberate differences from ndeval: it computes the cut-off measures to depth 20 only
 (pyndeval refuses k > 20), ireval to any k; and its "ideal ideal" normalisation of ERR-IA@k

@@ -1,0 +1,1 @@
+"""Compare, gate and their statistics (irevalcli.analysis)."""

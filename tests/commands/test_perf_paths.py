@@ -1,0 +1,229 @@
+"""The fast paths stay fast without changing results: no pandas import on the
+evaluation path, the prefetching thread keeps order and errors, and the
+Arrow/numpy bridge converts exactly."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from irevalcli.engine.stream import prefetch
+from irevalcli.errors import InputError
+from irevalcli.io.arrow import binary_array, from_numpy, to_numpy, valid_mask
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+PROBE = """
+import sys
+from irevalcli.commands.main import main
+sys.argv = ["ireval", *sys.argv[1:]]
+try:
+    main()
+except SystemExit as exc:
+    assert not exc.code, exc.code
+print("pandas imported" if "pandas" in sys.modules else "pandas not imported", file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-m", "map", "-m", "ndcg_cut.10"],
+        ["-m", "all_trec", "-q"],
+        ["-m", "all_trec", "-q", "-c", "-M", "50", "-J"],
+        ["-m", "all_trec", "--stream"],
+    ],
+)
+def test_trec_evaluation_does_not_import_pandas(args):
+    """pyarrow's to_numpy/pa.array import pandas (~0.3 s); the trec path avoids them."""
+    r = subprocess.run(
+        [sys.executable, "-c", PROBE, *args, str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "run.txt")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert r.stdout.startswith(("map", "num_ret", "runid"))
+    assert r.stderr.strip().splitlines()[-1] == "pandas not imported"
+
+
+# The process entry point (``ireval``'s console script), run to its end; instead of leaving
+# with os._exit it prints what was imported and which Arrow allocator served the run.
+ENTRY_PROBE = """
+import json, os, sys
+import irevalcli.commands.main as cli
+import irevalcli.commands.process as process
+
+def report(code):
+    sys.stdout.flush()
+    pool = sys.modules["pyarrow"].default_memory_pool().backend_name if "pyarrow" in sys.modules else None
+    tops = sorted({m.split(".")[0] for m in sys.modules})
+    blas = os.environ.get("OPENBLAS_NUM_THREADS")
+    print(json.dumps({"code": code, "modules": tops, "pool": pool, "blas": blas}), file=sys.stderr)
+    sys.stderr.flush()
+    os._exit(0)
+
+process.exit_now = report
+sys.argv = ["ireval", *sys.argv[1:]]
+cli.entry()
+"""
+HEAVY = ("pandas", "rich", "scipy", "dask", "distributed", "matplotlib")
+
+
+def run_entry(args, env_pool=None, env_blas=None):
+    import json
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k not in ("ARROW_DEFAULT_MEMORY_POOL", "OPENBLAS_NUM_THREADS")}
+    if env_pool is not None:
+        env["ARROW_DEFAULT_MEMORY_POOL"] = env_pool
+    if env_blas is not None:
+        env["OPENBLAS_NUM_THREADS"] = env_blas
+    r = subprocess.run([sys.executable, "-c", ENTRY_PROBE, *args], capture_output=True, text=True, env=env, check=True)
+    return r.stdout, json.loads(r.stderr.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["-q", "-m", "all_trec"],
+        ["-m", "map", "-m", "ndcg_cut.10"],
+        ["-c", "-q", "-m", "all_trec", "--compat", "9.0.8"],
+        ["-M", "5", "-J", "-l", "2", "-m", "official"],
+    ],
+)
+def test_main_command_writing_trec_text_imports_no_heavy_library(args):
+    """The main command writing trec text loads what it uses: numpy and pyarrow, never
+    pandas, rich, scipy, dask or matplotlib (each costs start-up time on every small run)."""
+    qrels, run = str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "run.txt")
+    out, probe = run_entry([*args, qrels, run])
+    assert probe["code"] == 0
+    assert out.split("\t")[0].strip() in ("runid", "num_ret", "map", "num_q")
+    assert "numpy" in probe["modules"] and "pyarrow" in probe["modules"]
+    assert [m for m in HEAVY if m in probe["modules"]] == []
+    # several runs against one reading of the qrels: the same
+    out, probe = run_entry([*args, qrels, run, run])
+    assert probe["code"] == 0 and [m for m in HEAVY if m in probe["modules"]] == []
+
+
+@pytest.mark.parametrize("args", [["--help"], ["-v"]])
+def test_help_and_version_import_neither_numpy_nor_pyarrow(args):
+    out, probe = run_entry(args)
+    assert probe["code"] == 0 and out.startswith(("Usage: ireval", "ireval "))
+    assert [m for m in ("numpy", "pyarrow", *HEAVY) if m in probe["modules"]] == []
+
+
+def test_ireval_process_uses_the_system_allocator_unless_told_otherwise():
+    """The ireval process sets Arrow's allocator to malloc (less resident memory on small and
+    medium runs, see commands/main.py ARROW_POOL); ARROW_DEFAULT_MEMORY_POOL set by the user wins."""
+    args = ["-m", "map", str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "run.txt")]
+    out, probe = run_entry(args)
+    assert probe["pool"] == "system" and out.startswith("map")
+    out, probe = run_entry(args, env_pool="mimalloc")
+    assert probe["pool"] == "mimalloc" and out.startswith("map")
+
+
+def test_ireval_process_runs_blas_on_one_thread_unless_told_otherwise():
+    """The ireval process asks OpenBLAS for one thread before numpy loads (its idle workers
+    spin: see commands/main.py BLAS_THREADS); OPENBLAS_NUM_THREADS set by the user wins."""
+    args = ["-m", "map", str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "run.txt")]
+    out, probe = run_entry(args)
+    assert probe["blas"] == "1" and out.startswith("map")
+    out, probe = run_entry(args, env_blas="2")
+    assert probe["blas"] == "2" and out.startswith("map")
+
+
+def test_prefetch_keeps_order():
+    with prefetch(iter(range(1000)), depth=2) as it:
+        assert list(it) == list(range(1000))
+
+
+def test_prefetch_raises_in_order():
+    def items():
+        yield 1
+        yield 2
+        raise InputError("run.txt", "bad line", 7)
+
+    got = []
+    with pytest.raises(InputError) as exc, prefetch(items()) as it:  # the items before the error arrive first
+        got.extend(it)
+    assert got == [1, 2]
+    assert exc.value.line == 7
+
+
+def test_prefetch_stops_worker_when_consumer_stops():
+    before = threading.active_count()
+    produced = []
+
+    def items():
+        for i in range(10**6):
+            produced.append(i)
+            yield i
+
+    with prefetch(items()) as gen:
+        assert next(gen) == 0
+    assert threading.active_count() == before  # joined on leaving the block
+    assert len(produced) < 10
+
+
+def test_prefetch_reads_in_the_callers_reading_session(tmp_path):
+    """The worker thread runs in the caller's context: what it opens is recorded in the
+    caller's reading session (which also finds a pipe's spool there)."""
+    from irevalcli.io.source import inputs_read, open_input, reading_session
+
+    f = tmp_path / "run.txt"
+    f.write_bytes(b"x")
+
+    def items():
+        with open_input(f, what="run") as fh:
+            yield fh.read()
+
+    with reading_session():
+        with prefetch(items()) as it:
+            assert list(it) == [b"x"]
+        assert list(inputs_read().values()) == [str(f)]
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        np.array([3, -1, 2**40], dtype=np.int64),
+        np.array([0.5, -0.0, np.inf], dtype=np.float64),
+        np.array([1, 2], dtype=np.int32),
+        np.array([True, False, True, True, False, False, True, False, True]),
+        np.zeros(0, dtype=np.int64),
+    ],
+)
+def test_bridge_round_trip(values):
+    arr = from_numpy(values)
+    assert arr.to_pylist() == values.tolist()
+    back = to_numpy(arr)
+    assert back.dtype == values.dtype
+    assert np.array_equal(back, values)
+    # sliced arrays keep their offset (bit offsets for booleans)
+    if len(values) > 2:
+        assert np.array_equal(to_numpy(arr.slice(1, len(values) - 2)), values[1:-1])
+
+
+def test_bridge_nulls_and_binary():
+    arr = pa.array([1, None, 3], pa.int64())
+    with pytest.raises(ValueError):
+        to_numpy(arr)
+    assert valid_mask(arr).tolist() == [True, False, True]
+    vals = to_numpy(arr, nulls_ok=True)
+    assert vals[0] == 1 and vals[2] == 3
+    b = binary_array([b"a", b"", b"xyz"])
+    assert b.type == pa.large_binary() and b.to_pylist() == [b"a", b"", b"xyz"]
+    assert binary_array([]).to_pylist() == []
+    assert to_numpy(pa.chunked_array([[1, 2], [3]], pa.int64())).tolist() == [1, 2, 3]
+
+
+def test_bridge_widens_other_dtypes_without_truncating():
+    assert from_numpy(np.array([1.5, -2.25], dtype=np.float32)).to_pylist() == [1.5, -2.25]
+    assert from_numpy(np.array([7, 255], dtype=np.uint8)).to_pylist() == [7, 255]

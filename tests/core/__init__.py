@@ -1,0 +1,1 @@
+"""The evaluation table and its rules (irevalcli.core)."""

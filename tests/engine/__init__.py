@@ -1,0 +1,1 @@
+"""The engines: whole, streamed, out of core, Dask (irevalcli.engine)."""

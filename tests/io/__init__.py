@@ -1,0 +1,1 @@
+"""Readers and the byte source (irevalcli.io)."""

@@ -1,0 +1,1 @@
+"""Measures, the registry and measure names (irevalcli.measures)."""

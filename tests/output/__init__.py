@@ -1,0 +1,1 @@
+"""Formatters and output files (irevalcli.output)."""
