@@ -40,7 +40,7 @@ ROOT = HERE.parent
 DATA = HERE / "data"
 sys.path.insert(0, str(HERE))
 
-from bench import RUN_ENV, run_once  # noqa: E402
+from bench import RUN_ENV, launcher_floor_mib, run_once  # noqa: E402
 
 PY = sys.executable
 LOG_MEASURES = ["-m", "gauc", "-m", "auc", "-m", "ndcg_cut.10", "-m", "recip_rank"]
@@ -283,7 +283,9 @@ def render(shapes: list[Shape], args: argparse.Namespace, load: tuple[str, str])
         "",
         f"Median of {args.reps} interleaved runs after {args.warmup} warm-up; load average (1/5/15 min) before "
         f"{load[0]}, after {load[1]}. Wall and CPU (user+sys) in seconds, peak RSS in MiB; for the API "
-        "shapes the time is the evaluation's own, measured in the process (drivers/frames.py).",
+        "shapes the time is the evaluation's own, measured in the process (drivers/frames.py). Every "
+        f"command is started by a small launcher (bench.LAUNCHER), whose {launcher_floor_mib():.0f} MiB are "
+        "the floor under every peak RSS (a child of this benchmark itself inherited its 65+ MiB).",
         "",
         "| shape | command | wall (s) | CPU (s) | peak RSS (MiB) |",
         "|---|---|---:|---:|---:|",
