@@ -360,7 +360,7 @@ Wang et al. SIGIR 2012) and trisk[.ALPHA]:MEASURE (TRisk, Dincer et al. SIGIR
 )
 @click.argument("qrels", metavar="QRELS")
 @click.argument("baseline", metavar="BASELINE")
-@click.argument("runs", metavar="RUN...", nargs=-1, required=True)
+@click.argument("runs", metavar="RUN...", nargs=-1)  # required, after quoted globs expand
 @measure_option("Measure to compare on (repeatable; default: map), or a risk measure (see below).")
 @click.option(
     "--test", type=click.Choice(TESTS), default="t", show_default=True, help="Paired significance test (two-sided)."
@@ -473,8 +473,15 @@ def compare_command(
     A topic a run has no results for scores 0, as with trec_eval -c, and is reported.
     With --all-pairs, every run is compared with every other instead.
     """
+    from ..io.tabular import expand_runs
     from ..output.files import check_not_input, check_output_path, format_for, is_stdout, write_output
 
+    # a quoted glob ('runs/*.txt') names its files, sorted, as in the main command; BASELINE
+    # is the first of them (with --all-pairs, the first run)
+    baseline, *more = expand_runs([baseline, *runs])
+    runs = tuple(more)
+    if not runs:
+        raise click.UsageError("Missing argument 'RUN...'.")
     fmt = format_for(output, fmt, COMPARE_FORMATS, "table", command="ireval compare") or "table"
     if not is_stdout(output):  # refused before any work, not after it
         check_output_path(output)  # type: ignore[arg-type]

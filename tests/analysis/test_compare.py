@@ -405,3 +405,26 @@ def test_evaluate_takes_lists_of_measure_lists():
     r = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "score": [2.0, 1.0]})
     s = evaluate(q, r, [["P.1"], ["P.2", "map"]]).results.summary
     assert (s["P_1"], s["P_2"], s["map"]) == (1.0, 0.5, 1.0)
+
+
+def test_quoted_globs_name_their_runs_as_in_the_main_command(cli, tmp_path):
+    """'runs/*.txt' (quoted, so the shell leaves it) names its files, sorted; BASELINE is the
+    first. The same report as the files named one by one; --all-pairs takes a glob alone."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "a.txt").write_bytes(RUN1.read_bytes())
+    (runs / "b.txt").write_bytes(RUN2.read_bytes())
+    args = ["-m", "map", "--format", "json"]
+    named = cli(["compare", str(QRELS), "runs/a.txt", "runs/b.txt", *args], cwd=tmp_path)
+    globbed = cli(["compare", str(QRELS), "runs/*.txt", *args], cwd=tmp_path)
+    assert named.code == 0 and (globbed.code, globbed.out) == (0, named.out)
+    pairs = cli(["compare", "--all-pairs", str(QRELS), "runs/*.txt", *args], cwd=tmp_path)
+    assert (
+        pairs.code == 0
+        and pairs.out
+        == cli(["compare", "--all-pairs", str(QRELS), "runs/a.txt", "runs/b.txt", *args], cwd=tmp_path).out
+    )
+    one = cli(["compare", str(QRELS), "runs/a.*", *args], cwd=tmp_path)
+    assert (one.code, one.err) == (2, "ireval: Missing argument 'RUN...'. (see 'ireval compare --help')\n")
+    none = cli(["compare", str(QRELS), "runs/a.txt", "other/*.txt", *args], cwd=tmp_path)
+    assert (none.code, none.err) == (2, "ireval: other/*.txt: cannot read run file: no file matches this pattern\n")
