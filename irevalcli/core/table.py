@@ -548,7 +548,9 @@ def _blocks_by_score(
     at = np.concatenate(([0], np.cumsum(lens)[:-1]))  # each block's offset, blocks in topic order
     k = np.arange(n, dtype=np.int64)
     mat = np.full(len(block_start) * width, np.inf)  # pads last (a score of -inf may sort among them)
-    mat[k + np.repeat(np.arange(len(first), dtype=np.int64) * width - at, lens)] = -score[k + np.repeat(first - at, lens)]
+    mat[k + np.repeat(np.arange(len(first), dtype=np.int64) * width - at, lens)] = -score[
+        k + np.repeat(first - at, lens)
+    ]
     order = np.argsort(mat.reshape(len(first), width), axis=1)
     return (order + first[:, None])[order < lens[:, None]]
 
