@@ -498,7 +498,9 @@ def _permutation(
             lens = lengths[by_topic]
             base = np.repeat(first - np.concatenate(([0], np.cumsum(lens)[:-1])), lens) + np.arange(n)
         else:
-            base = _by_topic_then_score(topic, score)
+            base = _blocks_by_score(topic, score, block_start, block_topic)
+            if base is None:
+                base = _by_topic_then_score(topic, score)
         t_o, s_o = topic[base], score[base]
     tie = (t_o[1:] == t_o[:-1]) & (s_o[1:] == s_o[:-1])
     if not tie.any():
@@ -525,6 +527,32 @@ def _permutation(
         keys.insert(1, ("s", "descending"))
     perm = to_numpy(pc.sort_indices(pa.table(cols), sort_keys=keys))
     return base, pos, rows[perm]
+
+
+def _blocks_by_score(
+    topic: np.ndarray, score: np.ndarray, block_start: np.ndarray, block_topic: np.ndarray
+) -> np.ndarray | None:
+    """Rows by topic, then score descending, for rows grouped by topic (each topic one block):
+    the blocks, in topic order, as the rows of a (topics x longest block) matrix padded after
+    each block, each row sorted on its own (one numpy call; about half the time of Arrow's
+    two-key sort on a DL-sized run). Rows of equal topic and score may come in any order:
+    :func:`_permutation` then orders every such group by its tie rule. None when a topic
+    spans two blocks or the blocks are too unequal for the matrix to stay small."""
+    n = len(topic)
+    lengths = np.diff(np.concatenate((block_start, [n])))
+    width = int(lengths.max())
+    if len(block_start) * width > 2 * n + 1024 or len(distinct(block_topic)) != len(block_topic):
+        return None
+    by_topic = np.argsort(block_topic, kind="stable")
+    first, lens = block_start[by_topic], lengths[by_topic]
+    at = np.concatenate(([0], np.cumsum(lens)[:-1]))  # each block's offset, blocks in topic order
+    k = np.arange(n, dtype=np.int64)
+    mat = np.full(len(block_start) * width, np.inf)  # pads last (a score of -inf may sort among them)
+    mat[k + np.repeat(np.arange(len(first), dtype=np.int64) * width - at, lens)] = -score[
+        k + np.repeat(first - at, lens)
+    ]
+    order = np.argsort(mat.reshape(len(first), width), axis=1)
+    return (order + first[:, None])[order < lens[:, None]]
 
 
 def _by_topic_then_score(topic: np.ndarray, score: np.ndarray) -> np.ndarray:
@@ -942,8 +970,6 @@ def _lookup_labels(
 ) -> np.ndarray:
     """Each row's qrels value by its (topic, docno) key: -1 when not judged, -2 when
     judged with a negative value."""
-    import pyarrow.compute as pc
-
     label = np.full(len(rkey), -1, dtype=np.int64)
     if not len(qkey_sorted):
         return label
@@ -964,12 +990,14 @@ def _lookup_labels(
         values = qrel_sorted[at[found]]
         label[found] = np.where(values < 0, -2, values)
         return label
-    keys = from_numpy(rkey[rows])
-    pos = pc.index_in(keys, value_set=from_numpy(np.asarray(qkey_sorted, dtype=np.int64)))
-    found = valid_mask(pos)
+    # the same binary search for those rows only (a hash lookup would first build a hash
+    # table of every judgement's key, for each run: 2-3x the time on a DL-sized run)
+    keys = rkey[rows]
+    at = np.searchsorted(qkey_sorted, keys)
+    at[at == len(qkey_sorted)] = 0
+    found = qkey_sorted[at] == keys
     if found.any():
-        hit = to_numpy(pos.filter(pos.is_valid()) if pos.null_count else pos).astype(np.int64)
-        values = qrel_sorted[hit]
+        values = qrel_sorted[at[found]]
         label[rows[found]] = np.where(values < 0, -2, values)
     return label
 

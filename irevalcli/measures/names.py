@@ -443,7 +443,7 @@ class Suggester:
         return True
 
 
-def resolve(  # noqa: C901  debt: one branch per spelling form
+def resolve(
     specs: Sequence[str],
     *,
     rel_format: str = "qrels",
@@ -453,6 +453,31 @@ def resolve(  # noqa: C901  debt: one branch per spelling form
 ) -> list[Request]:
     """The measures selected by ``-m`` arguments, in output order."""
     everything = load()
+    # the same arguments resolve to the same requests (asked once per run of a call with many
+    # runs, and again for its judged counts and the asked order): kept while the registry's
+    # measures are the same objects (a test may replace one)
+    default = tuple(default)
+    key = (tuple(specs), rel_format, default, compat, hints, tuple(map(id, everything.values())))
+    done = _RESOLVED.get(key)
+    if done is None:
+        if len(_RESOLVED) >= 64:
+            _RESOLVED.clear()
+        done = _RESOLVED[key] = _resolve(everything, specs, rel_format, default, compat, hints)
+    return list(done)
+
+
+_RESOLVED: dict[tuple, list[Request]] = {}
+
+
+def _resolve(  # noqa: C901  debt: one branch per spelling form
+    everything: dict[str, Measure],
+    specs: Sequence[str],
+    rel_format: str,
+    default: Iterable[str],
+    compat: str,
+    hints: bool,
+) -> list[Request]:
+    """:func:`resolve`, every time."""
     registry = {k: v for k, v in everything.items() if compat in v.versions}
     absent = {k for k in everything if k not in registry}  # measures this trec_eval version lacks
     specs = split_specs(specs) or list(default)
