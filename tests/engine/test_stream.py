@@ -342,6 +342,40 @@ def test_prefetch_worker_error_is_raised_in_order_and_joined():
     assert not [t for t in threading.enumerate() if t.name == "ireval-prefetch"]
 
 
+def test_prefetch_reads_no_item_while_one_waits_for_the_consumer():
+    """The worker reads (parses) the next item only once the caller took the last one: at
+    most one parsed chunk waits besides the caller's, never a third held at the queue."""
+    import threading
+
+    from irevalcli.engine.stream import prefetch
+
+    started: list[int] = []
+    second_read = threading.Event()
+    third_started = threading.Event()
+
+    def items():
+        for i in range(5):
+            started.append(i)
+            if i == 1:
+                second_read.set()
+            if i == 2:
+                third_started.set()
+            yield i
+
+    got = []
+    with prefetch(items()) as it:
+        got.append(next(it))  # item 0 taken; item 1 is read ahead and waits in the queue
+        assert second_read.wait(timeout=60)
+        # item 2 is not begun while item 1 waits (a worker that reads before it has room in
+        # the queue of one begins it at once); the worker cannot begin it before the caller
+        # takes item 1, so this bounded wait cannot fail on a slow machine
+        assert not third_started.wait(timeout=0.3)
+        assert started == [0, 1]
+        got.extend(it)
+    assert got == [0, 1, 2, 3, 4]
+    assert not [t for t in threading.enumerate() if t.name == "ireval-prefetch"]
+
+
 def test_bare_cr_after_the_first_chunk_is_a_line_end_when_streamed(tmp_path):
     """A lone CR in a later chunk is not read as a space: the file is then read whole."""
     q = write(tmp_path / "q", "".join(f"{t} 0 d{i} {i % 2}\n" for t in range(1, 30) for i in range(5)))
