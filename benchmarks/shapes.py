@@ -336,11 +336,11 @@ def build(args: argparse.Namespace, tmp: str, *, dry: bool = False) -> list[Shap
     if "big" in want:
         d, f = coll("big"), sc["big"]
         qrels = str(d / "qrels.txt")
-        runs = {"grouped": str(d / "run.txt"), "shuffled": str(shuffled_run(d, f)) if not dry else "run-shuffled.txt"}
+        inputs = {"grouped": str(d / "run.txt"), "shuffled": str(shuffled_run(d, f)) if not dry else "run-shuffled.txt"}
         cmds, targets = [], []
-        for order, run in runs.items():
+        for order, run in inputs.items():
             cmds.append(Cmd(f"ireval, {order}", [ireval, *MAP_NDCG, qrels, run], expect=0.3 + BIG_SECONDS[order] * f))
-        for order, run in runs.items() if te else ():
+        for order, run in inputs.items() if te else ():
             # trec_eval 10.0 takes many minutes here: one run, no warm-up, and a time limit (it
             # compares every run topic with every qrels topic: a tenth of the topics, ~1/100 the time)
             per = TE_BIG_SECONDS.get(args.te_release[:2] + order[0], 30.0)
@@ -354,7 +354,7 @@ def build(args: argparse.Namespace, tmp: str, *, dry: bool = False) -> list[Shap
                     expect=min(args.slow_timeout, per * f * f + 0.5),
                 )
             )
-        for order in runs:
+        for order in inputs:
             targets.append(Target("time", f"ireval, {order}", f"{te_label}, {order}", "<= 0.02", needs="10."))
         targets.append(Target("memory", "ireval, shuffled", f"{te_label}, shuffled"))
         shapes.append(
