@@ -90,7 +90,7 @@ endif
 # Every tool on every collection (benchmarks/bench.py), then issue 22's shapes (shapes.py), each
 # ratio with PASS/MISS against its target; replaces the generated sections of benchmarks/RESULTS.md
 # and SCALE_RESULTS.md. It prints its estimated duration first (on the idle machine, with
-# TREC_EVAL=/path/to/trec_eval 10.0: about 80 min, see benchmarks/README.md).
+# TREC_EVAL=/path/to/trec_eval 10.0: about 70 min, see benchmarks/README.md).
 # BENCH_ARGS='--quick': a few minutes on scaled-down data, writes nothing (checks the harness);
 # BENCH_ARGS='--estimate': the estimate only.
 bench: $(STAMP) benchmarks/.venv-ref/.installed $(TREC_EVAL)
