@@ -13,7 +13,6 @@ from .engine.job import Job
 from .engine.stream import should_stream
 from .errors import DuplicateDocError, InputError, IrevalError, UsageError
 from .io.frames import as_frame, frame_column, frame_to_binary, is_table
-from .io.subtopics import load_subtopics
 from .io.tabular import streamable
 from .io.trec import Qrels, Run, read_zscores
 from .measures.names import Request, asked_order, resolve
@@ -480,11 +479,16 @@ def _evaluate(
         if done is not None:
             return done
         run = run.run  # the general way: the run joined to its own judgements
+    subtopics = None
+    if s.subtopics is not None and fmt.is_qrels:
+        from .io.subtopics import load_subtopics  # (only then: not on every run's start-up)
+
+        subtopics = load_subtopics(s.subtopics, hash=s.hash_inputs)
     job = Job.of(
         q,
         requests,
         s.table,
-        subtopics=load_subtopics(s.subtopics, hash=s.hash_inputs) if s.subtopics is not None and fmt.is_qrels else None,
+        subtopics=subtopics,
         zscores=read_zscores(s.zscores) if s.zscores is not None and fmt.is_qrels else None,
     )
     given = RunInput(run, _path(run), stdin, s, fmt, progress)

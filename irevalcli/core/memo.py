@@ -32,8 +32,12 @@ def _entry(obj: Any) -> dict[Hashable, Any] | None:
     got = _MEMO.get(key)
     if got is not None and got[0]() is obj:
         return got[1]
+
+    def forget(_: weakref.ref) -> None:
+        _forget(key)
+
     try:
-        ref = weakref.ref(obj, lambda _, key=key: _forget(key))
+        ref = weakref.ref(obj, forget)
     except TypeError:
         return None
     if len(_MEMO) >= SIZE:

@@ -724,9 +724,10 @@ def _evaluated_topics(
     """The judged topics (trec_eval 10.0 iterates over the qrels), or ``-D``'s one, numbered
     in bytewise order (factorised once: bytewise order == code order), or with
     ``run_order`` in the order they first appear in the run."""
-    known = {0: once(qrels.qid, "blocks", lambda: _blocks(qrels.qid))}  # (the same for every run)
-    if run_blocks is not None:
-        known[1] = run_blocks
+    known = {1: run_blocks} if run_blocks is not None else {}
+    q_blocks = once(qrels.qid, "blocks", lambda: _blocks(qrels.qid))  # (the same for every run)
+    if q_blocks is not None:
+        known[0] = q_blocks
     (q_qcode, r_qcode), qid_dict = factorize_sorted(qrels.qid, run.qid, blocks=known)
     nqid = len(qid_dict)
     judged_topics = only_query_topics(
