@@ -135,3 +135,47 @@ def test_same_order_is_given_again_only_for_equal_arrays():
     assert memo.same_order(o, "k", (a, b.astype(np.int32)), lambda: "fourth") == "fourth"
     assert memo.same_order(o, "k", (a, b[:2]), lambda: "fifth") == "fifth"
     assert memo.same_order(o, "k", (a,), lambda: "sixth") == "sixth"
+
+
+def test_the_next_run_is_read_ahead_and_its_error_comes_in_its_turn(cli, tmp_path, monkeypatch):
+    from irevalcli import api
+
+    qrels, runs = _runs(tmp_path, True, seed=5)
+    bad = tmp_path / "bad.txt"
+    bad.write_text("1 Q0 D1 1 not-a-score r\n")
+    made = []
+    real = api.ReadAhead.__init__
+
+    def counted(self, path, settings):
+        made.append(path)
+        real(self, path, settings)
+
+    monkeypatch.setattr(api.ReadAhead, "__init__", counted)
+    alone = cli(["-m", "map", qrels, bad])
+    got = cli(["-m", "map", qrels, runs[0], bad, runs[5]])
+    assert made == [str(bad), str(runs[5])], got.err  # (the first run is read by the first evaluation)
+    assert got.code == alone.code == 2
+    assert got.err == alone.err and "not-a-score" in got.err
+    # an error of the run before it comes first, though the bad run was read meanwhile
+    first = cli(["-m", "map", qrels, runs[2], bad])
+    assert first.code == 2 and "topic '4' is judged" in first.err and "not-a-score" not in first.err
+
+
+def test_only_a_regular_file_read_whole_is_read_ahead(tmp_path):
+    import gzip
+
+    from irevalcli.api import _reads_whole
+    from irevalcli.settings import EvalSettings
+
+    plain = tmp_path / "run.txt"
+    plain.write_text("1 Q0 D1 1 1.0 r\n")
+    packed = tmp_path / "run.txt.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    s = EvalSettings.of()
+    assert _reads_whole(str(plain), s)
+    assert not _reads_whole("-", s)
+    assert not _reads_whole(str(packed), s)  # streamed
+    assert not _reads_whole(str(tmp_path), s)  # a dataset
+    assert not _reads_whole(str(tmp_path / "missing.txt"), s)  # (its error is evaluate's)
+    assert not _reads_whole(str(plain), EvalSettings.of(stream=True))
+    assert not _reads_whole(str(plain), EvalSettings.of(engine="dask"))
