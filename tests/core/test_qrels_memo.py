@@ -64,6 +64,8 @@ OPTIONS = [
     ["-c", "--compat", "9.0.8"],
     ["-c", "-R", "qrels_jg", "-m", "qrels_jg"],
     ["-c", "--ties", "input"],
+    # gain tables: level=gain pairs (a negative level among them), rescaled gains, ideal lists
+    ["-c", "-m", "ndcg.1=3,2=9,-1=2", "-m", "G.0=1,3=0.5", "-m", "rbp.p=0.5,1=0.5", "-m", "ndcg_rel", "-m", "Rndcg"],
 ]
 
 
@@ -179,3 +181,22 @@ def test_only_a_regular_file_read_whole_is_read_ahead(tmp_path):
     assert not _reads_whole(str(tmp_path / "missing.txt"), s)  # (its error is evaluate's)
     assert not _reads_whole(str(plain), EvalSettings.of(stream=True))
     assert not _reads_whole(str(plain), EvalSettings.of(engine="dask"))
+
+
+def test_gain_tables_are_computed_once_for_the_judgements_and_kept_read_only(tmp_path):
+    from irevalcli.api import load_qrels, load_run
+    from irevalcli.core.table import EvalOptions, build_table
+    from irevalcli.measures import gain
+
+    qrels, runs = _runs(tmp_path, False, seed=11)
+    q = load_qrels(str(qrels))
+    a, b = (build_table(q, load_run(str(runs[i])), EvalOptions(complete=True)) for i in (0, 5))
+    ga, gb = gain.gains(a, ()), gain.gains(b, ())
+    assert ga.il_gain is gb.il_gain and ga.K is gb.K  # one ideal list for both runs
+    assert ga.ideal_memo is gb.ideal_memo
+    assert not gb.il_gain.flags.writeable and not gb.K.flags.writeable
+    assert not np.array_equal(ga.nz, gb.nz)  # each run's own row gains
+    memo._MEMO.clear()
+    fresh = gain.gains(b.derive(), ())
+    assert fresh.il_gain is not gb.il_gain
+    assert np.array_equal(fresh.il_gain, gb.il_gain) and np.array_equal(fresh.nz_gain, gb.nz_gain)
