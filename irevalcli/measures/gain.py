@@ -61,20 +61,27 @@ class Gains:
         return np.arange(len(self.il_gain)) - self.il_start[topic]
 
 
-@dataclass
 class _GainPlan:
     """What :func:`_gains` computes from the judgements alone (``qg``, ``qrel``) and the pairs:
     the same for every run scored against them, so kept across the tables of a call
-    (:func:`irevalcli.core.memo.same_order`). Its arrays are read-only."""
+    (:func:`irevalcli.core.memo.same_order`). Its arrays are read-only. (A plain class: made
+    once per judgements, and a dataclass would cost every start-up its generated methods.)"""
 
-    pair_entries: list[tuple[int, float]]  # the level=gain pairs whose level is an integer
-    low: int  # the lowest level a row's label can have a gain at
-    NL: np.ndarray  # per topic: 1 + its highest judged level (0: none judged)
-    lookups: list[tuple[int, np.ndarray, np.ndarray]]  # per NL group: (nl, levels, their gains)
-    il_start: np.ndarray
-    il_gain: np.ndarray
-    K: np.ndarray
-    ideal_memo: dict = field(default_factory=dict, repr=False)
+    __slots__ = ("K", "NL", "ideal_memo", "il_gain", "il_start", "lookups", "low", "pair_entries")
+
+    def __init__(
+        self,
+        pair_entries: list[tuple[int, float]],  # the level=gain pairs whose level is an integer
+        low: int,  # the lowest level a row's label can have a gain at
+        NL: np.ndarray,  # per topic: 1 + its highest judged level (0: none judged)
+        lookups: list[tuple[int, np.ndarray, np.ndarray]],  # per NL group: (nl, levels, their gains)
+        il_start: np.ndarray,
+        il_gain: np.ndarray,
+        K: np.ndarray,
+    ) -> None:
+        self.pair_entries, self.low, self.NL, self.lookups = pair_entries, low, NL, lookups
+        self.il_start, self.il_gain, self.K = il_start, il_gain, K
+        self.ideal_memo: dict = {}  # arrays derived from the ideal lists alone (the ideal DCG prefix)
 
 
 def gains(t: EvalTable, pairs: tuple[tuple[str, float], ...], rescale: bool = False) -> Gains:
