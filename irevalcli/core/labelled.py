@@ -54,9 +54,14 @@ def build_labelled_table(run: Run, labels: np.ndarray, has: np.ndarray, opts: Ev
         return None
     # topics: the judged ones, numbered in bytewise order (the qrels' qids are the run's)
     if numbers is not None:
-        code, values = _value_ranks(numbers.user)
+        # users and docnos: their ranks in bytewise order (equal for equal texts, compact),
+        # side by side on two cores
+        with ThreadPoolExecutor(1) as pool:
+            docs = pool.submit(_value_ranks, numbers.doc)
+            code, values = _value_ranks(numbers.user)
+            doc_rank = docs.result()[0]
         qid_dict = pc.cast(from_numpy(values), pa.large_string()).cast(pa.large_binary())
-        numbers.user = np.zeros(0, dtype=np.int64)
+        numbers.user = numbers.doc = np.zeros(0, dtype=np.int64)
     else:
         code, qid_dict = _topic_codes(run.qid)
     nqid = len(qid_dict)
@@ -75,8 +80,8 @@ def build_labelled_table(run: Run, labels: np.ndarray, has: np.ndarray, opts: Ev
     del code
     g = r_topic if all_kept else r_topic[keep]
     if numbers is not None:
-        # docnos: their ranks in bytewise order (equal for equal texts, compact)
-        same = key = _value_ranks(numbers.doc if all_kept else numbers.doc[keep])[0]
+        same = key = doc_rank if all_kept else doc_rank[keep]
+        del doc_rank
         score = numbers.score if all_kept else numbers.score[keep]
         numbers = None
         # input order: the rows' places (their order keys rise with them)
