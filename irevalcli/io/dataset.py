@@ -677,6 +677,11 @@ class LogRun(Run):
     """The run of a log read as numbers (:func:`read_log`): its id texts and order keys
     are made only when something reads them (the general path, the API's caller)."""
 
+    def __new__(cls, *args: Any, **fields: Any) -> Any:
+        if "qid" in fields:  # dataclasses.replace(): a plain run with the fields given
+            return Run(**fields)
+        return super().__new__(cls)
+
     def __init__(self, name: str, runid: str, numbers: LogNumbers, loaded: _Loaded) -> None:
         self._numbers: LogNumbers | None = numbers
         self._loaded = loaded
@@ -713,6 +718,11 @@ class LogRun(Run):
 class LogQrels(Qrels):
     """The judgements of a log read as numbers: the labelled rows' labels at hand, their
     id texts and order keys read when asked for."""
+
+    def __new__(cls, *args: Any, **fields: Any) -> Any:
+        if "qid" in fields:  # dataclasses.replace(): plain judgements with the fields given
+            return Qrels(**fields)
+        return super().__new__(cls)
 
     def __init__(self, name: str, labels: np.ndarray, has: np.ndarray | None, loaded: _Loaded) -> None:
         self._labels, self._has, self._loaded = labels, has, loaded
@@ -834,7 +844,12 @@ def read_log(ds: Dataset, columns: Mapping[str, str]) -> Labelled | None:  # noq
     nulls = [False]
 
     def one(task: tuple[int, int, int]) -> bool:
-        i, g, at = task
+        try:
+            return fill(*task)
+        except (pa.ArrowException, OSError, ValueError):  # (a broken file: the general reading says so)
+            return False
+
+    def fill(i: int, g: int, at: int) -> bool:
         t = pq.ParquetFile(ds.files[i]).read_row_group(g, columns=[qcol, dcol, scol, rcol], use_threads=False)
         m = t.num_rows
         if not m:

@@ -22,6 +22,7 @@ from irevalcli.engine.job import Job
 from irevalcli.engine.labelled import evaluate_labelled
 from irevalcli.errors import DuplicateDocError, InputError
 from irevalcli.io.dataset import LogQrels, LogRun, _read_labelled, open_dataset, read_labelled
+from irevalcli.io.trec import Qrels, Run
 from irevalcli.measures.names import resolve
 
 MEASURES = ["gauc", "auc", "ndcg_cut.10", "recip_rank", "map", "P.5", "num_rel_ret", "bpref", "err"]
@@ -105,6 +106,11 @@ def test_log_read_as_numbers_is_what_the_general_reading_gives(tmp_path, parts, 
         assert x.equals(y) if isinstance(x, pa.Array) else np.array_equal(x, y), name
     assert got.qrels.rel.dtype == np.int64
     assert (got.run.name, got.run.runid, len(got.run)) == (ref.run.name, ref.run.runid, len(ref.run))
+    # replaced fields give plain ones
+    run = dataclasses.replace(got.run, runid="x")
+    assert type(run) is Run and run.runid == "x" and run.qid.equals(ref.run.qid)
+    qrels = dataclasses.replace(got.qrels, name="x")
+    assert type(qrels) is Qrels and qrels.name == "x" and np.array_equal(qrels.rel, ref.qrels.rel)
 
 
 def test_log_results_are_the_general_ones(tmp_path):
@@ -217,3 +223,16 @@ def test_slices_each_hold_every_label_or_the_table_is_whole(tmp_path):
     got = read_labelled(str(tmp_path / "t.parquet"))
     table = build_labelled_table(got.run, got.labels, got.has, EvalOptions())
     assert table is not None and slice_cuts(table, 10) == [(0, 20)]
+
+
+def test_a_row_group_arrow_refuses_is_left_to_the_general_reading(tmp_path, monkeypatch):
+    """An error decoding a row group (here: made up) leaves the log to the general reading,
+    which says what is wrong with the file (here: nothing, it reads it whole)."""
+    spec = _write(_table(np.random.default_rng(4)), tmp_path / "log.parquet")
+
+    def refuse(self, *args, **kwargs):
+        raise pa.ArrowInvalid("bad page")
+
+    monkeypatch.setattr(pq.ParquetFile, "read_row_group", refuse)
+    got = read_labelled(spec)
+    assert not isinstance(got.run, LogRun) and got.run.qid.equals(_general(spec).run.qid)
