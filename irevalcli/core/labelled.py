@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..io.arrow import decode_id, from_numpy, to_numpy
+from ..io.dataset import decimal_ids
 from .table import EvalOptions, EvalTable, factorize_sorted, runs_of
 
 if TYPE_CHECKING:
@@ -32,16 +33,37 @@ BACKGROUND_ROWS = 1 << 20
 # Scores are ranked by one sort of packed integers when there are at most this many distinct
 # ones (and topic, score rank and row fit in 63 bits); otherwise Arrow sorts by three keys.
 PACKED_SCORES = 1 << 16
+BLOCK = 1 << 20  # rows worked on at a time where a full-length temporary would be needed
 
 
 def build_labelled_table(run: Run, labels: np.ndarray, has: np.ndarray, opts: EvalOptions) -> EvalTable | None:
     """The table ``build_table(qrels, run, opts, doc_dict=False)`` builds when ``qrels`` are
     the rows of ``run`` that have a label (``has``; ``labels``: each row's label), or None
-    when that case is left to ``build_table``."""
+    when that case is left to ``build_table``.
+
+    A log read as numbers (:class:`irevalcli.io.dataset.LogRun`) hands its arrays over and
+    is ranked from them (no id text); each array is let go as soon as it is used. When
+    every row has a label of at least 0 the judgements are the ranked rows themselves
+    (``qg is g``, ``qrel is label``: the same multiset of judgements, in ranked order)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    take = getattr(run, "take_numbers", None)
+    numbers = take() if take is not None else None  # (let go here when not used)
     if opts.max_docs is not None or opts.only_query is not None or opts.ties == "rank" or not has.any():
         return None
     # topics: the judged ones, numbered in bytewise order (the qrels' qids are the run's)
-    code, qid_dict = _topic_codes(run.qid)
+    if numbers is not None:
+        # users and docnos: their ranks in bytewise order (equal for equal texts, compact),
+        # side by side on two cores
+        with ThreadPoolExecutor(1) as pool:
+            docs = pool.submit(_value_ranks, numbers.doc)
+            code, values = _value_ranks(numbers.user)
+            doc_rank = docs.result()[0]
+        qid_dict = pc.cast(from_numpy(values), pa.large_string()).cast(pa.large_binary())
+        numbers.user = numbers.doc = np.zeros(0, dtype=np.int64)
+    else:
+        code, qid_dict = _topic_codes(run.qid)
     nqid = len(qid_dict)
     every = bool(has.all())  # every row has a label (then every topic is judged)
     judged = np.bincount(code if every else code[has], minlength=nqid) > 0
@@ -55,44 +77,67 @@ def build_labelled_table(run: Run, labels: np.ndarray, has: np.ndarray, opts: Ev
         r_topic = topic_of_code[code]
         keep = r_topic >= 0
         all_kept = bool(keep.all())
+    del code
     g = r_topic if all_kept else r_topic[keep]
-    docno = run.docno if all_kept else run.docno.filter(_mask(keep))
-    score = run.score if all_kept else run.score[keep]
+    if numbers is not None:
+        same = key = doc_rank if all_kept else doc_rank[keep]
+        del doc_rank
+        score = numbers.score if all_kept else numbers.score[keep]
+        numbers = None
+        # input order: the rows' places (their order keys rise with them)
+        line = np.arange(len(g), dtype=np.int64) if opts.ties == "input" else None
+    else:
+        docno = run.docno if all_kept else run.docno.filter(_mask(keep))
+        score = run.score if all_kept else run.score[keep]
+        line = run.lineno if all_kept else run.lineno[keep]
+        same, key = _docno_keys(docno)
     if opts.compat == "9.0.8":
         score = score.astype(np.float32).astype(np.float64)  # 9.0.8 stores scores as float
-    line = run.lineno if all_kept else run.lineno[keep]
-    same, key = _docno_keys(docno)
     with ThreadPoolExecutor(1) as pool:  # (the two sorts of a large log side by side, on two cores)
         twice = pool.submit(_has_duplicates, g, same) if len(g) >= BACKGROUND_ROWS else None
         if twice is None and _has_duplicates(g, same):
             return None  # build_table names the document judged or retrieved twice
         # ties: docno descending (bytewise), or input order (the line ascending)
-        order = _ranking(g, len(topics), score, key if opts.ties == "docno" else -line)
-        del key, same
+        cols = [score]
+        del score
+        if opts.ties == "docno":
+            order = _ranking(g, len(topics), cols, key)
+        else:
+            assert line is not None
+            order = _ranking(g, len(topics), cols, -line)
+        del key, same, line
         if twice is not None and twice.result():
             return None
     # each row's label as the join would find it: -1 not judged, -2 judged negative
-    if every and labels.min() >= 0:
-        label = labels  # (not written to: reordered into a new array, or kept as it is)
+    plain = every and labels.min() >= 0
+    if plain:
+        label = labels  # (not written to: reordered into a new array)
     else:
         label = np.where(has, np.where(labels < 0, -2, labels), -1)
     if not all_kept:
         label = label[keep]
-    g = g[order]
-    label = label[order]
-    del order
     nq = len(topics)
+    if plain:  # the judgements are the ranked rows: one copy of each column
+        g = g[order]
+        label = label[order].astype(np.int64, copy=False)
+        del order
+        qg, qrel = g, label
+    else:
+        if every:  # the judgements are the rows as they are (read only, as the table's are)
+            qg, qrel = r_topic, labels.astype(np.int64, copy=False)
+        else:
+            judged_rows = has if all_kept else has & keep
+            qg, qrel = r_topic[judged_rows], labels[judged_rows].astype(np.int64, copy=False)
+        g = g[order]
+        label = label[order].astype(np.int64, copy=False)
+        del order
+    del r_topic
     starts = np.zeros(nq + 1, dtype=np.int64)
     np.cumsum(np.bincount(g, minlength=nq), out=starts[1:])
     if opts.judged_only:
         kept = label >= 0
         g, label = g[kept], label[kept]
         starts[1:] = np.cumsum(np.bincount(g, minlength=nq))
-    if every:  # the judgements are the rows as they are (read only, as the table's are)
-        qg, qrel = r_topic, labels
-    else:
-        judged_rows = has if all_kept else has & keep
-        qg, qrel = r_topic[judged_rows], labels[judged_rows]
     return EvalTable(
         qids=_texts(qid_dict.take(from_numpy(topics))),
         g=g,
@@ -107,6 +152,30 @@ def build_labelled_table(run: Run, labels: np.ndarray, has: np.ndarray, opts: Ev
     )
 
 
+def _value_ranks(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Canonical decimal ids given as their values (``v``, overwritten): each one's rank
+    among the distinct ones in their texts' bytewise order, and those values in that order."""
+    lo, hi = int(v.min()), int(v.max())
+    if hi - lo < max(len(v) // 2, 1 << 20):  # a table over the range (see _topic_codes)
+        if not v.flags.writeable:  # (a view of an Arrow buffer)
+            v = v.copy()
+        v -= lo
+        present = np.zeros(hi - lo + 1, dtype=bool)
+        present[v] = True
+        values = np.flatnonzero(present)
+        del present
+        values += lo
+        values = values[np.argsort(_decimal_keys(values, _digits(values)), kind="stable")]
+        rank = np.zeros(hi - lo + 1, dtype=np.int64)
+        rank[values - lo] = np.arange(len(values), dtype=np.int64)
+        return np.take(rank, v, out=v, mode="clip"), values  # (in place: each value read before its slot is written)
+    values, code = np.unique(v, return_inverse=True)
+    order = np.argsort(_decimal_keys(values, _digits(values)), kind="stable")
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order), dtype=np.int64)
+    return rank[code.reshape(-1)], values[order]
+
+
 def _topic_codes(qid: pa.Array) -> tuple[np.ndarray, pa.Array]:
     """``factorize_sorted(qid)``: codes in bytewise order, and the sorted ids. Canonical
     decimal ids over a narrow range are looked up in a table over that range; otherwise a
@@ -115,21 +184,12 @@ def _topic_codes(qid: pa.Array) -> tuple[np.ndarray, pa.Array]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    dec = _decimals(qid)
-    if dec is not None and len(dec[0]) and int(dec[0].max()) - int(dec[0].min()) < max(len(qid) // 2, 1 << 20):
+    dec = decimal_ids(qid)
+    if dec is not None and int(dec[0].max()) - int(dec[0].min()) < max(len(qid) // 2, 1 << 20):
         # numeric user ids over a range not much wider than the log: a table over the range
         # instead of hashing every row's text (a hash table of 500k users misses the cache)
-        v, lo = dec[0], int(dec[0].min())
-        present = np.zeros(int(v.max()) - lo + 1, dtype=bool)
-        present[v - lo] = True
-        values = np.flatnonzero(present)
-        del present
-        values += lo
-        values = values[np.argsort(_decimal_keys(values, _digits(values)), kind="stable")]
-        rank = np.zeros(int(v.max()) - lo + 1, dtype=np.int64)
-        rank[values - lo] = np.arange(len(values), dtype=np.int64)
-        ids = pc.cast(from_numpy(values), pa.large_string()).cast(pa.large_binary())
-        return rank[v - lo], ids
+        code, values = _value_ranks(dec[0])
+        return code, pc.cast(from_numpy(values), pa.large_string()).cast(pa.large_binary())
     head = qid.slice(0, min(len(qid), 1 << 16))
     if len(head) > 1 and len(runs_of(head)[0]) * 8 > len(head):
         enc = qid.dictionary_encode()
@@ -180,28 +240,8 @@ def _docno_keys(docno: pa.Array) -> tuple[np.ndarray, np.ndarray]:
 def _decimals(ids: pa.Array) -> tuple[np.ndarray, np.ndarray] | None:
     """Each id's value and bytewise key (see :func:`_docno_keys`) when every id is a
     canonical decimal (no sign, no leading zero, at most 15 digits), else None."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    try:
-        v = to_numpy(pc.cast(ids.cast(pa.large_string()), pa.int64()))
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OverflowError):
-        return None
-    if not len(v) or int(v.min()) < 0 or int(v.max()) >= 10**15:
-        return None
-    digits = _lengths(ids)
-    if int(digits.min()) < 1 or int(digits.max()) > 15:
-        return None
-    # the value left-aligned on 15 digits: at least 10**14 unless the text has a sign or a
-    # leading zero (or is '0', the one canonical text of 0)
-    key = (10 ** np.arange(16, dtype=np.int64))[15 - digits]
-    key *= v
-    short = np.flatnonzero(key < 10**14)
-    if len(short) and not bool(((v[short] == 0) & (digits[short] == 1)).all()):
-        return None
-    key <<= 4
-    key += digits
-    return v, key
+    got = decimal_ids(ids)
+    return None if got is None else (got[0], _decimal_keys(*got))
 
 
 def _digits(values: np.ndarray) -> np.ndarray:
@@ -217,28 +257,24 @@ def _decimal_keys(values: np.ndarray, digits: np.ndarray) -> np.ndarray:
     return key
 
 
-def _lengths(ids: pa.Array) -> np.ndarray:
-    """The byte length of every id of a binary or string array (large or not)."""
-    import pyarrow as pa
-
-    width = np.int64 if pa.types.is_large_binary(ids.type) or pa.types.is_large_string(ids.type) else np.int32
-    offsets = np.frombuffer(ids.buffers()[1], dtype=width, count=ids.offset + len(ids) + 1)[ids.offset :]
-    return np.diff(offsets)
-
-
 def _has_duplicates(g: np.ndarray, same: np.ndarray) -> bool:
     """Whether some topic lists a document twice (``same``: equal for equal docnos)."""
     if len(g) < 2:
         return False
-    key = g * (int(same.max()) + 1)  # in place from here: a few full-length arrays fewer on a 50M-row log
+    width = int(same.max()) + 1
+    if (int(g.max()) + 1) * width >= 1 << 63:  # docno values too far apart to pack with the topic
+        same = np.unique(same, return_inverse=True)[1].reshape(-1)
+        width = int(same.max()) + 1
+    key = g * width  # in place from here: a few full-length arrays fewer on a 50M-row log
     key += same
     key.sort()
     return bool((key[1:] == key[:-1]).any())
 
 
-def _ranking(g: np.ndarray, nq: int, score: np.ndarray, tie: np.ndarray) -> np.ndarray:
+def _ranking(g: np.ndarray, nq: int, cols: list[np.ndarray], tie: np.ndarray) -> np.ndarray:
     """The rows by topic, score descending, then ``tie`` descending (distinct within a
     topic): trec_eval's ranking, as :func:`irevalcli.core.table.rank_permutation` gives it.
+    ``cols``: ``[score]``, emptied (the scores are let go once ranked).
 
     With few distinct scores, one sort of integers: per row its topic, the rank of its
     score among the distinct ones, and its position, packed into one int64; rows of a
@@ -247,10 +283,11 @@ def _ranking(g: np.ndarray, nq: int, score: np.ndarray, tie: np.ndarray) -> np.n
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    score = cols.pop()
     n = len(g)
     zero = score == 0
     s = score + 0.0 if np.signbit(score[zero]).any() else score  # -0.0 is 0.0 (equal scores tie)
-    del zero
+    del zero, score
     bn, bg = max(n - 1, 1).bit_length(), max(nq - 1, 1).bit_length()
     values = None
     most = min(PACKED_SCORES, 1 << max(61 - bg - bn, 0))
@@ -258,30 +295,87 @@ def _ranking(g: np.ndarray, nq: int, score: np.ndarray, tie: np.ndarray) -> np.n
         values = pc.unique(from_numpy(s))
     if values is None or len(values) > most:
         keys = pa.record_batch([from_numpy(g), from_numpy(s), from_numpy(tie)], names=["g", "s", "t"])
+        del s
         order = pc.sort_indices(keys, sort_keys=[("g", "ascending"), ("s", "descending"), ("t", "descending")])
         return to_numpy(order).astype(np.int64, copy=False)
     bs = max(len(values) - 1, 1).bit_length()
     desc = np.sort(to_numpy(values))[::-1]
     srank = to_numpy(pc.index_in(from_numpy(s), value_set=from_numpy(desc)))
-    key = np.left_shift(g, bs + bn, dtype=np.int64)
-    key |= np.left_shift(srank, bn, dtype=np.int64)
-    key |= np.arange(n, dtype=np.int64)
+    del s
+    key = np.empty(n, dtype=np.int64)
+    for lo in range(0, n, BLOCK):  # (a block at a time: no full-length temporaries)
+        k = key[lo : lo + BLOCK]
+        np.left_shift(g[lo : lo + BLOCK], bs + bn, out=k)
+        k |= np.left_shift(srank[lo : lo + BLOCK], bn, dtype=np.int64)
+        k |= np.arange(lo, lo + len(k), dtype=np.int64)
+    del srank
     key.sort()
-    rows = key & ((1 << bn) - 1)
-    key >>= bn
-    tied = key[1:] == key[:-1]
+    # rows tied with the next one (same topic and score), then the rows alone (in place)
+    tied = np.empty(max(n - 1, 0), dtype=bool)
+    for lo in range(0, n - 1, BLOCK):
+        hi = min(lo + BLOCK, n - 1)
+        np.equal(key[lo + 1 : hi + 1] >> bn, key[lo:hi] >> bn, out=tied[lo:hi])
+    rows = key
+    rows &= (1 << bn) - 1
     del key
     if tied.any():
         in_tie = np.zeros(n, dtype=bool)
         in_tie[1:] = tied
         in_tie[:-1] |= tied
         pos = np.flatnonzero(in_tie)
+        del in_tie
         first = np.ones(len(pos), dtype=bool)  # a tie group starts where a row does not tie with the one before
         later = pos > 0
         first[later] = ~tied[pos[later] - 1]
+        del tied, later
         gid = np.cumsum(first)
+        del first
         sub = rows[pos]
         keys = pa.record_batch([from_numpy(gid), from_numpy(tie[sub])], names=["g", "t"])
+        del gid
         perm = to_numpy(pc.sort_indices(keys, sort_keys=[("g", "ascending"), ("t", "descending")]))
+        del keys
         rows[pos] = sub[perm]
     return rows
+
+
+def slice_cuts(table: EvalTable, rows: int) -> list[tuple[int, int]]:
+    """Where a labelled log's table may be cut into tables of whole topics of about ``rows``
+    rows each (:func:`table_slice`) that score as the whole does: each holds its topics'
+    judgements (only when they are its ranked rows: ``qg is g``) and every label value
+    of the whole table, so that nothing a measure reads from the whole table's labels (its
+    highest label, its levels) differs. One slice, the whole, when it cannot or is small."""
+    n, nq = len(table.g), table.nq
+    whole = [(0, nq)]
+    if n <= rows or nq < 2 or table.qg is not table.g or table.qrel is not table.label:
+        return whole
+    starts, label = table.starts, table.label
+    cuts = np.searchsorted(starts, np.arange(rows, n, rows), side="left")
+    cuts = np.unique(np.concatenate(([0], cuts[(cuts > 0) & (cuts < nq)], [nq])))
+    pairs = list(zip(cuts[:-1].tolist(), cuts[1:].tolist()))
+    lo, hi = int(label.min()), int(label.max())
+    if hi - lo >= 1 << 16:
+        return whole
+    seen = [np.bincount(label[starts[a] : starts[b]] - lo, minlength=hi - lo + 1) > 0 for a, b in pairs]
+    if not all(np.array_equal(s, seen[0]) for s in seen):
+        return whole
+    return pairs
+
+
+def table_slice(table: EvalTable, a: int, b: int) -> EvalTable:
+    """Topics ``a`` to ``b`` of a table :func:`slice_cuts` cut."""
+    if (a, b) == (0, table.nq):
+        return table
+    starts = table.starts
+    r0, r1 = int(starts[a]), int(starts[b])
+    g = table.g[r0:r1] - a
+    label = table.label[r0:r1]
+    return table.derive(
+        qids=table.qids[a:b],
+        g=g,
+        label=label,
+        starts=starts[a : b + 1] - r0,
+        qg=g,
+        qrel=label,
+        missing=table.missing[a:b],
+    )

@@ -590,10 +590,22 @@ def read_labelled_dataset(
 
 
 def read_labelled(spec: str, *, columns: Mapping[str, str] | None = None, ranks: bool = False) -> Labelled:
-    """:func:`read_labelled_dataset`, with each run row's label kept."""
+    """:func:`read_labelled_dataset`, with each run row's label kept.
+
+    A local log of Parquet files whose ids are all canonical decimals is read as numbers
+    (:func:`read_log`): its run and judgements then hold the id texts only when something
+    asks for them (the general path after a refusal, the API caller), read again then."""
+    ds = open_dataset(spec, "labelled table")
+    if not ranks:
+        got = read_log(ds, columns or {})
+        if got is not None:
+            return got
+    return _read_labelled(ds, columns, ranks)
+
+
+def _read_labelled(ds: Dataset, columns: Mapping[str, str] | None, ranks: bool) -> Labelled:
     import numpy as np
 
-    ds = open_dataset(spec, "labelled table")
     schema = first_schema(ds, "labelled table", "auto", columns)
     parts = [
         read_part(ds, i, what="labelled table", columns=columns, schema=schema, ranks=ranks, labelled=True)
@@ -606,6 +618,274 @@ def read_labelled(spec: str, *, columns: Mapping[str, str] | None = None, ranks:
     labels = np.concatenate([p.labels for p in parts])
     has = np.concatenate([p.labelled for p in parts])
     return Labelled(labelled_qrels(run, labels, has, ds.spec), run, labels, has)
+
+
+# ---------------------------------------------------------------- impression logs read as numbers
+
+# Canonical decimal ids (no sign, no leading zero, at most MAX_DIGITS digits) are read as
+# their values: a text of n digits is canonical when its value is at least LOWEST[n].
+MAX_DIGITS = 15
+LOWEST = [0, 0, *(10 ** (n - 1) for n in range(2, MAX_DIGITS + 1))]
+
+
+def decimal_ids(ids: pa.Array) -> tuple[np.ndarray, np.ndarray] | None:
+    """Each id's value and its number of digits when every id of a string or binary array
+    (without nulls) is a canonical decimal, else None."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from .arrow import to_numpy
+
+    if not len(ids) or ids.null_count:
+        return None
+    t = ids.type
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t):
+        try:
+            ids = ids.cast(pa.large_string() if pa.types.is_large_binary(t) else pa.string())
+        except (pa.ArrowInvalid, UnicodeDecodeError):
+            return None
+    elif not (pa.types.is_string(ids.type) or pa.types.is_large_string(ids.type)):
+        return None
+    try:
+        v = to_numpy(pc.cast(ids, pa.int64()))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OverflowError):
+        return None
+    width = np.int64 if pa.types.is_large_string(ids.type) else np.int32
+    offsets = np.frombuffer(ids.buffers()[1], dtype=width, count=ids.offset + len(ids) + 1)[ids.offset :]
+    digits = np.diff(offsets)
+    if int(digits.min()) < 1 or int(digits.max()) > MAX_DIGITS or int(v.min()) < 0:
+        return None
+    # ('+5', '05', '-0' parse to values with fewer digits than their texts)
+    if not bool((v >= np.asarray(LOWEST, dtype=np.int64)[digits]).all()):
+        return None
+    return v, digits
+
+
+@dataclass
+class LogNumbers:
+    """A labelled log's rows as numbers: ``user`` and ``doc``, the values of each row's user
+    id and docno (canonical decimals: the value gives the text); ``score``. Handed over
+    once (:meth:`LogRun.take_numbers`), to be overwritten."""
+
+    user: np.ndarray  # int64
+    doc: np.ndarray  # int64
+    score: np.ndarray  # float64
+
+
+class LogRun(Run):
+    """The run of a log read as numbers (:func:`read_log`): its id texts and order keys
+    are made only when something reads them (the general path, the API's caller)."""
+
+    def __new__(cls, *args: Any, **fields: Any) -> Any:
+        if "qid" in fields:  # dataclasses.replace(): a plain run with the fields given
+            return Run(**fields)
+        return super().__new__(cls)
+
+    def __init__(self, name: str, runid: str, numbers: LogNumbers, loaded: _Loaded) -> None:
+        self._numbers: LogNumbers | None = numbers
+        self._loaded = loaded
+        self._n = len(numbers.score)
+        self._own: dict[str, Any] = {}
+        super().__init__(name, "", None, None, None, None, runid)  # type: ignore[arg-type]
+
+    def take_numbers(self) -> LogNumbers | None:
+        """The rows as numbers, once: the taker lets each array go when done with it."""
+        numbers, self._numbers = self._numbers, None
+        return numbers
+
+    def __len__(self) -> int:
+        return self._n
+
+    def _field(self, name: str) -> Any:
+        got = self._own.get(name)
+        if got is None:
+            if name == "lineno":
+                got = self._loaded.lineno()
+            elif name == "score" and self._numbers is not None:
+                return self._numbers.score
+            else:
+                got = getattr(self._loaded.labelled().run, name)
+            self._own[name] = got
+        return got
+
+    qid = property(lambda self: self._field("qid"), lambda self, v: self._own.__setitem__("qid", v))
+    docno = property(lambda self: self._field("docno"), lambda self, v: self._own.__setitem__("docno", v))
+    score = property(lambda self: self._field("score"), lambda self, v: self._own.__setitem__("score", v))
+    lineno = property(lambda self: self._field("lineno"), lambda self, v: self._own.__setitem__("lineno", v))
+
+
+class LogQrels(Qrels):
+    """The judgements of a log read as numbers: the labelled rows' labels at hand, their
+    id texts and order keys read when asked for."""
+
+    def __new__(cls, *args: Any, **fields: Any) -> Any:
+        if "qid" in fields:  # dataclasses.replace(): plain judgements with the fields given
+            return Qrels(**fields)
+        return super().__new__(cls)
+
+    def __init__(self, name: str, labels: np.ndarray, has: np.ndarray | None, loaded: _Loaded) -> None:
+        self._labels, self._has, self._loaded = labels, has, loaded
+        self._own: dict[str, Any] = {}
+        super().__init__(name, "", None, None, None, None)  # type: ignore[arg-type]
+
+    def _field(self, name: str) -> Any:
+        import numpy as np
+
+        got = self._own.get(name)
+        if got is not None:
+            return got
+        if name == "rel":  # (not kept: made again from the narrow labels when asked for)
+            rel = self._labels if self._has is None else self._labels[self._has]
+            return rel.astype(np.int64)
+        if name == "lineno":
+            line = self._loaded.lineno()
+            got = line if self._has is None else line[self._has]
+        else:
+            got = getattr(self._loaded.labelled().qrels, name)
+        self._own[name] = got
+        return got
+
+    qid = property(lambda self: self._field("qid"), lambda self, v: self._own.__setitem__("qid", v))
+    docno = property(lambda self: self._field("docno"), lambda self, v: self._own.__setitem__("docno", v))
+    rel = property(lambda self: self._field("rel"), lambda self, v: self._own.__setitem__("rel", v))
+    lineno = property(lambda self: self._field("lineno"), lambda self, v: self._own.__setitem__("lineno", v))
+
+
+@dataclass
+class _Loaded:
+    """A log's general reading, done once if ever asked for."""
+
+    ds: Dataset
+    columns: Mapping[str, str]
+    rows: tuple[int, ...]  # per file
+    got: Labelled | None = None
+
+    def labelled(self) -> Labelled:
+        if self.got is None:
+            self.got = _read_labelled(self.ds, self.columns, False)
+        return self.got
+
+    def lineno(self) -> np.ndarray:
+        import numpy as np
+
+        return np.concatenate(
+            [
+                (np.int64(self.ds.place(i)) << LINE_BITS) | np.arange(1, n + 1, dtype=np.int64)
+                for i, n in enumerate(self.rows)
+            ]
+        )
+
+
+def _threads() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover  (not Linux)
+        return max(1, os.cpu_count() or 1)
+
+
+def read_log(ds: Dataset, columns: Mapping[str, str]) -> Labelled | None:  # noqa: C901  one check per case left to the general reading
+    """A local labelled table of Parquet files whose user ids and docnos are all canonical
+    decimals, read as numbers: row groups decoded in parallel straight into the whole
+    log's arrays (no id text kept, no copy of the file's bytes). None when the general
+    reading must do it (another format or layout, a runid or rank column, a null or NaN
+    where none may be, an id that is not a canonical decimal): it then says what is wrong."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from .tabular import default_runid, find_column
+
+    if ds.fs is not None or any(ds.hive) or "rank" in columns:
+        return None
+    files = []
+    schema = None
+    try:
+        for path in ds.files:
+            with open(path, "rb") as fh:
+                if fh.read(4) != b"PAR1":
+                    return None
+            pf = pq.ParquetFile(path)
+            if schema is None:
+                schema = pf.schema_arrow
+            elif not pf.schema_arrow.equals(schema):
+                return None
+            files.append(pf)
+    except (OSError, pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    assert schema is not None
+    names = schema.names
+    if len(set(names)) != len(names):
+        return None
+    cols = [find_column(role, names, columns) for role in ("qid", "docno", "score", "rel")]
+    if None in cols or len(set(cols)) != 4 or find_column("runid", names, columns) is not None:
+        return None
+    qcol, dcol, scol, rcol = (str(c) for c in cols)
+    stype, rtype = schema.field(scol).type, schema.field(rcol).type
+    if not pa.types.is_floating(stype) or not pa.types.is_integer(rtype) or rtype == pa.uint64():
+        return None
+    rows = tuple(pf.metadata.num_rows for pf in files)
+    n = sum(rows)
+    if not n or not all(rows):
+        return None
+    groups = []  # (file, row group, first row)
+    start = 0
+    for i, pf in enumerate(files):
+        for g in range(pf.metadata.num_row_groups):
+            groups.append((i, g, start))
+            start += pf.metadata.row_group(g).num_rows
+    user = np.empty(n, dtype=np.int64)
+    doc = np.empty(n, dtype=np.int64)
+    score = np.empty(n, dtype=np.float64)
+    label = np.empty(n, dtype=rtype.to_pandas_dtype())
+    has = np.ones(n, dtype=bool)
+    nulls = [False]
+
+    def one(task: tuple[int, int, int]) -> bool:
+        try:
+            return fill(*task)
+        except (pa.ArrowException, OSError, ValueError):  # (a broken file: the general reading says so)
+            return False
+
+    def fill(i: int, g: int, at: int) -> bool:
+        t = pq.ParquetFile(ds.files[i]).read_row_group(g, columns=[qcol, dcol, scol, rcol], use_threads=False)
+        m = t.num_rows
+        if not m:
+            return True
+        part = slice(at, at + m)
+        got = decimal_ids(t.column(qcol).combine_chunks())
+        if got is None:
+            return False
+        user[part] = got[0]
+        got = decimal_ids(t.column(dcol).combine_chunks())
+        if got is None:
+            return False
+        doc[part] = got[0]
+        s = t.column(scol).combine_chunks()
+        if s.null_count:
+            return False
+        score[part] = s.to_numpy(zero_copy_only=False)
+        if np.isnan(score[part]).any():
+            return False
+        r = t.column(rcol).combine_chunks()
+        if r.null_count:
+            has[part] = r.is_valid().to_numpy(zero_copy_only=False)
+            r = r.fill_null(0)
+            nulls[0] = True
+        label[part] = r.to_numpy(zero_copy_only=False)
+        return True
+
+    with ThreadPoolExecutor(min(_threads(), len(groups))) as pool:
+        if not all(pool.map(one, groups)):
+            return None
+    name = ds.spec
+    loaded = _Loaded(ds, columns, rows)
+    run = LogRun(name, default_runid(ds.spec.rstrip("/")), LogNumbers(user, doc, score), loaded)
+    kept = has if nulls[0] else None
+    qrels = LogQrels(name, label, kept, loaded)
+    return Labelled(qrels, run, label, has if kept is not None else np.broadcast_to(np.True_, (n,)))
 
 
 # ---------------------------------------------------------------- messages

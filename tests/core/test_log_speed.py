@@ -20,9 +20,19 @@ from irevalcli.core.table import EvalOptions, build_table
 from irevalcli.io.dataset import read_labelled
 
 
+def _judgements(t) -> tuple[np.ndarray, np.ndarray]:
+    """A table's judgements as a multiset: (topic, label) sorted (the labelled table may
+    list them in ranked order, build_table in the table's)."""
+    order = np.lexsort((t.qrel, t.qg))
+    return t.qg[order], t.qrel[order]
+
+
 def _same_table(a, b) -> None:
+    for x, y in zip(_judgements(a), _judgements(b)):
+        assert x.dtype == y.dtype
+        np.testing.assert_array_equal(x, y)
     for f in dataclasses.fields(a):
-        if f.name == "_cache" or (f.name in ("doc", "doc_dict") and getattr(a, f.name) is None):
+        if f.name in ("_cache", "qg", "qrel") or (f.name in ("doc", "doc_dict") and getattr(a, f.name) is None):
             continue
         x, y = getattr(a, f.name), getattr(b, f.name)
         if isinstance(x, np.ndarray):
@@ -130,3 +140,15 @@ def test_duplicates_found_in_either_thread(tmp_path, monkeypatch, background):
     )
     got = read_labelled(str(path))
     assert build_labelled_table(got.run, got.labels, got.has, EvalOptions()) is None
+
+
+def test_duplicates_of_docno_values_too_far_apart_to_pack_with_the_topic():
+    """Topic and docno value packed in one int64 would wrap past 2**63: (topic 0, docno 4)
+    and (topic 4, docno 0) would collide with docno values up to 2**62; they are compacted
+    first."""
+    g = np.array([0, 4, 1, 2, 3], dtype=np.int64)
+    same = np.array([4, 0, 1 << 62, 7, 7], dtype=np.int64)
+    assert not labelled._has_duplicates(g, same)
+    assert labelled._has_duplicates(
+        np.array([0, 4, 4], dtype=np.int64), np.array([4, 1 << 62, 1 << 62], dtype=np.int64)
+    )

@@ -48,9 +48,19 @@ def _write(df: pd.DataFrame, path, null_every: int = 0) -> None:
     pq.write_table(table, path)
 
 
+def _judgements(t) -> tuple[np.ndarray, np.ndarray]:
+    """A table's judgements as a multiset: (topic, label) sorted (the labelled table may
+    list them in ranked order, build_table in the table's)."""
+    order = np.lexsort((t.qrel, t.qg))
+    return t.qg[order], t.qrel[order]
+
+
 def _same_table(a, b) -> None:
+    for x, y in zip(_judgements(a), _judgements(b)):
+        assert x.dtype == y.dtype
+        np.testing.assert_array_equal(x, y)
     for f in dataclasses.fields(a):
-        if f.name == "_cache" or (f.name in ("doc", "doc_dict") and getattr(a, f.name) is None):
+        if f.name in ("_cache", "qg", "qrel") or (f.name in ("doc", "doc_dict") and getattr(a, f.name) is None):
             continue  # build_table keeps the docnos it dictionary-encoded (only diversity measures read them)
         x, y = getattr(a, f.name), getattr(b, f.name)
         if isinstance(x, np.ndarray):

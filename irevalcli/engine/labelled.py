@@ -1,0 +1,48 @@
+"""A labelled log's table scored a slice of users at a time (:func:`evaluate_labelled`).
+
+The table of a large impression log (:func:`irevalcli.core.labelled.build_labelled_table`)
+is cut into tables of whole users (:func:`irevalcli.core.labelled.slice_cuts`), each
+scored on its own, two at a time, and the per-user values joined in user order before the
+summary, as the streamed and partitioned runs are (:mod:`irevalcli.engine.parts`): the
+measures' temporaries are then a slice's, not the log's, and both cores are busy.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
+
+from ..core.labelled import slice_cuts, table_slice
+from .evaluate import Results, TopicColumn, compute_topics, concat_topics, evaluate_table, summarize
+
+if TYPE_CHECKING:
+    from ..core.table import EvalTable
+    from .job import Job
+
+# Rows per slice: the measures' full-length temporaries of a slice (a few tens of MB) are
+# then reused by the allocator rather than mapped afresh for every measure.
+SLICE_ROWS = 1 << 21
+
+
+def _workers() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover  (not Linux)
+        return max(1, os.cpu_count() or 1)
+
+
+def evaluate_labelled(job: Job, table: EvalTable, rows: int = SLICE_ROWS) -> Results:
+    """:func:`irevalcli.engine.evaluate.evaluate_table`, a slice of users at a time."""
+    cuts = slice_cuts(table, rows)
+    if len(cuts) == 1:
+        return evaluate_table(job, table)
+
+    def one(cut: tuple[int, int]) -> tuple[list[str], list[TopicColumn]]:
+        part = table_slice(table, *cut)
+        return part.qids, compute_topics(part, job.requests)
+
+    with ThreadPoolExecutor(min(_workers(), len(cuts))) as pool:
+        parts = list(pool.map(one, cuts))
+    qids, columns = concat_topics(parts)
+    return summarize(job, qids, columns, runid=table.runid, opts=table.opts)
