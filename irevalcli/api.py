@@ -509,6 +509,7 @@ def _labelled(q: Qrels, got: Any, requests: Sequence[Request], s: EvalSettings, 
     import numpy as np
 
     from .core.labelled import build_labelled_table
+    from .engine.labelled import evaluate_labelled
 
     table = build_labelled_table(got.run, got.labels, got.has, s.table)
     if table is None:
@@ -521,11 +522,11 @@ def _labelled(q: Qrels, got: Any, requests: Sequence[Request], s: EvalSettings, 
         None,
         read_zscores(s.zscores) if s.zscores is not None else None,
         num_qrels_topics=table.nq,
-        num_rel_complete=int(np.count_nonzero(q.rel > 0)),
+        num_rel_complete=int(np.count_nonzero(table.qrel > 0)),
         max_label=table.max_label or 0,
     )
     with progress.step("evaluating", None):
-        results = evaluate_table(job, table)
+        results = evaluate_labelled(job, table)
     return Evaluation(results=results, qrels=q, run=got.run)
 
 
