@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from ..io.trec import Run
     from .evaluate import Results
     from .job import Job
+    from .parts import Part
 
 # Peak memory of evaluating a run, beyond what the process held before, per run line.
 # Measured (peak RSS) on a 1M-line, 10k-topic shuffled run (docnos of 10-14 bytes,
@@ -501,35 +502,57 @@ def _evaluate(job: Job, reader: Any, *, limit: int, spool: IO[bytes] | None) -> 
 def _score(job: Job, parts: _Partitions, *, name: str, runid: str) -> Results:
     """Score each partition; the errors the whole run's table would raise, in its order."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
-    from .parts import Part, finish, score_part, whole_run_checks
+    from .parts import finish, whole_run_checks
+    from .stream import prefetch
 
     if parts.rows == 0:  # pragma: no cover (a run that is not grouped has rows)
         raise InputError(name, "the run file has no results (only comments or blank lines)")
     seen: list[pa.Array] = []
     scored: list[Part] = []
     duplicate: DuplicateDocError | None = None
-    for i in range(parts.n):
-        got = parts.read(i, name, runid)
-        if got is None:
-            continue
-        run, blocks = got
-        topics = blocks[1] if blocks is not None else pc.unique(run.qid)
-        seen.append(topics)
-        try:
-            part = score_part(job, run, run_blocks=blocks, topics=topics)
-        except DuplicateDocError as exc:  # the earliest line over all partitions is named
-            if duplicate is None or (exc.line or 0) < (duplicate.line or 0):
-                duplicate = exc
-            continue
-        finally:
+    # the next partition is read (and grouped: Arrow's take and numpy's sort, without the
+    # GIL) in a worker thread while this one is scored
+    with prefetch(_read_all(parts, name, runid)) as partitions:
+        for run, blocks in partitions:
+            duplicate = _score_one(job, run, blocks, seen, scored, duplicate)
             del run
-            _release()
-        if part is not None and duplicate is None:
-            scored.append(part)
     # the errors of the whole run's table, in its order: a missing topic, a judgement given
     # twice, then the earliest document retrieved twice (partitions hold disjoint topics)
     every = pa.concat_arrays([t.cast(pa.large_binary()) for t in seen])
     whole_run_checks(job, every, path=name, duplicate=duplicate)
     return finish(job, scored, every, path=name, runid=runid)
+
+
+def _read_all(parts: _Partitions, name: str, runid: str) -> Iterator[tuple[Run, tuple[np.ndarray, pa.Array] | None]]:
+    for i in range(parts.n):
+        got = parts.read(i, name, runid)
+        if got is not None:
+            yield got
+
+
+def _score_one(
+    job: Job,
+    run: Run,
+    blocks: tuple[np.ndarray, pa.Array] | None,
+    seen: list[pa.Array],
+    scored: list[Part],
+    duplicate: DuplicateDocError | None,
+) -> DuplicateDocError | None:
+    """Score one partition into ``scored`` (its topics into ``seen``); the earliest document
+    retrieved twice so far (``duplicate``, or this partition's if earlier)."""
+    import pyarrow.compute as pc
+
+    from .parts import score_part
+
+    topics = blocks[1] if blocks is not None else pc.unique(run.qid)
+    seen.append(topics)
+    try:
+        part = score_part(job, run, run_blocks=blocks, topics=topics)
+    except DuplicateDocError as exc:  # the earliest line over all partitions is named
+        return exc if duplicate is None or (exc.line or 0) < (duplicate.line or 0) else duplicate
+    finally:
+        _release()
+    if part is not None and duplicate is None:
+        scored.append(part)
+    return duplicate
