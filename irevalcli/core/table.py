@@ -736,7 +736,7 @@ def _evaluated_topics(
         first_block[codes] = first
         judged_topics = judged_topics[np.argsort(first_block[judged_topics], kind="stable")]
     topics = _Topics(
-        qids=[decode_id(qid_dict[int(c)].as_py()) for c in judged_topics],
+        qids=_texts(qid_dict.take(from_numpy(judged_topics))),
         q_qcode=q_qcode,
         r_qcode=r_qcode,
         codes=judged_topics,
@@ -744,6 +744,17 @@ def _evaluated_topics(
     )
     topics.number(judged_topics)
     return topics
+
+
+def _texts(ids: pa.Array) -> list[str]:
+    """Binary ids as text (:func:`decode_id`): Arrow's UTF-8 cast when every id is valid UTF-8
+    (one call, not a scalar per id: 0.2 s over 100k topics), else id by id."""
+    import pyarrow as pa
+
+    try:
+        return ids.cast(pa.large_string()).to_pylist()
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return [decode_id(b) for b in ids.to_pylist()]
 
 
 def _topics_with_results(topics: _Topics, qrels: Qrels, run: Run, opts: EvalOptions) -> None:

@@ -216,3 +216,15 @@ def test_duplicates_among_sparse_numeric_ids(lines, dup, scores, run_order, max_
         with pytest.raises(DuplicateDocError) as e:
             build_table(q, r, opts, doc_dict=False, run_order=run_order)
         assert str(e.value) == dup
+
+
+def test_topic_ids_that_are_not_utf8_keep_their_bytes():
+    """Topic ids are decoded all at once when they are UTF-8, one by one (surrogates for the
+    bytes that are not) otherwise: the same text either way."""
+    for first in (b"\xff7", "é7".encode()):
+        q = parse_qrels(Source("f", first + b" 0 d1 1\nq2 0 d1 1\n", ""))
+        r = parse_run(Source("f", first + b" Q0 d1 1 2 r\nq2 Q0 d1 1 2 r\n", ""))
+        t = build_table(q, r, EvalOptions())
+        assert t.qids == sorted(
+            [first.decode("utf-8", "surrogateescape"), "q2"], key=lambda s: s.encode("utf-8", "surrogateescape")
+        )
