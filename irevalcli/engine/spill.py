@@ -10,9 +10,13 @@ and is read back and scored on its own by the core engine (:mod:`.parts`); the
 summary is computed once over all topics, so the bytes out are the in-memory path's.
 
 Errors name what the whole run in memory names: a bad line is found by the pass in
-file order (the earliest); a judged topic without results is refused before any
-partition is scored, as the whole table refuses it before duplicates; a document
-retrieved twice is the earliest such line over all partitions.
+file order (the earliest); after every partition is scored, a judged topic without
+results is refused first, as the whole table refuses it before duplicates, then a
+document retrieved twice: the earliest such line over all partitions.
+
+Rows go to partitions by a hash of their topic id (:func:`topic_hash`, computed row by row,
+kept in the partition), and a partition read back is grouped by that hash, so its topics
+are scored as a streamed file's blocks are.
 
 The partitions live in a private directory (mode 0700) under ``TMPDIR``, removed on
 success, on error and on SIGINT/SIGTERM/SIGHUP (:mod:`irevalcli.signals` turns the first
@@ -39,6 +43,7 @@ if TYPE_CHECKING:
     from ..io.trec import Run
     from .evaluate import Results
     from .job import Job
+    from .parts import Part
 
 # Peak memory of evaluating a run, beyond what the process held before, per run line.
 # Measured (peak RSS) on a 1M-line, 10k-topic shuffled run (docnos of 10-14 bytes,
@@ -156,8 +161,12 @@ def _disk_error(exc: OSError, path: str) -> TemporaryFilesError:
 
 
 def topic_hash(ids: pa.Array) -> np.ndarray:
-    """A 64-bit hash of each id's bytes (the same bytes give the same hash in every chunk),
-    computed on the id bytes at once: a polynomial over the bytes, then mixed."""
+    """A 64-bit hash of each id's bytes (the same bytes give the same hash in every chunk).
+
+    An id of at most 8 bytes (TREC topic ids: numbers) is read as one little-endian word
+    from its offset (one gather, no per-byte work) and mixed with its length; a longer one
+    is hashed as a polynomial over its bytes. Which of the two an id takes depends on its
+    length only, so an id hashes the same whatever ids share its chunk."""
     import numpy as np
     import pyarrow as pa
 
@@ -166,18 +175,18 @@ def topic_hash(ids: pa.Array) -> np.ndarray:
     offsets = np.frombuffer(ids.buffers()[1], dtype=np.int64, count=n + 1, offset=ids.offset * 8)
     data = ids.buffers()[2]
     lo, hi = int(offsets[0]), int(offsets[-1])
-    h = np.zeros(n, dtype=np.uint64)
+    lengths = np.diff(offsets)
+    padded = np.zeros(hi - lo + 8, dtype=np.uint8)  # 8 readable bytes from every offset
     if hi > lo:
         assert data is not None
-        byte = np.frombuffer(data, dtype=np.uint8, count=hi - lo, offset=lo).astype(np.uint64)
-        lengths = np.diff(offsets)
-        which = np.repeat(np.arange(n), lengths)
-        starts = offsets[:-1] - lo
-        pos = np.arange(hi - lo, dtype=np.int64) - starts[which]
-        powers = np.cumprod(np.full(int(lengths.max()), 1099511628211, dtype=np.uint64))
-        contrib = (byte + np.uint64(1)) * powers[pos]
-        nonempty = lengths > 0
-        h[nonempty] = np.add.reduceat(contrib, starts[nonempty])
+        padded[: hi - lo] = np.frombuffer(data, dtype=np.uint8, count=hi - lo, offset=lo)
+    words = np.ndarray((hi - lo + 1,), dtype="<u8", buffer=padded, strides=(1,))  # unaligned words
+    low_bytes = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)  # the first k bytes
+    h = words[offsets[:-1] - lo] & low_bytes[np.minimum(lengths, 8)]
+    h ^= lengths.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    long = np.flatnonzero(lengths > 8)
+    if len(long):
+        h[long] = _polynomial_hash(padded, offsets[long] - lo, lengths[long])
     h ^= h >> np.uint64(33)  # murmur3's finaliser: every input bit moves every output bit
     h *= np.uint64(0xFF51AFD7ED558CCD)
     h ^= h >> np.uint64(33)
@@ -186,10 +195,28 @@ def topic_hash(ids: pa.Array) -> np.ndarray:
     return h
 
 
+def _polynomial_hash(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """A polynomial over the bytes ``data[start:start + length]`` of each id (length > 0)."""
+    import numpy as np
+
+    which = np.repeat(np.arange(len(starts)), lengths)
+    first = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    pos = np.arange(int(lengths.sum()), dtype=np.int64) - first[which]
+    byte = data[starts[which] + pos].astype(np.uint64)
+    powers = np.cumprod(np.full(int(lengths.max()), 1099511628211, dtype=np.uint64))
+    return np.add.reduceat((byte + np.uint64(1)) * powers[pos], first)
+
+
 def _schema(ranks: bool) -> pa.Schema:
     import pyarrow as pa
 
-    fields = [("qid", pa.large_binary()), ("docno", pa.large_binary()), ("score", pa.float64()), ("lineno", pa.int64())]
+    fields = [
+        ("qid", pa.large_binary()),
+        ("docno", pa.large_binary()),
+        ("score", pa.float64()),
+        ("lineno", pa.int64()),
+        ("hash", pa.uint64()),  # topic_hash of the qid: groups the partition's rows by topic when read
+    ]
     if ranks:
         fields.append(("rank", pa.int64()))
     return pa.schema(fields)
@@ -205,7 +232,6 @@ class _Partitions:
         self.ranks = ranks
         self.files: list[Any] = [None] * n
         self.writers: list[Any] = [None] * n
-        self.seen: list[pa.Array] = []
         self.rows = 0
 
     def path(self, i: int) -> str:
@@ -216,17 +242,14 @@ class _Partitions:
         import numpy as np
         import pyarrow as pa
 
-        from ..io.arrow import from_numpy, to_numpy
+        from ..io.arrow import from_numpy
 
-        enc = run.qid.dictionary_encode()
-        topics = enc.dictionary.cast(pa.large_binary())
-        self.seen.append(topics)
-        if len(self.seen) >= 16:  # keep the topics seen so far small: the distinct ones
-            self.seen = [_unique(self.seen)]
-        part = (topic_hash(topics) % np.uint64(self.n)).astype(np.int64)[to_numpy(enc.indices)]
+        qid = run.qid.cast(pa.large_binary())
+        h = topic_hash(qid)  # row by row: no hash table of the chunk's topics
+        part = (h % np.uint64(self.n)).astype(np.uint16)  # (MAX_PARTITIONS < 2**16: a radix sort)
         order = np.argsort(part, kind="stable")
         counts = np.bincount(part, minlength=self.n)
-        columns = [run.qid.cast(pa.large_binary()), run.docno.cast(pa.large_binary()), run.score, run.lineno]
+        columns = [qid, run.docno.cast(pa.large_binary()), run.score, run.lineno, h]
         if self.ranks:
             columns.append(run.rank)
         batch = pa.record_batch(columns, schema=self.schema).take(from_numpy(order))
@@ -244,10 +267,6 @@ class _Partitions:
             self.files[i] = _open_partition(self.path(i))
             self.writers[i] = pa.ipc.new_stream(self.files[i], self.schema)
         return self.writers[i]
-
-    def topics(self) -> pa.Array:
-        """Every topic id the run has (large_binary)."""
-        return _unique(self.seen)
 
     def close(self) -> None:
         """Finish every file (the last bytes are written here too)."""
@@ -270,11 +289,14 @@ class _Partitions:
         self.files = [None] * self.n
         self.writers = [None] * self.n
 
-    def read(self, i: int, name: str, runid: str) -> Run | None:
-        """Partition ``i`` as a run (None if no row went there); its file is removed."""
+    def read(self, i: int, name: str, runid: str) -> tuple[Run, tuple[np.ndarray, pa.Array] | None] | None:
+        """Partition ``i`` as a run (None if no row went there); its file is removed. The
+        rows come grouped by topic (each topic's rows in file order), with the topics' blocks
+        (lengths, ids); None for the blocks when a topic has two (hashes alike in their high
+        bits, read in no useful order: the table then sorts the rows by topic itself)."""
         import pyarrow as pa
 
-        from ..io.arrow import to_numpy
+        from ..io.arrow import from_numpy, to_numpy
         from ..io.trec import Run
 
         path = self.path(i)
@@ -283,30 +305,53 @@ class _Partitions:
         with pa.OSFile(path, "rb") as fh:
             table = pa.ipc.open_stream(fh).read_all()
         os.unlink(path)  # its disk space is free as soon as it is read
-        rank = to_numpy(table.column("rank").combine_chunks()) if self.ranks else None
-        return Run(
+        order = _by_hash(to_numpy(table.column("hash").combine_chunks()))
+        take = from_numpy(order)
+        # each column in one chunk first: a take across the file's batches is slower
+        cols = {c: table.column(c).combine_chunks() for c in table.column_names if c != "hash"}
+        del table
+        run = Run(
             name,
             "",
-            table.column("qid").combine_chunks(),
-            table.column("docno").combine_chunks(),
-            to_numpy(table.column("score").combine_chunks()),
-            to_numpy(table.column("lineno").combine_chunks()),
+            cols["qid"].take(take),
+            cols["docno"].take(take),
+            to_numpy(cols["score"])[order],
+            to_numpy(cols["lineno"])[order],
             runid,
-            rank=rank,
+            rank=to_numpy(cols["rank"])[order] if self.ranks else None,
         )
+        return run, _topic_blocks(run.qid)
+
+
+def _by_hash(h: np.ndarray) -> np.ndarray:
+    """Row order grouping equal hashes, each group's rows in their order: one sort of 64-bit
+    words, each the hash's high bits above the row's index (a stable argsort of the hashes is
+    several times slower). Rows whose hashes differ only in the low bits may interleave:
+    :func:`_topic_blocks` then finds a topic in two blocks."""
+    import numpy as np
+
+    n = len(h)
+    bits = max(n - 1, 1).bit_length()
+    low = np.uint64((1 << bits) - 1)
+    return (np.sort((h & ~low) | np.arange(n, dtype=np.uint64)) & low).astype(np.int64)
+
+
+def _topic_blocks(qid: pa.Array) -> tuple[np.ndarray, pa.Array] | None:
+    """The blocks (lengths, ids) of a run grouped by topic; None if a topic has two blocks."""
+    import pyarrow.compute as pc
+
+    from ..core.table import runs_of
+
+    if len(qid) == 0:
+        return None
+    lengths, topics = runs_of(qid)
+    return (lengths, topics) if len(pc.unique(topics)) == len(topics) else None
 
 
 def _open_partition(path: str) -> Any:
     import pyarrow as pa
 
     return pa.OSFile(path, "wb")
-
-
-def _unique(pieces: list[pa.Array]) -> pa.Array:
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    return pc.unique(pa.concat_arrays(pieces)) if pieces else pa.array([], type=pa.large_binary())
 
 
 def _parsed_chunks(reader: Any, name: str) -> Iterator[tuple[Run, int, bool]]:
@@ -456,29 +501,58 @@ def _evaluate(job: Job, reader: Any, *, limit: int, spool: IO[bytes] | None) -> 
 
 def _score(job: Job, parts: _Partitions, *, name: str, runid: str) -> Results:
     """Score each partition; the errors the whole run's table would raise, in its order."""
-    from .parts import Part, finish, score_part, whole_run_checks
+    import pyarrow as pa
+
+    from .parts import finish, whole_run_checks
+    from .stream import prefetch
 
     if parts.rows == 0:  # pragma: no cover (a run that is not grouped has rows)
         raise InputError(name, "the run file has no results (only comments or blank lines)")
-    seen = parts.topics()
-    whole_run_checks(job, seen, path=name)  # a missing topic, a judgement twice: before any part
+    seen: list[pa.Array] = []
     scored: list[Part] = []
     duplicate: DuplicateDocError | None = None
-    for i in range(parts.n):
-        run = parts.read(i, name, runid)
-        if run is None:
-            continue
-        try:
-            part = score_part(job, run)
-        except DuplicateDocError as exc:  # the earliest line over all partitions is named
-            if duplicate is None or (exc.line or 0) < (duplicate.line or 0):
-                duplicate = exc
-            continue
-        finally:
+    # the next partition is read (and grouped: Arrow's take and numpy's sort, without the
+    # GIL) in a worker thread while this one is scored
+    with prefetch(_read_all(parts, name, runid)) as partitions:
+        for run, blocks in partitions:
+            duplicate = _score_one(job, run, blocks, seen, scored, duplicate)
             del run
-            _release()
-        if part is not None and duplicate is None:
-            scored.append(part)
-    if duplicate is not None:
-        raise duplicate
-    return finish(job, scored, seen, path=name, runid=runid)
+    # the errors of the whole run's table, in its order: a missing topic, a judgement given
+    # twice, then the earliest document retrieved twice (partitions hold disjoint topics)
+    every = pa.concat_arrays([t.cast(pa.large_binary()) for t in seen])
+    whole_run_checks(job, every, path=name, duplicate=duplicate)
+    return finish(job, scored, every, path=name, runid=runid)
+
+
+def _read_all(parts: _Partitions, name: str, runid: str) -> Iterator[tuple[Run, tuple[np.ndarray, pa.Array] | None]]:
+    for i in range(parts.n):
+        got = parts.read(i, name, runid)
+        if got is not None:
+            yield got
+
+
+def _score_one(
+    job: Job,
+    run: Run,
+    blocks: tuple[np.ndarray, pa.Array] | None,
+    seen: list[pa.Array],
+    scored: list[Part],
+    duplicate: DuplicateDocError | None,
+) -> DuplicateDocError | None:
+    """Score one partition into ``scored`` (its topics into ``seen``); the earliest document
+    retrieved twice so far (``duplicate``, or this partition's if earlier)."""
+    import pyarrow.compute as pc
+
+    from .parts import score_part
+
+    topics = blocks[1] if blocks is not None else pc.unique(run.qid)
+    seen.append(topics)
+    try:
+        part = score_part(job, run, run_blocks=blocks, topics=topics)
+    except DuplicateDocError as exc:  # the earliest line over all partitions is named
+        return exc if duplicate is None or (exc.line or 0) < (duplicate.line or 0) else duplicate
+    finally:
+        _release()
+    if part is not None and duplicate is None:
+        scored.append(part)
+    return duplicate

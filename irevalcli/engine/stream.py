@@ -163,9 +163,11 @@ class ChunkReader:
             self._spool.close()
             self._spool = None
 
-    def chunks(self) -> Generator[tuple[bytearray, bool], int | None, None]:
+    def chunks(self) -> Generator[tuple[bytearray, bool], Any, None]:
         """Yields ``(data, last)``: ``data`` ends at a line end unless ``last``. Send the
-        bytes to prepend to the next chunk (``None`` or ``b""``: nothing)."""
+        number of physical lines in ``data`` (None: the reader counts them), or ``(lines,
+        again)``: the last ``again`` bytes of ``data`` (whole lines) are given once more at the
+        head of the next chunk, and ``lines`` counts the lines before them."""
         fh, spool = self._open()
         try:
             yield from self._chunks(fh, spool)
@@ -173,7 +175,7 @@ class ChunkReader:
             if not self.is_stdin:
                 fh.close()
 
-    def _chunks(self, fh: IO[bytes], spool: IO[bytes] | None) -> Generator[tuple[bytearray, bool], int | None, None]:
+    def _chunks(self, fh: IO[bytes], spool: IO[bytes] | None) -> Generator[tuple[bytearray, bool], Any, None]:
         raw = self._raw = Tap(fh, hash=self.hash, progress=self.progress, spool=spool, name=self.name)
         head = raw.head(HEAD_BYTES)
         buffered = io.BufferedReader(raw, buffer_size=1 << 20)
@@ -220,8 +222,11 @@ class ChunkReader:
                 while buffered.read(1 << 20):  # hash whatever the decompressor left unread
                     pass
                 self.sha256 = raw.hexdigest()
-            counted = yield buf, last
+            reply = yield buf, last
+            counted, again = reply if isinstance(reply, tuple) else (reply, 0)
             lines += counted if counted is not None else buf.count(b"\n")
+            if again:  # the chunk's last lines lead the next chunk too (before its partial line)
+                carry = bytes(buf[len(buf) - again :]) + carry
 
 
 def _fill(stream: IO[bytes], view: memoryview) -> int:
@@ -285,24 +290,32 @@ def _first_topic_end(qid: pa.Array) -> int:
 
 
 def _topic_batches(
-    chunks: Generator[tuple[bytearray, bool], int | None, None], name: str, ranks: bool
+    chunks: Generator[tuple[bytearray, bool], Any, None], name: str, ranks: bool
 ) -> Iterator[tuple[Run, np.ndarray, pa.Array]]:
     seen: set[bytes] = set()
     base = 0  # physical lines of the file before the current chunk
-    counted = None  # physical lines of the chunk before, told to the reader
-    # The rows of the last, possibly unfinished, topic, as parsed pieces: each byte of
-    # the file is parsed once, however many chunks a topic spans (sending its bytes
-    # back to lead the next chunk re-parsed them on every chunk: quadratic).
+    reply: Any = None  # told to the reader: the chunk's lines, and its bytes to give again
+    # The rows of the last, possibly unfinished, topic. A short one (at most 1/8 of the
+    # chunk's rows: a run's topic) is parsed again at the head of the next chunk: its bytes
+    # are given again by the reader, and the chunk's complete topics go on as a zero-copy
+    # slice. A long one is kept as parsed pieces, joined when it ends: each byte of the file
+    # is parsed at most twice, however many chunks a topic spans.
     pending: list[Run] = []
     while True:
-        data, last = chunks.send(counted)
+        data, last = chunks.send(reply)
         run = _parse_chunk(data, name, base, ranks)  # type: ignore[arg-type]  # a bytearray reads as bytes
         counted = run.lines or data.count(b"\n")  # non-last chunks end in a line end
-        base += counted
+        again_lines = again = 0
+        start = len(run) if last or not len(run) else _last_topic_start(run.qid)
+        short = 0 < start < len(run) and not pending and (len(run) - start) * 8 <= len(run)
+        if short:
+            again_lines = counted - int(run.lineno[start] - base) + 1  # from its first line on
+            again = len(data) - _line_start(data, again_lines)
         del data
         if len(run):
-            start = len(run) if last else _last_topic_start(run.qid)
-            if start == 0:  # the chunk is one topic: it continues the pending one, or ends it
+            if short:
+                yield _checked(run.slice(0, start), seen)
+            elif start == 0:  # the chunk is one topic: it continues the pending one, or ends it
                 if pending and pending[0].qid[0].as_py() != run.qid[0].as_py():
                     yield _checked(_concat(pending), seen)
                     pending = []
@@ -324,7 +337,25 @@ def _topic_batches(
             if pending:
                 yield _checked(_concat(pending), seen)
             return
+        reply = (counted - again_lines, again)
+        base += counted - again_lines
         del run
+
+
+def _line_start(data: bytearray, lines: int) -> int:
+    """Where the last ``lines`` lines of ``data`` (which ends at a line end) begin."""
+    import numpy as np
+
+    tail = min(len(data), 1 << 16)
+    width = 4096 + 2 * lines * (tail // max(data.count(b"\n", len(data) - tail), 1) + 1)  # twice their bytes, guessed
+    while True:
+        lo = max(len(data) - width, 0)
+        ends = np.flatnonzero(np.frombuffer(memoryview(data)[lo:], dtype=np.uint8) == 10)
+        if len(ends) > lines:  # the line end before them
+            return lo + int(ends[-lines - 1]) + 1
+        if lo == 0:
+            return 0
+        width *= 4
 
 
 def _checked(batch: Run, seen: set[bytes]) -> tuple[Run, np.ndarray, pa.Array]:

@@ -184,6 +184,12 @@ def test_memo_computes_once_and_derive_starts_afresh():
             "f:3: document '5000000' is retrieved twice for topic '1' (first at line 1)",
         ),
         (["1 5000000", "2 5000001", "1 5000002"], None),
+        # topics listed out of bytewise order: grouped in the file, not in the table's order
+        (
+            ["9 5000000", "9 5000001", "10 5000001", "10 5000001"],
+            "f:4: document '5000001' is retrieved twice for topic '10' (first at line 3)",
+        ),
+        (["9 5000000", "9 5000001", "10 5000001", "10 5000000"], None),
         # blocks too unequal for the matrix: the sort of every key decides
         (
             ["1 5000000", *[f"2 {5000000 + i}" for i in range(1, 40)], "2 5000005"],
@@ -191,17 +197,34 @@ def test_memo_computes_once_and_derive_starts_afresh():
         ),
     ],
 )
-def test_duplicates_among_sparse_numeric_ids(lines, dup):
+@pytest.mark.parametrize("scores", ["descending", "ascending", "tied"])
+@pytest.mark.parametrize(("run_order", "max_docs"), [(False, None), (True, None), (False, 100), (True, 100)])
+def test_duplicates_among_sparse_numeric_ids(lines, dup, scores, run_order, max_docs):
     """Sparse numeric docnos (a streamed chunk of MS MARCO passage ids) are checked topic
-    block by topic block; every layout gives the whole sort's answer."""
+    block by topic block, on the rows as read when they are in the table's topic order (or
+    ranked, with -M); every layout and row order gives the whole sort's answer."""
     rows = [x.split() for x in lines]
     topics = sorted({t for t, _ in rows})
     q = parse_qrels(src("".join(f"{t} 0 5000001 1\n" for t in topics)))  # every topic has results
-    r = parse_run(src("".join(f"{t} Q0 {d} 1 {100 - i} r\n" for i, (t, d) in enumerate(rows))))
+    score = {"descending": lambda i: 100 - i, "ascending": lambda i: i, "tied": lambda i: 1}[scores]
+    r = parse_run(src("".join(f"{t} Q0 {d} 1 {score(i)} r\n" for i, (t, d) in enumerate(rows))))
+    opts = EvalOptions(max_docs=max_docs)
     if dup is None:
-        t = build_table(q, r, EvalOptions(), doc_dict=False)
-        assert t.qids == topics and int(t.n.sum()) == len(lines)
+        t = build_table(q, r, opts, doc_dict=False, run_order=run_order)
+        assert sorted(t.qids) == topics and int(t.n.sum()) == len(lines)
     else:
         with pytest.raises(DuplicateDocError) as e:
-            build_table(q, r, EvalOptions(), doc_dict=False)
+            build_table(q, r, opts, doc_dict=False, run_order=run_order)
         assert str(e.value) == dup
+
+
+def test_topic_ids_that_are_not_utf8_keep_their_bytes():
+    """Topic ids are decoded all at once when they are UTF-8, one by one (surrogates for the
+    bytes that are not) otherwise: the same text either way."""
+    for first in (b"\xff7", "é7".encode()):
+        q = parse_qrels(Source("f", first + b" 0 d1 1\nq2 0 d1 1\n", ""))
+        r = parse_run(Source("f", first + b" Q0 d1 1 2 r\nq2 Q0 d1 1 2 r\n", ""))
+        t = build_table(q, r, EvalOptions())
+        assert t.qids == sorted(
+            [first.decode("utf-8", "surrogateescape"), "q2"], key=lambda s: s.encode("utf-8", "surrogateescape")
+        )

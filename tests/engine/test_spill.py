@@ -113,6 +113,45 @@ def test_forced_partition_counts(tmp_path, tmpdir_env, monkeypatch, spilled, par
     assert list(tmpdir_env.iterdir()) == []
 
 
+@pytest.mark.parametrize("mask", [0, 0xFF, 0xFFFF_FFFF])
+def test_partitions_whose_topics_share_a_hash(tmp_path, tmpdir_env, monkeypatch, spilled, mask):
+    """A partition read back is grouped by the hash of its topics: topics whose hashes are
+    alike (in the high bits the grouping reads, or wholly) interleave, and are then ranked
+    by the table's own sort of the rows: the same bytes."""
+    import numpy as np
+
+    real = spill.topic_hash
+    monkeypatch.setattr(spill, "topic_hash", lambda ids: real(ids) & np.uint64(mask))
+    monkeypatch.setenv("IREVAL_TEST_SPILL_PARTITIONS", "3")
+    q, r = _random_files(tmp_path, 21)
+    for opts in ({"complete": True}, {"complete": True, "ties": "input", "max_docs": 5}):
+        whole, ooc = both(q, r, ["all_trec", "ndcg_cut.5"], **opts)
+        assert trec(ooc) == trec(whole)
+    q, r, _ = _errors(tmp_path)["missing+dup"]
+    msgs = []
+    for kw in ({"stream": False}, {"stream": True, "memory_limit": "1K"}):
+        with pytest.raises(InputError) as e:
+            evaluate(q, r, ["map"], **kw)
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]
+    assert spilled
+
+
+def test_topic_hash_of_short_and_long_ids():
+    """Ids of up to 8 bytes are hashed as one word with their length, longer ones by their
+    bytes: an id hashes the same beside ids of any length, and ids that differ only in
+    trailing bytes or length do not collide."""
+    import numpy as np
+    import pyarrow as pa
+
+    ids = [b"7", b"70", b"700", b"7\x00", b"12345678", b"123456789", b"1234567890123", b"q", b""]
+    h = spill.topic_hash(pa.array(ids, type=pa.large_binary()))
+    assert len(set(h.tolist())) == len(ids)
+    for i, one in enumerate(ids):
+        assert spill.topic_hash(pa.array([one], type=pa.large_binary()))[0] == h[i]
+    assert np.array_equal(spill.topic_hash(pa.array(ids[4:6])), h[4:6])
+
+
 @pytest.mark.parametrize(
     "opts",
     [

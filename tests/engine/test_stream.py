@@ -182,6 +182,40 @@ def test_carried_topics_with_comments_blank_lines_and_no_final_newline(tmp_path,
 
 
 @pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_short_last_topics_are_read_again_with_the_next_chunk(tmp_path, monkeypatch, seed, newline):
+    """A chunk's unfinished last topic, when short (a run's topic among many), is parsed
+    again at the head of the next chunk instead of being joined to it: every byte at most
+    twice, the same values, and errors name the same lines (a duplicate, a NUL byte)
+    whatever comment and blank lines precede them."""
+    rng = random.Random(seed)
+    q = write(tmp_path / "q", "".join(f"{t} 0 d{d} {d % 3}\n" for t in range(1, 301) for d in range(0, 12, 2)))
+    lines = []
+    for t in range(1, 301):
+        for d in range(rng.randint(1, 12)):
+            if rng.random() < 0.05:
+                lines.append(rng.choice(["# a comment", "", "   "]))
+            lines.append(f"{t} Q0 d{d} {d} {rng.choice([1.0, 2.0, rng.random()])} run")
+    text = newline.join(lines) + newline
+    r = write(tmp_path / "r", text)
+    parsed = _count_parsed(monkeypatch)
+    for chunk in (1000, 4096):
+        whole, streamed = both(q, r, ["all_trec"], chunk=chunk)
+        assert trec(whole) == trec(streamed)
+    assert len(text.encode()) < sum(parsed) < 3 * len(text.encode())  # some bytes twice, none more
+    at = rng.randrange(len(lines) // 2, len(lines))
+    t, _, d = next(x for x in lines[at:] if x.strip() and not x.startswith("#")).split()[:3]
+    for bad in (f"{t} Q0 {d} 0 0.5 run", "1 Q0 d\0 1 1 run"):
+        r.write_text(newline.join([*lines[:at], bad, *lines[at:]]) + newline)
+        errors = []
+        for stream in (False, True):
+            with pytest.raises(InputError) as e:
+                evaluate(q, r, ["map"], stream=stream, chunk_bytes=1000)
+            errors.append(str(e.value))
+        assert errors[0] == errors[1]
+
+
+@pytest.mark.parametrize("seed", range(4))
 def test_diversity_measures_streamed(tmp_path, seed):
     """Streamed batches number topics in run order; the subtopic lookups follow."""
     rng = random.Random(seed)
