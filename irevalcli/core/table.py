@@ -591,17 +591,14 @@ def _encode(*arrays: pa.Array) -> tuple[list[np.ndarray], pa.Array]:
     return _split_codes(arrays)
 
 
-def check_qrels_duplicates(qrels: Qrels, key: np.ndarray | None = None, order: np.ndarray | None = None) -> None:
-    """Refuse a (topic, docno) judged twice, naming the second line. ``key``: one
-    integer per judgement, equal exactly when (topic, docno) is, if the caller has it;
-    ``order``: its stable ascending order, if the caller has that too."""
-    if key is None:
+def check_qrels_duplicates(qrels: Qrels, order: np.ndarray | None = None, ks: np.ndarray | None = None) -> None:
+    """Refuse a (topic, docno) judged twice, naming the second line. ``order`` and ``ks``, if
+    the caller has them: the stable ascending order of one integer key per judgement, equal
+    exactly when (topic, docno) is, and the keys in that order."""
+    if order is None or ks is None:
         (qc,), _ = _encode(qrels.qid)
         (dc,), ddict = _encode(qrels.docno)
-        key = qc * max(len(ddict), 1) + dc
-    if order is None:
-        order = np.argsort(key, kind="stable")
-    ks = key[order]
+        order, ks = _stable_sort(qc * max(len(ddict), 1) + dc)
     dup = np.flatnonzero(ks[1:] == ks[:-1])
     if len(dup):
         second_lines = qrels.lineno[order[dup + 1]]
@@ -613,6 +610,23 @@ def check_qrels_duplicates(qrels: Qrels, key: np.ndarray | None = None, order: n
             f"'{decode_id(qrels.qid[int(second)].as_py())}' (first at line {int(qrels.lineno[first])})",
             int(qrels.lineno[second]),
         )
+
+
+def _stable_sort(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(order, key[order])`` for the stable ascending ``order`` of integer keys: non-negative
+    keys small enough to leave room for a position are packed with it into one integer and
+    sorted (numpy's integer sort, a few times faster than a stable argsort)."""
+    n = len(key)
+    bits = max(n - 1, 1).bit_length()
+    if n and int(key.min()) >= 0 and int(key.max()) < 1 << (63 - bits):
+        packed = np.asarray(key, dtype=np.int64) << bits
+        packed |= np.arange(n, dtype=np.int64)
+        packed.sort()
+        order = packed & ((1 << bits) - 1)
+        packed >>= bits
+        return order, packed
+    order = np.argsort(key, kind="stable")
+    return order, key[order]
 
 
 TIE_RULES = ("docno", "input", "rank")
@@ -1042,16 +1056,14 @@ def _judgements(qrels: Qrels, topics: _Topics, q_dcode: np.ndarray, ndoc: int) -
     judgements = qrels if qmask.all() else qrels.take(qmask)
     if (q_dcode >= 0).all():  # every qrels docno has its own code (-1: not canonical, look it up)
         # every judgement can match a run row: one sort checks duplicates and keys the lookup
-        qkey = qg * ndoc + q_dcode[qmask]
-        qorder = np.argsort(qkey, kind="stable")
-        check_qrels_duplicates(judgements, qkey, qorder)
-        return _Judged(qg=qg, qrel=qrel, key_sorted=qkey[qorder], rel_sorted=qrel[qorder])
+        qorder, qkey_sorted = _stable_sort(qg * ndoc + q_dcode[qmask])
+        check_qrels_duplicates(judgements, qorder, qkey_sorted)
+        return _Judged(qg=qg, qrel=qrel, key_sorted=qkey_sorted, rel_sorted=qrel[qorder])
     check_qrels_duplicates(judgements)
     # judgements that can match a run row, keyed by (topic, docno code)
     matchable = q_dcode[qmask] >= 0
-    qkey = qg[matchable] * ndoc + q_dcode[qmask][matchable]
-    qorder = np.argsort(qkey, kind="stable")
-    return _Judged(qg=qg, qrel=qrel, key_sorted=qkey[qorder], rel_sorted=qrel[matchable][qorder])
+    qorder, qkey_sorted = _stable_sort(qg[matchable] * ndoc + q_dcode[qmask][matchable])
+    return _Judged(qg=qg, qrel=qrel, key_sorted=qkey_sorted, rel_sorted=qrel[matchable][qorder])
 
 
 def _rank_and_label(
@@ -1172,6 +1184,13 @@ def _lookup_labels(
 ) -> np.ndarray:
     """Each row's qrels value by its (topic, docno) key: -1 when not judged, -2 when
     judged with a negative value."""
+    if len(qkey_sorted) and ndoc <= len(rkey) + len(qkey_sorted) + 1024:
+        # dense codes (a docno dictionary's): a table by code
+        at = _find_by_owner(rkey, r_dcode, ndoc, qkey_sorted)
+        label = qrel_sorted[at]
+        label[label < 0] = -2
+        label[at < 0] = -1
+        return label
     label = np.full(len(rkey), -1, dtype=np.int64)
     if not len(qkey_sorted):
         return label
@@ -1202,6 +1221,40 @@ def _lookup_labels(
         values = qrel_sorted[at[found]]
         label[rows[found]] = np.where(values < 0, -2, values)
     return label
+
+
+def _find_by_owner(rkey: np.ndarray, r_dcode: np.ndarray, ndoc: int, qkey_sorted: np.ndarray) -> np.ndarray:
+    """The judgement of each row's (topic, docno) key, for dense docno codes: its index in
+    ``qkey_sorted``, -1 when it is not judged.
+
+    Most docnos are judged for one topic only, so each docno code gets one of its judgements,
+    its owner, in a table indexed by code: a row whose key is its docno's owner's is found
+    with two reads of memory. Only rows of docnos judged for several topics that their owner
+    does not match are looked up by a binary search, among the other judgements (a subsequence
+    of the sorted keys, so sorted too)."""
+    small = np.int32 if max(ndoc, len(qkey_sorted)) < 1 << 31 else np.int64  # (half the memory)
+    qdoc = np.empty(len(qkey_sorted), dtype=small)
+    np.remainder(qkey_sorted, ndoc, out=qdoc, casting="unsafe")
+    owner = np.full(ndoc, -1, dtype=small)
+    owner[qdoc] = np.arange(len(qdoc), dtype=small)  # one judgement of each docno, whichever
+    others = np.flatnonzero(owner[qdoc] != np.arange(len(qdoc), dtype=small))  # judgements that own none
+    at = owner[r_dcode].astype(np.int64)
+    del owner
+    missed = qkey_sorted[at] != rkey  # (at -1 reads the last key: a docno judged nowhere)
+    at[missed] = -1
+    if len(others):
+        shared = np.zeros(ndoc, dtype=bool)
+        shared[qdoc[others]] = True
+        missed &= shared[r_dcode]
+        rows = np.flatnonzero(missed)
+        if len(rows):
+            other_keys = qkey_sorted[others]
+            keys = rkey[rows]
+            i = np.searchsorted(other_keys, keys)
+            i[i == len(other_keys)] = 0
+            hit = other_keys[i] == keys
+            at[rows[hit]] = others[i[hit]]
+    return at
 
 
 def seg_suffix_max(values: np.ndarray, groups: np.ndarray, ngroups: int) -> np.ndarray:
