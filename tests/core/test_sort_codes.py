@@ -138,3 +138,31 @@ def test_duplicates_named_as_with_arrow_codes(monkeypatch, keep):
     monkeypatch.setattr(T, "_SORT_ENCODE_MIN", 1)
     monkeypatch.setattr(T, "_HASH_KEEP", keep)
     assert errors() == want
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_labels_through_owners_and_by_search_agree(seed):
+    """Docnos judged for several topics, negative labels, rows judged nowhere: the table by
+    docno code (dense codes) and the binary search (sparse codes) give every row its label."""
+    rng = np.random.default_rng(seed)
+    nq, ndoc = 7, 50
+    pairs = np.unique(rng.integers(0, nq * ndoc, size=120))
+    rel = rng.integers(-2, 4, size=len(pairs))
+    judged = dict(zip(pairs.tolist(), rel.tolist()))
+    g = rng.integers(0, nq, size=400)
+    d = rng.integers(0, ndoc, size=400)
+    rkey = g * ndoc + d
+    want = [-1 if k not in judged else (-2 if judged[k] < 0 else judged[k]) for k in rkey.tolist()]
+    dense = T._lookup_labels(rkey, d, ndoc, pairs, rel)
+    assert dense.tolist() == want
+    big = 1 << 40  # codes too sparse for a table by code: the binary search
+    sparse = T._lookup_labels(g * big + d, d, big, (pairs // ndoc) * big + pairs % ndoc, rel)
+    assert sparse.tolist() == want
+
+
+def test_stable_sort_is_a_stable_argsort():
+    rng = np.random.default_rng(3)
+    for key in (rng.integers(0, 5, 1000), rng.integers(0, 1 << 40, 1000), np.array([-1, 3, -1, 2]), np.zeros(0, int)):
+        order, ks = T._stable_sort(key)
+        assert order.tolist() == np.argsort(key, kind="stable").tolist()
+        assert ks.tolist() == key[np.argsort(key, kind="stable")].tolist()
