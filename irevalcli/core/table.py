@@ -346,7 +346,7 @@ class _IdWords:
     def __init__(self, arr: pa.Array) -> None:
         import pyarrow as pa
 
-        self.arr = arr = arr.cast(pa.large_binary())
+        self.arr = arr = arr if pa.types.is_large_binary(arr.type) else arr.cast(pa.large_binary())
         self.n = n = len(arr)
         bufs = arr.buffers()
         self.offsets = np.frombuffer(bufs[1], dtype=np.int64, count=arr.offset + n + 1)[arr.offset :]
@@ -380,8 +380,10 @@ class _IdWords:
         return w
 
     def has_nul(self) -> bool:
-        """Whether the bytes hold a NUL (then zero padding does not tell ``a`` from ``a\\0``)."""
-        return int(self.raw.min()) == 0
+        """Whether the ids hold a NUL byte (then zero padding does not tell ``a`` from ``a\\0``).
+        Only their own bytes are read: a slice of a large column shares its whole buffer."""
+        used = self.raw[int(self.offsets[0]) : int(self.offsets[-1])]
+        return bool(len(used)) and int(used.min()) == 0
 
 
 def _mix(h: np.ndarray) -> np.ndarray:
