@@ -87,8 +87,14 @@ ifeq ($(shell uname -sm),Linux x86_64)
 TREC_EVAL ?= benchmarks/bin/trec_eval
 endif
 
+# Every tool on every collection (benchmarks/bench.py), then issue 22's shapes (shapes.py), each
+# ratio with PASS/MISS against its target; replaces the generated sections of benchmarks/RESULTS.md
+# and SCALE_RESULTS.md. It prints its estimated duration first (on the idle machine, with
+# TREC_EVAL=/path/to/trec_eval 10.0: about 70 min, see benchmarks/README.md).
+# BENCH_ARGS='--quick': a few minutes on scaled-down data, writes nothing (checks the harness);
+# BENCH_ARGS='--estimate': the estimate only.
 bench: $(STAMP) benchmarks/.venv-ref/.installed $(TREC_EVAL)
-	$(BIN)/python benchmarks/bench.py $(if $(TREC_EVAL),--trec-eval $(TREC_EVAL)) --shapes $(BENCH_ARGS) --write
+	$(BIN)/python benchmarks/bench.py $(if $(TREC_EVAL),--trec-eval $(TREC_EVAL)) --shapes --write $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

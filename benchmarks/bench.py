@@ -136,6 +136,65 @@ def launcher_floor_mib() -> float:
 
 
 # --------------------------------------------------------------------------
+# the generated sections of RESULTS.md and SCALE_RESULTS.md
+
+# the order of the generated sections in a file: a missing one goes after the one before it
+SECTIONS = ("bench", "shapes", "scale shapes")
+
+
+def _markers(name: str) -> tuple[str, str]:
+    return (
+        f"<!-- generated: {name}: begin (make bench / benchmarks/README.md; replaced at each --write) -->",
+        f"<!-- generated: {name}: end -->",
+    )
+
+
+def _without_legacy(text: str) -> str:
+    """RESULTS.md as bench.py wrote it whole before the sections (its title, ``Command:``,
+    ``## Machine``, ``## Collections``, ``## Results`` and their notes, then the hand-written
+    sections): that first block goes, the title and the rest stay. Anything else: unchanged."""
+    title = "# ireval benchmark results\n"
+    if not text.startswith(title + "\nCommand: `python benchmarks/bench.py"):
+        return text
+    own = ("## Machine", "## Collections", "## Results")
+    lines = text.splitlines(keepends=True)
+    for i, line in enumerate(lines[1:], 1):
+        if line.startswith("## ") and not line.startswith(own):
+            return title + "\n" + "".join(lines[i:])
+    return title
+
+
+def write_section(path: Path, name: str, text: str) -> None:
+    """Replace the section ``name`` of ``path`` (between its markers) by ``text``; the rest of
+    the file stays as it is. A file without that section gets it after the generated section
+    before it in SECTIONS, else after its title (a first line ``# ...``), else at its top."""
+    begin, end = _markers(name)
+    block = f"{begin}\n\n{text.strip()}\n\n{end}\n"
+    old = path.read_text() if path.exists() else ""
+    if name == "bench" and begin not in old:
+        old = _without_legacy(old)
+    if begin in old and end in old[old.index(begin) :]:
+        head, _, rest = old.partition(begin)
+        tail = rest.partition(end)[2].lstrip("\n")
+    else:
+        at = 0
+        for prev in reversed(SECTIONS[: SECTIONS.index(name)] if name in SECTIONS else ()):
+            mark = _markers(prev)[1]
+            if mark in old:
+                at = old.index(mark) + len(mark)
+                break
+        else:
+            if old.startswith("# "):
+                at = old.find("\n") if "\n" in old else len(old)
+        head, tail = old[:at].rstrip("\n"), old[at:].lstrip("\n")
+        head += "\n\n" if head else ""
+    new = head + block + ("\n" + tail if tail else "")
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(new)
+    tmp.replace(path)
+
+
+# --------------------------------------------------------------------------
 # tools
 
 
@@ -290,9 +349,22 @@ def main(argv: list[str] | None = None) -> int:
         help="fraction of each collection's queries: one number, or NAME=F,... (others full size)",
     )
     ap.add_argument("--seed", type=int, default=generate.DEFAULT_SEED)
-    ap.add_argument("--reps", type=int, default=5, help="timed repetitions (default 5)")
+    ap.add_argument("--reps", type=int, default=3, help="timed repetitions (default 3)")
     ap.add_argument("--warmup", type=int, default=1, help="untimed runs first (default 1)")
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per run")
+    ap.add_argument(
+        "--slow",
+        type=float,
+        default=120.0,
+        help="a cell whose first run takes longer than this many seconds is not run again: that run is "
+        "its one sample (C trec_eval 10.0 on big takes many minutes; default 120)",
+    )
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help="check the harness in a few minutes: " + QUICK_TEXT + "; shapes.py --quick; writes nothing",
+    )
+    ap.add_argument("--estimate", action="store_true", help="print the estimated duration (idle machine) and stop")
     ap.add_argument("--ireval", default=str(ROOT / ".venv" / "bin" / "ireval"))
     ap.add_argument("--trec-eval", dest="trec_eval", help="path of a C trec_eval binary")
     default_ref = HERE / ".venv-ref" / "bin" / "python"
@@ -307,13 +379,23 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also run benchmarks/shapes.py (issue 22's five shapes and their ratios) and add its table",
     )
-    ap.add_argument("--shapes-args", default="", help="arguments for shapes.py, e.g. '--log-users 500000 --reps 1'")
-    ap.add_argument("--write", action="store_true", help="also write benchmarks/RESULTS.md")
+    ap.add_argument("--shapes-args", default="", help="more arguments for shapes.py, e.g. '--skip big,log50'")
+    ap.add_argument(
+        "--write",
+        action="store_true",
+        help="replace the generated sections of benchmarks/RESULTS.md (and with --shapes, SCALE_RESULTS.md)",
+    )
     ap.add_argument("--note", action="append", default=[], help="a line for the report's notes (repeatable)")
     ap.add_argument(
         "--results", default=str(HERE / "RESULTS.md"), help="where --write writes (default benchmarks/RESULTS.md)"
     )
+    ap.add_argument("--scale-results", default=str(HERE / "SCALE_RESULTS.md"), help="where shapes.py writes big, log50")
     args = ap.parse_args(argv)
+    given = {a.split("=")[0] for a in (argv if argv is not None else sys.argv[1:])}
+    if args.quick:
+        for key, value in QUICK.items():
+            if "--" + key not in given:
+                setattr(args, key, value)
     args.tools = [t for t in args.tools.split(",") if t]
     for t in args.tools:
         if t not in TOOLS:
@@ -366,8 +448,8 @@ def main(argv: list[str] | None = None) -> int:
     for w in workloads:
         for c in ["-"] if w == "help" else collections:
             for t in tools:
-                d = data.get(c)
-                cmd = t.command(w, d / "qrels.txt" if d else Path(), d / "run.txt" if d else Path())
+                where = data.get(c)
+                cmd = t.command(w, where / "qrels.txt" if where else Path(), where / "run.txt" if where else Path())
                 if cmd is not None:
                     jobs.append((w, c, t, cmd))
     cells = {(w, c, t.name): Cell(w, c, t.name) for w, c, t, _ in jobs}
@@ -388,8 +470,8 @@ def main(argv: list[str] | None = None) -> int:
             return
         if first:
             cell.first = s
-        if timed:
-            cell.samples.append(s)
+        if timed or (first and s.wall > args.slow):
+            cell.samples.append(s)  # a slow first run is the cell's one sample (--slow)
         print(
             f"  {w:<10} {c:<9} {t.name:<12} {s.wall:8.3f} s  cpu {s.cpu:8.3f} s  rss {s.rss_mib:8.1f} MiB"
             + ("" if timed else "  (warm-up)"),
@@ -401,13 +483,34 @@ def main(argv: list[str] | None = None) -> int:
     groups: dict[tuple[str, str], list] = {}
     for job in jobs:
         groups.setdefault((job[0], job[1]), []).append(job)
+    shapes_cmd = shapes_command(args) if args.shapes else []
+    expected = estimate(jobs, infos, args)
+    shapes_expected = 0.0
+    if shapes_cmd:
+        est = subprocess.run([*shapes_cmd, "--estimate"], capture_output=True, text=True, check=True)
+        shapes_expected = float(est.stdout.split()[-1])
+    print(
+        f"bench: {len(jobs)} commands x {args.warmup} + {args.reps} runs: about {expected / 60:.0f} min"
+        + (f", then shapes.py about {shapes_expected / 60:.0f} min" if shapes_cmd else "")
+        + " on an idle machine (a loaded one takes longer)",
+        file=sys.stderr,
+        flush=True,
+    )
+    if args.estimate:
+        print(f"{expected + shapes_expected:.0f}")
+        return 0
     for group in groups.values():
         for i in range(args.warmup):
             for job in group:
+                if i and cells[(job[0], job[1], job[2].name)].samples:
+                    continue  # --slow: one run is enough
                 do(job, timed=False, first=i == 0)
         for r in range(args.reps):
             k = r % len(group)
             for job in group[k:] + group[:k]:
+                cell = cells[(job[0], job[1], job[2].name)]
+                if cell.samples and cell.samples[0].wall > args.slow:
+                    continue  # --slow: one run is enough
                 do(job, timed=True, first=args.warmup == 0 and r == 0)
 
     import resource
@@ -420,19 +523,77 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_check:
         check(cells, out_path, by_name, data, args, tmp)
 
-    report = render(cells, tools, missing, baseline, infos, args, time.time() - t_start)
-    if args.shapes:
-        extra = ["--reps", str(args.reps), "--ref-python", args.ref_python]
-        if args.trec_eval:
-            extra += ["--trec-eval", args.trec_eval]
-        cmd = [sys.executable, str(HERE / "shapes.py"), *extra, *shlex.split(args.shapes_args)]
-        report += "\n" + subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout
+    elapsed = time.time() - t_start
+    args.elapsed_text = f"total {elapsed / 60:.1f} min (estimated {expected / 60:.0f} min)"
+    report = render(cells, tools, missing, baseline, infos, args, elapsed)
     sys.stdout.write(report)
-    if args.write:
-        Path(args.results).write_text(report)
-        print(f"bench: wrote {args.results}", file=sys.stderr)
+    sys.stdout.flush()
+    write = args.write and not args.quick
+    if args.write and args.quick:
+        print("bench: --quick: RESULTS.md not written (scaled-down data)", file=sys.stderr)
+    if write:
+        write_section(Path(args.results), "bench", report)
+        print(f"bench: wrote the 'bench' section of {args.results}", file=sys.stderr)
     shutil.rmtree(tmp, ignore_errors=True)
+    if shapes_cmd:
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+        done = subprocess.run([*shapes_cmd, *(["--write"] if write else [])], check=False)
+        if done.returncode != 0:
+            print(f"bench: shapes.py failed (exit {done.returncode})", file=sys.stderr)
+            return done.returncode
+    print(f"bench: everything took {(time.time() - t_start) / 60:.1f} min", file=sys.stderr)
     return 0
+
+
+def shapes_command(args: argparse.Namespace) -> list[str]:
+    """shapes.py with this run's repetitions, references, --quick and result files."""
+    cmd = [sys.executable, str(HERE / "shapes.py"), "--reps", str(args.reps), "--warmup", str(args.warmup)]
+    cmd += ["--results", args.results, "--scale-results", args.scale_results]
+    if args.ref_python and args.ref_python != sys.executable:
+        cmd += ["--ref-python", args.ref_python]
+    if args.trec_eval:
+        cmd += ["--trec-eval", args.trec_eval]
+    if args.quick:
+        cmd.append("--quick")
+    return cmd + shlex.split(args.shapes_args)
+
+
+# rough idle seconds per run: a start-up, plus seconds per million run lines (by tool; C
+# trec_eval 10.0 compares every run topic with every qrels topic: seconds per (1000 topics)^2)
+RATE = {
+    "ireval": (0.3, 0.35),
+    "ireval_stream": (0.3, 0.4),
+    "trec_eval": (0.01, 1.5),
+    "pytrec_eval": (0.3, 1.5),
+    "ir_measures": (1.0, 3.0),
+    "ranx": (15.0, 3.0),  # numba compiles ranx's functions in each process
+}
+TE10_PER_KTOPIC2 = 0.028  # 10.0-rc3 on big (100k topics): 285 s CPU
+ALL_TREC = {"ireval": 1.5, "ireval_stream": 1.5, "trec_eval": 1.1, "pytrec_eval": 3.0, "ir_measures": 2.0, "ranx": 2.0}
+
+
+def estimate(jobs: list, infos: dict, args: argparse.Namespace) -> float:
+    """About how many seconds the jobs take on an idle machine (a rough model, see RATE)."""
+    total = 0.0
+    for w, c, t, _ in jobs:
+        start, per_m = RATE.get(t.name, (0.5, 2.0))
+        if w == "help":
+            total += (args.warmup + args.reps) * start
+            continue
+        lines, topics = infos[c]["run_lines"] / 1e6, infos[c]["queries"] / 1e3
+        sec = start + per_m * lines * (ALL_TREC.get(t.name, 1.0) if w == "all_trec_q" else 1.0)
+        if t.name == "trec_eval" and t.note.startswith("10"):
+            sec += TE10_PER_KTOPIC2 * topics * topics
+        runs = 1 if sec > args.slow else args.warmup + args.reps
+        total += runs * sec
+    return total
+
+
+# --quick: every tool once on the DL collection (ranx alone takes 10-60 s a run: numba compiles
+# its functions in every process), then shapes.py --quick
+QUICK = {"collections": "dl", "reps": 1, "warmup": 0}
+QUICK_TEXT = "--collections dl --reps 1 --warmup 0"
 
 
 def parse_scale(text: str, collections: list[str]) -> dict[str, float]:
@@ -636,13 +797,14 @@ def render(
 ) -> str:
     m = machine()
     ireval_py = str(Path(args.ireval).parent / "python")
-    lines = ["# ireval benchmark results", ""]
+    lines = ["## Every tool on every collection (`benchmarks/bench.py`, generated)", ""]
     cmd = " ".join(shlex.quote(a) for a in ["python", "benchmarks/bench.py", *sys.argv[1:]])
     lines += [
         f"Command: `{cmd}`  ",
         f"Date: {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}; ireval at git {_git()}, "
         f"source digest {args.source_before}; "
-        f"{args.reps} timed runs per cell after {args.warmup} warm-up, interleaved; total {elapsed / 60:.1f} min.",
+        f"{args.reps} timed runs per cell after {args.warmup} warm-up, interleaved (a cell whose first run took "
+        f"more than {args.slow:g} s: that run only); {getattr(args, 'elapsed_text', f'total {elapsed / 60:.1f} min')}.",
         *(
             [
                 "",
@@ -653,7 +815,7 @@ def render(
             else []
         ),
         "",
-        "## Machine",
+        "### Machine",
         "",
         f"- CPU: {m['cpu']}, {m['cores']} cores; RAM {m['ram']}; {m['os']}; Python {m['python']}",
         f"- ireval env: {_versions(ireval_py, ['ireval', 'numpy', 'pandas', 'pyarrow', 'click', 'rich'])}",
@@ -668,7 +830,7 @@ def render(
     unselected = [t for t in TOOLS if t not in args.tools]
     if unselected:
         lines.append(f"- not run (left out with --tools): {', '.join(unselected)}")
-    lines += ["", "## Collections (benchmarks/generate.py, seed %d)" % args.seed, ""]
+    lines += ["", "### Collections (benchmarks/generate.py, seed %d)" % args.seed, ""]
     if infos:
         lines += [
             "| collection | scale | queries | run lines | run MiB | qrels lines | judged/q | relevant/q | tied rows |",
@@ -687,9 +849,9 @@ def render(
     }
     lines += [
         "",
-        "## Results",
+        "### Results",
         "",
-        f"Median of {args.reps} runs; wall and CPU (user+sys) in seconds; peak RSS in MiB; "
+        f"Median of {args.reps} runs (or the one run of a slow cell); wall and CPU (user+sys) in seconds; peak RSS in MiB; "
         f"ratio = median wall / median wall of **{base_txt.get(baseline or '', 'nothing')}** on the same "
         "cell (below 1 is faster); CPU ratio the same for CPU time, which other work on the machine "
         'inflates much less. "first run" is the first warm-up run (ranx: numba JIT or its cache). '

@@ -13,7 +13,6 @@ from .engine.job import Job
 from .engine.stream import should_stream
 from .errors import DuplicateDocError, InputError, IrevalError, UsageError
 from .io.frames import as_frame, frame_column, frame_to_binary, is_table
-from .io.subtopics import load_subtopics
 from .io.tabular import streamable
 from .io.trec import Qrels, Run, read_zscores
 from .measures.names import Request, asked_order, resolve
@@ -480,11 +479,16 @@ def _evaluate(
         if done is not None:
             return done
         run = run.run  # the general way: the run joined to its own judgements
+    subtopics = None
+    if s.subtopics is not None and fmt.is_qrels:
+        from .io.subtopics import load_subtopics  # (only then: not on every run's start-up)
+
+        subtopics = load_subtopics(s.subtopics, hash=s.hash_inputs)
     job = Job.of(
         q,
         requests,
         s.table,
-        subtopics=load_subtopics(s.subtopics, hash=s.hash_inputs) if s.subtopics is not None and fmt.is_qrels else None,
+        subtopics=subtopics,
         zscores=read_zscores(s.zscores) if s.zscores is not None and fmt.is_qrels else None,
     )
     given = RunInput(run, _path(run), stdin, s, fmt, progress)
@@ -661,7 +665,9 @@ def _whole(job: Job, given: RunInput) -> Evaluation:
     """The run read whole, one table in memory."""
     s, path, run = given.settings, given.path, given.run
     fmt, cols, hashed, ranks = s.run_format, s.columns, s.hash_inputs, s.read_ranks
-    if given.spooled is not None:
+    if isinstance(run, ReadAhead):  # read by its thread meanwhile (its error, if any, raised here)
+        r = run.result()
+    elif given.spooled is not None:
         with given.spooled:
             r = load_run(run, stdin=given.spooled, fmt=fmt, columns=cols, hash=hashed, ranks=ranks)
     elif path is not None:
@@ -677,6 +683,73 @@ def _whole(job: Job, given: RunInput) -> Evaluation:
             raise _relocated(exc, r, q) from None
         results = evaluate_table(job, table)
     return Evaluation(results=results, qrels=q, run=r)  # (q: Judgements for the -R formats)
+
+
+class ReadAhead:
+    """A run file read by a thread of its own (:func:`load_run`, as :func:`_whole` reads it)
+    while the run before it is evaluated; :func:`evaluate` takes it in place of the path. Its
+    error, if any, is raised where the file would have been read: by :meth:`result`."""
+
+    def __init__(self, path: str, settings: EvalSettings) -> None:
+        import contextvars
+        import threading
+
+        self.path = path
+        self._run: Run | None = None
+        self._error: BaseException | None = None
+        # in the caller's context: its reading session (which records the files read) and its wording
+        context = contextvars.copy_context()
+        self._thread = threading.Thread(target=context.run, args=(self._read, settings), daemon=True)
+        self._thread.start()
+
+    def _read(self, s: EvalSettings) -> None:
+        try:
+            self._run = load_run(self.path, fmt=s.run_format, columns=s.columns, hash=s.hash_inputs, ranks=s.read_ranks)
+        except BaseException as exc:  # (raised by result(), in the evaluating thread)
+            self._error = exc
+
+    def result(self) -> Run:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._run is not None
+        return self._run
+
+
+def read_ahead(paths: Sequence[str], settings: EvalSettings) -> Callable[[int], Any]:
+    """For a call that evaluates the runs ``paths`` one after another against the same
+    judgements: ``take(i)`` is the ``i``-th run to give :func:`evaluate`, and starts reading
+    the next one in a thread, so that it is parsed (by Arrow, mostly outside the GIL) while
+    this one is ranked and scored. Only a regular file that would be read whole in the
+    calling thread is read ahead (not a streamed, compressed or large run, standard input, a
+    dataset, or on the Dask engine); any other is given as its path. The results, the errors
+    and their order are the same: an error of a run read ahead is raised as it is evaluated."""
+    ahead: dict[int, ReadAhead] = {}
+
+    def take(i: int) -> Any:
+        nxt = i + 1
+        if nxt < len(paths) and _reads_whole(paths[nxt], settings):
+            ahead[nxt] = ReadAhead(paths[nxt], settings)
+        got = ahead.pop(i, None)
+        return paths[i] if got is None else got
+
+    return take
+
+
+def _reads_whole(path: str, s: EvalSettings) -> bool:
+    """Whether :func:`evaluate` reads the run file ``path`` whole, with :func:`_whole`."""
+    import stat
+
+    if s.engine != "local" or s.labelled or path == "-":
+        return False
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # (a directory is a dataset)
+            return False
+    except (OSError, ValueError):
+        return False
+    if _dataset(path):
+        return False
+    return not _streams(RunInput(path, path, None, s, TABLE_BUILDERS[s.rel_format], NO_PROGRESS))
 
 
 # Rows of a DataFrame run scored at a time (whole topics; a topic longer than this is one part).

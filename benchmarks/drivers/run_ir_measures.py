@@ -36,7 +36,7 @@ def main() -> None:
         agg = ir_measures.calc_aggregate(ms, qrels, run)
         emit(None, {LABEL.get(str(m), str(m)): float(v) for m, v in agg.items()})
         return
-    per = defaultdict(dict)
+    per: defaultdict[str, dict[str, float]] = defaultdict(dict)
     for m in ir_measures.iter_calc(ms, qrels, run):
         per[LABEL.get(str(m.measure), str(m.measure))][m.query_id] = float(m.value)
     summary = {lab: sum(v.values()) / len(v) for lab, v in per.items()}

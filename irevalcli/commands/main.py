@@ -395,7 +395,7 @@ def run_eval(
 ) -> None:
     """Evaluate every run (paths; quoted globs expand) against one reading of ``qrels`` and
     write the output. Reading, streaming, hashing and progress are :func:`evaluate`'s."""
-    from ..api import evaluate
+    from ..api import evaluate, read_ahead
     from ..io.tabular import expand_runs
     from ..output.files import check_not_input, check_output_path, is_stdout
     from ..output.formatters import RunResults, format_runs, format_trec_pieces
@@ -436,9 +436,12 @@ def run_eval(
         engine_session,
     ):
         judgements: Any = qrels  # read by the first evaluation, once for every run
+        # several runs: each read while the one before it is evaluated (not with progress bars,
+        # which show each run being read)
+        take = read_ahead(run_paths, settings) if len(run_paths) > 1 and not prog.enabled else run_paths.__getitem__
         for i, path in enumerate(run_paths):
             label = path if len(run_paths) == 1 else f"run {i + 1}/{len(run_paths)} {path}"
-            ev = evaluate(judgements, path, measures, options=settings, progress=prog.naming(path, label))
+            ev = evaluate(judgements, take(i), measures, options=settings, progress=prog.naming(path, label))
             if ev.results.judged_retrieved == 0:  # every score is about nothing (issue 21)
                 from ..api import nothing_judged
 

@@ -30,6 +30,7 @@ import numpy as np
 
 from ..errors import DuplicateDocError, MissingTopicError, NoQueriesError, UsageError
 from ..io.arrow import binary_array, decode_id, from_numpy, to_numpy, valid_mask
+from .memo import once, same_order
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -845,7 +846,7 @@ def _doc_codes(
         # (topic, id) keys must fit an int64: ids below 10**15 and few enough topics
         if ids is not None and (int(ids.max()) + 1) * max(ntopics, 1) < 2**62:
             bound = int(ids.max()) + 1
-            qids = _numeric_ids(qrels_docno)
+            qids = once(qrels_docno, "numeric_ids", lambda: _numeric_ids(qrels_docno))  # (the same for every run)
             if qids is None:  # some qrels docno is not canonical: look each up
                 import pyarrow as pa
                 import pyarrow.compute as pc
@@ -949,7 +950,10 @@ def _evaluated_topics(
     """The judged topics (trec_eval 10.0 iterates over the qrels), or ``-D``'s one, numbered
     in bytewise order (factorised once: bytewise order == code order), or with
     ``run_order`` in the order they first appear in the run."""
-    known = {1: run_blocks} if run_blocks is not None else None
+    known = {1: run_blocks} if run_blocks is not None else {}
+    q_blocks = once(qrels.qid, "blocks", lambda: _blocks(qrels.qid))  # (the same for every run)
+    if q_blocks is not None:
+        known[0] = q_blocks
     (q_qcode, r_qcode), qid_dict = factorize_sorted(qrels.qid, run.qid, blocks=known)
     nqid = len(qid_dict)
     judged_topics = only_query_topics(
@@ -1066,7 +1070,11 @@ def _judgements(qrels: Qrels, topics: _Topics, q_dcode: np.ndarray, ndoc: int) -
     judgements = qrels if qmask.all() else qrels.take(qmask)
     if (q_dcode >= 0).all():  # every qrels docno has its own code (-1: not canonical, look it up)
         # every judgement can match a run row: one sort checks duplicates and keys the lookup
-        qorder, qkey_sorted = _stable_sort(qg * ndoc + q_dcode[qmask])
+        qd = q_dcode[qmask]
+        qkey = qg * ndoc + qd
+        # the (topic, docno code) order, as 0 <= qd < ndoc: the same for every run with these codes
+        qorder = same_order(qrels, "judgement_order", (qg, qd), lambda: _stable_sort(qkey)[0])
+        qkey_sorted = qkey[qorder]
         check_qrels_duplicates(judgements, qorder, qkey_sorted)
         return _Judged(qg=qg, qrel=qrel, key_sorted=qkey_sorted, rel_sorted=qrel[qorder])
     check_qrels_duplicates(judgements)

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..core.memo import once
 from ..core.table import EvalOptions, count_distinct
 from ..io.trec import Qrels
 
@@ -58,7 +59,9 @@ class Job:
         zscores: ZScores | None = None,
     ) -> Job:
         """The job for ``qrels``, with the whole-qrels facts computed from them (the one place)."""
-        return cls(qrels, tuple(requests), opts, subtopics, zscores, *whole_qrels_facts(qrels))
+        # (computed once for judgements that every run of a call is given: core.memo)
+        facts = once(qrels, "whole_qrels_facts", lambda: whole_qrels_facts(qrels))
+        return cls(qrels, tuple(requests), opts, subtopics, zscores, *facts)
 
 
 def whole_qrels_facts(qrels: Any) -> tuple[int, int, int]:

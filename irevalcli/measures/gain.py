@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.memo import same_order
 from ..core.table import EvalTable, distinct, seg_cumsum_exact
 from ..errors import MeasureParamError
 from . import dcg as dcg_kernel
@@ -44,6 +45,8 @@ class Gains:
     il_gain: np.ndarray  # the ideal lists, topic-major, best first
     K: np.ndarray  # ideal list length per topic
     memo: dict = field(default_factory=dict, repr=False)  # arrays derived from these gains
+    # arrays derived from the ideal lists alone (shared by every table with these judgements)
+    ideal_memo: dict = field(default_factory=dict, repr=False)
 
     @cached_property
     def row_gain(self) -> np.ndarray:
@@ -58,15 +61,75 @@ class Gains:
         return np.arange(len(self.il_gain)) - self.il_start[topic]
 
 
+class _GainPlan:
+    """What :func:`_gains` computes from the judgements alone (``qg``, ``qrel``) and the pairs:
+    the same for every run scored against them, so kept across the tables of a call
+    (:func:`irevalcli.core.memo.same_order`). Its arrays are read-only. (A plain class: made
+    once per judgements, and a dataclass would cost every start-up its generated methods.)"""
+
+    __slots__ = ("K", "NL", "ideal_memo", "il_gain", "il_start", "lookups", "low", "pair_entries")
+
+    def __init__(
+        self,
+        pair_entries: list[tuple[int, float]],  # the level=gain pairs whose level is an integer
+        low: int,  # the lowest level a row's label can have a gain at
+        NL: np.ndarray,  # per topic: 1 + its highest judged level (0: none judged)
+        lookups: list[tuple[int, np.ndarray, np.ndarray]],  # per NL group: (nl, levels, their gains)
+        il_start: np.ndarray,
+        il_gain: np.ndarray,
+        K: np.ndarray,
+    ) -> None:
+        self.pair_entries, self.low, self.NL, self.lookups = pair_entries, low, NL, lookups
+        self.il_start, self.il_gain, self.K = il_start, il_gain, K
+        self.ideal_memo: dict = {}  # arrays derived from the ideal lists alone (the ideal DCG prefix)
+
+
 def gains(t: EvalTable, pairs: tuple[tuple[str, float], ...], rescale: bool = False) -> Gains:
     """Row gains and ideal lists for ``level=gain`` pairs (cached per pairs)."""
     return t.memo(("gains", pairs, rescale), lambda: _gains(t, pairs, rescale))
 
 
-def _gains(t: EvalTable, pairs: tuple[tuple[str, float], ...], rescale: bool) -> Gains:  # noqa: C901  debt: the gains grammar's cases
-    nq = t.nq
-    judged = t.judged
-    jg, jl = t.qg[judged], t.qrel[judged]
+def _gains(t: EvalTable, pairs: tuple[tuple[str, float], ...], rescale: bool) -> Gains:
+    # the gain tables and ideal lists: computed once for every table with these judgements
+    plan = same_order(
+        _gains,
+        ("gain_plan", pairs, rescale, t.nq),
+        (t.qg, t.qrel),
+        lambda: _gain_plan(t.qg, t.qrel, t.nq, pairs, rescale),
+    )
+    # only rows whose label can be a level of the gain table can have a gain: judged
+    # rows, unless a pair names a negative level
+    if not plan.pair_entries:
+        # no gain table: a level's gain is its value (rescaled, if at all, from a minimum of
+        # level 0's gain 0), so label 0 rows have gain 0 and are dropped below anyway
+        cand = np.flatnonzero(t.label > 0)
+    else:
+        cand = t.judged_rows if plan.low >= 0 else np.flatnonzero(t.label >= plan.low)
+    row_group = plan.NL[t.g[cand]]
+    cand_gain = np.zeros(len(cand), dtype=np.float64)
+    for nl, keys, vals in plan.lookups:  # row gains, topics group by group
+        in_group = np.flatnonzero(row_group == nl)
+        if len(in_group):
+            lab = t.label[cand[in_group]]
+            at = np.minimum(np.searchsorted(keys, lab), len(keys) - 1)
+            cand_gain[in_group] = np.where(keys[at] == lab, vals[at], 0.0)
+    keep = cand_gain != 0
+    return Gains(
+        nz=cand[keep],
+        nz_gain=cand_gain[keep],
+        n_rows=len(t.g),
+        il_start=plan.il_start,
+        il_gain=plan.il_gain,
+        K=plan.K,
+        ideal_memo=plan.ideal_memo,
+    )
+
+
+def _gain_plan(  # noqa: C901  debt: the gains grammar's cases
+    qg: np.ndarray, qrel: np.ndarray, nq: int, pairs: tuple[tuple[str, float], ...], rescale: bool
+) -> _GainPlan:
+    judged = qrel >= 0
+    jg, jl = qg[judged], qrel[judged]
     levels = distinct(jl)  # judged levels present anywhere (>= 0)
     col = np.searchsorted(levels, jl)
     counts = np.bincount(jg * len(levels) + col, minlength=nq * len(levels)).astype(np.int64).reshape(nq, len(levels))
@@ -76,17 +139,8 @@ def _gains(t: EvalTable, pairs: tuple[tuple[str, float], ...], rescale: bool) ->
         NL = np.where(top >= 0, top + 1, 0)
 
     pair_entries = [(int(name), float(value)) for name, value in pairs if _VALID_INT.match(name)]
-    # only rows whose label can be a level of the gain table can have a gain: judged
-    # rows, unless a pair names a negative level
     low = min([0] + [lv for lv, _ in pair_entries])
-    if not pair_entries:
-        # no gain table: a level's gain is its value (rescaled, if at all, from a minimum of
-        # level 0's gain 0), so label 0 rows have gain 0 and are dropped below anyway
-        cand = np.flatnonzero(t.label > 0)
-    else:
-        cand = t.judged_rows if low >= 0 else np.flatnonzero(t.label >= low)
-    row_group = NL[t.g[cand]]
-    cand_gain = np.zeros(len(cand), dtype=np.float64)
+    lookups: list[tuple[int, np.ndarray, np.ndarray]] = []
     il_parts: list[tuple[np.ndarray, np.ndarray]] = []  # (topic per element, gain)
     for nl in distinct(NL).tolist():
         topics = np.flatnonzero(nl == NL)
@@ -117,14 +171,9 @@ def _gains(t: EvalTable, pairs: tuple[tuple[str, float], ...], rescale: bool) ->
         lookup: dict[int, float] = {}
         for e in ordered:
             lookup.setdefault(e[0], e[1])
-        # row gains for this group's topics
-        in_group = np.flatnonzero(row_group == nl)
-        if len(in_group) and lookup:
+        if lookup:  # the gain of a row's label, for this group's topics
             keys = np.array(sorted(lookup), dtype=np.int64)
-            vals = np.array([lookup[k] for k in keys.tolist()], dtype=np.float64)
-            lab = t.label[cand[in_group]]
-            at = np.minimum(np.searchsorted(keys, lab), len(keys) - 1)
-            cand_gain[in_group] = np.where(keys[at] == lab, vals[at], 0.0)
+            lookups.append((nl, keys, np.array([lookup[k] for k in keys.tolist()], dtype=np.float64)))
         # ideal list: walk down from the top entry while gains are positive
         walk = []
         for e in reversed(ordered):
@@ -152,8 +201,9 @@ def _gains(t: EvalTable, pairs: tuple[tuple[str, float], ...], rescale: bool) ->
     K = np.bincount(it, minlength=nq).astype(np.int64)
     il_start = np.zeros(nq + 1, dtype=np.int64)
     np.cumsum(K, out=il_start[1:])
-    keep = cand_gain != 0
-    return Gains(nz=cand[keep], nz_gain=cand_gain[keep], n_rows=len(t.g), il_start=il_start, il_gain=ig, K=K)
+    for a in (NL, ig, K, il_start, *(x for _, k, v in lookups for x in (k, v))):
+        a.setflags(write=False)  # shared by the tables of every run
+    return _GainPlan(pair_entries, low, NL, lookups, il_start, ig, K)
 
 
 def _pairs(p: Params) -> tuple[tuple[str, float], ...]:
@@ -318,11 +368,11 @@ spelling(
 
 def _ideal_prefix(G: Gains) -> np.ndarray:
     """The running DCG of the ideal lists, computed once per gains (ndcg_rel, Rndcg, ndcg_cut)."""
-    if "ideal_prefix" not in G.memo:
+    if "ideal_prefix" not in G.ideal_memo:  # (a function of the ideal lists alone)
         prefix = dcg_kernel.ideal_prefix(G.il_gain, G.il_pos, G.il_start)
         prefix.setflags(write=False)
-        G.memo["ideal_prefix"] = prefix
-    return G.memo["ideal_prefix"]
+        G.ideal_memo["ideal_prefix"] = prefix
+    return G.ideal_memo["ideal_prefix"]
 
 
 def _ideal_at(G: Gains, prefix: np.ndarray, depth: np.ndarray) -> np.ndarray:

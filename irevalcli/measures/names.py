@@ -38,7 +38,6 @@ ireval also accepts the output labels as input (``P_5``, ``ndcg_cut_10``,
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -348,6 +347,8 @@ def suggest(name: str, registry: dict[str, Measure]) -> str:
     pool = list(registry) + list(NICKNAMES)
     lowered = {p.lower(): p for p in pool}
     close = [lowered[name.lower()]] if name.lower() in lowered else []
+    import difflib  # (only when a name is not known: not on every run's start-up)
+
     close = close or difflib.get_close_matches(name, pool, n=1, cutoff=0.6)
     return f" (did you mean '{close[0]}'?)" if close else ""
 
@@ -431,6 +432,8 @@ class Suggester:
             yield family + m.group(2)
 
     def _misspelt(self, spec: str) -> Iterable[str]:
+        import difflib
+
         name, dot, rest = spec.partition(".")
         for close in difflib.get_close_matches(name, self.roots, n=2, cutoff=0.75):
             yield close + dot + rest

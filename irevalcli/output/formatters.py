@@ -17,11 +17,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..engine.evaluate import Results
-from .cells import one_line_cell, undecodable_escaped
-from .tables import Cell, Entry, Table, render_csv, render_latex, render_markdown, rich_grid
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+    from .tables import Table
+
+# .tables and .cells are imported by the formats that use them: trec text (a small run's
+# output) needs neither (2-3 ms of its start-up, two frozen dataclasses among them)
 
 
 def _fmt_float(v: float) -> str:
@@ -243,6 +246,8 @@ def _string_array(values: list) -> pa.Array:
     try:
         return pa.array(values, pa.string())
     except (UnicodeEncodeError, pa.ArrowException):
+        from .cells import undecodable_escaped
+
         return pa.array([None if v is None else undecodable_escaped(v) for v in values], pa.string())
 
 
@@ -464,6 +469,8 @@ def _table(
     """The results as a table: the id columns ``ids`` (run, runid, qid), then the measure
     columns ``cols``; the best value of a column among the runs of a topic bold; a section
     per topic. ``numbered``: a run by its number (eval's legend names it), not its path."""
+    from .tables import Cell, Entry, Table
+
     rows: list[list[Entry]] = []
     sections = set()
     for i, ((qid, ri, _values), cells, marks) in enumerate(zip(grid.rows, text, best)):
@@ -492,6 +499,8 @@ def format_csv(
     too (topics in bytewise order, the runs of each topic together, summaries last). Full precision
     unless ``places``. Text cells a spreadsheet would run as a formula get a leading ``'``
     (:func:`irevalcli.output.files.csv_text_cell`)."""
+    from .tables import render_csv
+
     table = _whole(runs, per_query, summary, places, ("run", "runid", "qid"))
     return render_csv(table).encode("utf-8", "surrogateescape")
 
@@ -506,6 +515,8 @@ def format_markdown(
 ) -> bytes:
     """A GitHub-flavoured Markdown table: runs as rows, measures as columns, the best value of
     each column in bold."""
+    from .tables import render_markdown
+
     table = _whole(runs, per_query, summary, places, _id_columns(per_query))
     return render_markdown(table, spaced_rule=True).encode("utf-8", "surrogateescape")
 
@@ -515,6 +526,8 @@ def format_latex(
 ) -> bytes:
     """A booktabs ``tabular`` for a paper: runs as rows, measures as columns, the best value of
     each column in bold; with -q a rule separates the topics."""
+    from .tables import render_latex
+
     table = _whole(runs, per_query, summary, places, _id_columns(per_query))
     return render_latex(table).encode("utf-8", "surrogateescape")
 
@@ -538,6 +551,9 @@ def format_table(
     import io
 
     from rich.console import Console
+
+    from .cells import one_line_cell
+    from .tables import rich_grid
 
     grid = _grid(runs, per_query=per_query, summary=summary)
     text, best = _cells(grid, places)

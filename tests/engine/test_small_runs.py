@@ -34,7 +34,15 @@ sys.argv = ["ireval", *sys.argv[1:]]
 cli.entry()
 """
 
-NOT_ON_THE_PATH = ("shutil", "click.shell_completion", "irevalcli.commands.completion")
+NOT_ON_THE_PATH = (
+    "shutil",
+    "click.shell_completion",
+    "irevalcli.commands.completion",
+    # the table formats' modules, and --subtopics' reader: not for a run's trec text
+    "irevalcli.output.tables",
+    "irevalcli.output.cells",
+    "irevalcli.io.subtopics",
+)
 
 
 def _probe(args: list[str]) -> tuple[str, dict]:
