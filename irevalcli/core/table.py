@@ -307,9 +307,17 @@ class EvalTable:
 
 
 def _split_codes(arrays: tuple[pa.Array, ...]) -> tuple[list[np.ndarray], pa.Array]:
-    """Dictionary-encode the concatenation of ``arrays``; one code array per input."""
+    """Dictionary-encode the concatenation of ``arrays``; one code array per input.
+
+    Codes are in first-seen order and the dictionary lists each id once, where it first
+    occurs (Arrow's ``dictionary_encode``). Many ids (the docnos of a qrels file and a run)
+    are encoded by :func:`_sort_split_codes`, which gives the same codes and dictionary in
+    about half the time and memory."""
     import pyarrow as pa
 
+    fast = _sort_split_codes(arrays)
+    if fast is not None:
+        return fast
     # one hash table over the arrays as chunks: no joined copy of their bytes (every chunk
     # of the result carries the final dictionary; empty inputs have no chunk)
     enc = pa.chunked_array([a.cast(pa.large_binary()) for a in arrays], type=pa.large_binary()).dictionary_encode()
@@ -319,6 +327,210 @@ def _split_codes(arrays: tuple[pa.Array, ...]) -> tuple[list[np.ndarray], pa.Arr
     idx = np.concatenate([to_numpy(c.indices) for c in chunks]).astype(np.int64, copy=False)
     bounds = np.cumsum([len(a) for a in arrays])[:-1]
     return list(np.split(idx, bounds)), chunks[-1].dictionary
+
+
+# _sort_split_codes: ids (all inputs together) below this many are left to Arrow's hash table
+# (numpy's per-call overhead would dominate), as are ids longer than _SORT_ENCODE_MAX_BYTES (each
+# 8 bytes is one more pass) and hash collisions between more than _SORT_ENCODE_MAX_SPLIT ids.
+_SORT_ENCODE_MIN = 1 << 15
+_SORT_ENCODE_MAX_BYTES = 64
+_SORT_ENCODE_MAX_SPLIT = 1 << 12
+_HASH_KEEP = 0xFFFF_FFFF_FFFF_FFFF  # bits of each id's hash kept (tests keep few, to force collisions)
+_MIX1, _MIX2 = 0xFF51_AFD7_ED55_8CCD, 0xC4CE_B9FE_1A85_EC53  # MurmurHash3's 64-bit finaliser
+_LOW_BYTES = [(1 << (8 * m)) - 1 for m in range(9)]  # the low m bytes of a 64-bit word
+
+
+class _IdWords:
+    """The ids of one binary Arrow array as little-endian 64-bit words (word ``j`` holds bytes
+    ``8j .. 8j+7`` of each id, zero past its end), read from the array's own buffers."""
+
+    def __init__(self, arr: pa.Array) -> None:
+        import pyarrow as pa
+
+        self.arr = arr = arr if pa.types.is_large_binary(arr.type) else arr.cast(pa.large_binary())
+        self.n = n = len(arr)
+        bufs = arr.buffers()
+        self.offsets = np.frombuffer(bufs[1], dtype=np.int64, count=arr.offset + n + 1)[arr.offset :]
+        data = bufs[2]
+        raw = np.frombuffer(data, dtype=np.uint8) if data is not None and data.size else np.zeros(0, np.uint8)
+        if len(raw) < 8:
+            raw = np.concatenate((raw, np.zeros(8, dtype=np.uint8)))
+        self.raw = raw  # (keeps the bytes alive under the view below)
+        # the 8 bytes from each byte position on: unaligned reads, no copy
+        self.at = np.ndarray((len(raw) - 7,), dtype=np.uint64, buffer=raw, strides=(1,))
+        self.masks = np.array(_LOW_BYTES, dtype=np.uint64)
+
+    def longest(self) -> int:
+        return int(np.diff(self.offsets).max())
+
+    def lengths(self, lo: int, hi: int) -> np.ndarray:
+        return self.offsets[lo + 1 : hi + 1] - self.offsets[lo:hi]
+
+    def word(self, lo: int, hi: int, j: int) -> np.ndarray:
+        """Bytes ``8j .. 8j+7`` of ids ``lo .. hi-1`` as one word each (a fresh array)."""
+        p = self.offsets[lo:hi] + 8 * j
+        last = len(self.at) - 1
+        # offsets never decrease: only the last ids can start a word within 8 bytes of the end,
+        # and those are read from 8 bytes before it, then shifted
+        tail = int(np.searchsorted(p, last, side="right"))
+        w = self.at[p if tail == len(p) else np.minimum(p, last)]
+        w[tail:] >>= (np.minimum(p[tail:] - last, 7) * 8).astype(np.uint64)
+        cut = self.offsets[lo + 1 : hi + 1] - p
+        np.clip(cut, 0, 8, out=cut)
+        w &= self.masks[cut]
+        return w
+
+    def has_nul(self) -> bool:
+        """Whether the ids hold a NUL byte (then zero padding does not tell ``a`` from ``a\\0``).
+        Only their own bytes are read: a slice of a large column shares its whole buffer."""
+        used = self.raw[int(self.offsets[0]) : int(self.offsets[-1])]
+        return bool(len(used)) and int(used.min()) == 0
+
+
+def _mix(h: np.ndarray) -> np.ndarray:
+    """MurmurHash3's finaliser, in place: a bijection of 64-bit words that spreads every bit."""
+    s = np.uint64(33)
+    h ^= h >> s
+    h *= np.uint64(_MIX1)
+    h ^= h >> s
+    h *= np.uint64(_MIX2)
+    h ^= h >> s
+    return h
+
+
+_SORT_ENCODE_BLOCK = 1 << 16  # ids hashed at a time (bounds the temporaries)
+_SORT_ENCODE_TRIM = 1 << 18  # ids from which the encoding's freed memory is given back at once
+
+
+def _sort_split_codes(arrays: tuple[pa.Array, ...]) -> tuple[list[np.ndarray], pa.Array] | None:
+    """:func:`_split_codes` by sorting hashes: the same codes and dictionary (first-seen order),
+    or None when Arrow's hash table should do it (few or long ids, nulls, other types).
+
+    Each id's bytes are read as 64-bit words straight from the Arrow buffers and hashed; the
+    high bits of the hash and the id's position are packed into one integer and sorted (a
+    numpy sort of integers: several times faster than hashing strings one by one, and it
+    holds no hash table). Ids of equal hash are then compared word by word, so the codes
+    are exact: ids whose hashes collide are told apart by their bytes."""
+    import pyarrow as pa
+
+    sizes = [len(a) for a in arrays]
+    n = sum(sizes)
+    if n < _SORT_ENCODE_MIN:
+        return None
+    kinds = (pa.types.is_binary, pa.types.is_large_binary, pa.types.is_string, pa.types.is_large_string)
+    if any(a.null_count or not any(k(a.type) for k in kinds) for a in arrays):
+        return None
+    pieces = [c for a in arrays for c in (a.chunks if isinstance(a, pa.ChunkedArray) else [a]) if len(c)]
+    ids = [_IdWords(c) for c in pieces]
+    longest = max(w.longest() for w in ids)
+    if longest > _SORT_ENCODE_MAX_BYTES:
+        return None
+    # what tells equal ids apart: their words, and their lengths when an id may end in NUL
+    # bytes (which the zero padding cannot tell from no byte); kept, as reading them again in
+    # sorted order (random reads of the buffers) takes longer than the rest of the encoding
+    nwords = max(1, -(-longest // 8))
+    cols = [np.empty(n, dtype=np.uint64) for _ in range(nwords + any(w.has_nul() for w in ids))]
+    bits = max(n - 1, 1).bit_length()  # the low bits of each packed key hold the id's position
+    keep = np.uint64(_HASH_KEEP & ~((1 << bits) - 1))
+    key = np.empty(n, dtype=np.uint64)
+    at = 0
+    for w in ids:
+        for lo in range(0, w.n, _SORT_ENCODE_BLOCK):
+            hi = min(lo + _SORT_ENCODE_BLOCK, w.n)
+            part = slice(at + lo, at + hi)
+            h = w.lengths(lo, hi).astype(np.uint64)
+            if len(cols) > nwords:
+                cols[nwords][part] = h
+            for j in range(nwords):
+                cols[j][part] = wj = w.word(lo, hi, j)
+                h ^= wj
+                _mix(h)
+            h &= keep
+            h |= np.arange(part.start, part.stop, dtype=np.uint64)
+            key[part] = h
+        at += w.n
+    key.sort()
+    same_hash = np.empty(n - 1, dtype=bool)
+    for lo in range(0, n - 1, _SORT_ENCODE_BLOCK):  # (in blocks: no temporary of every key)
+        hi = min(lo + _SORT_ENCODE_BLOCK, n - 1)
+        same_hash[lo:hi] = ((key[lo + 1 : hi + 1] ^ key[lo:hi]) >> np.uint64(bits)) == 0
+    key &= np.uint64((1 << bits) - 1)
+    pos = key.view(np.int64)  # ids by hash, then position
+    del key
+    # neighbours of equal hash must be the same id
+    differ = np.zeros(n - 1, dtype=bool)
+    while cols:
+        sorted_col = cols.pop()[pos]
+        differ |= sorted_col[1:] != sorted_col[:-1]
+        del sorted_col
+    new = np.empty(n, dtype=bool)  # the first entry of each group of equal ids, in sorted order
+    new[0] = True
+    np.logical_not(same_hash, out=new[1:])
+    clash = same_hash & differ
+    del same_hash, differ
+    first_at = None  # each sorted entry's group as its first entry's index, once groups interleave
+    if clash.any():
+        first_at = np.where(new, np.arange(n, dtype=np.int64), 0)
+        np.maximum.accumulate(first_at, out=first_at)
+        if not _split_clashes(clash, new, first_at, pos, ids):
+            return None
+    # number the groups by where their id first occurs (Arrow's order): the first entry of a
+    # group holds its smallest position (equal hashes sort by position)
+    heads = pos[new]
+    first_seen = np.zeros(n, dtype=bool)
+    first_seen[heads] = True
+    rank = np.cumsum(first_seen, dtype=np.int32)
+    rank -= 1
+    codes = np.empty(n, dtype=np.int64)
+    if first_at is None:  # every group is a run of sorted entries
+        codes[pos] = np.repeat(rank[heads], np.diff(np.flatnonzero(new), append=n))
+    else:
+        codes[pos] = rank[pos[first_at]]
+    del rank, first_at, heads, pos
+    dictionary = _take_ids(ids, np.flatnonzero(first_seen))
+    if n >= _SORT_ENCODE_TRIM:
+        # give the freed temporaries back to the system (the C library's malloc keeps them on
+        # its heap, where they would add to the peak of the rest of the table and the measures:
+        # 8 MiB less at the peak on a Robust04-size run, for a few page faults)
+        pa.default_memory_pool().release_unused()
+    return list(np.split(codes, np.cumsum(sizes)[:-1])), dictionary
+
+
+def _split_clashes(
+    clash: np.ndarray, new: np.ndarray, first_at: np.ndarray, pos: np.ndarray, ids: list[_IdWords]
+) -> bool:
+    """Tell apart the ids of the hash groups in which neighbours differ (``clash[i]``: sorted
+    entries i and i+1 have equal hashes and different ids), by their bytes: update ``new`` and
+    ``first_at`` in place. False when there are too many such ids (the caller lets Arrow do it)."""
+    group_of = first_at[1:][clash]  # groups with a clash, as their first sorted index
+    members = np.flatnonzero(np.isin(first_at, group_of))
+    if len(members) > _SORT_ENCODE_MAX_SPLIT:
+        return False
+    bounds = np.cumsum([w.n for w in ids])
+    seen: dict[tuple[int, bytes], int] = {}
+    for i in members.tolist():  # (only ids of colliding hashes: a handful, if any)
+        item = int(pos[i])
+        k = int(np.searchsorted(bounds, item, side="right"))
+        local = item - (int(bounds[k - 1]) if k else 0)
+        first = seen.setdefault((int(first_at[i]), ids[k].arr[local].as_py()), i)
+        new[i] = first == i
+        first_at[i] = first
+    return True
+
+
+def _take_ids(ids: list[_IdWords], items: np.ndarray) -> pa.Array:
+    """The ids at ``items`` (ascending positions in the pieces one after another), as one
+    large_binary array."""
+    import pyarrow as pa
+
+    parts = []
+    at = 0
+    for w in ids:
+        lo, hi = np.searchsorted(items, [at, at + w.n])
+        if hi > lo:
+            parts.append(w.arr.take(from_numpy(items[lo:hi] - at)))
+        at += w.n
+    return parts[0] if len(parts) == 1 else pa.concat_arrays(parts)
 
 
 def runs_of(arr: pa.Array) -> tuple[np.ndarray, pa.Array]:
@@ -390,17 +602,14 @@ def _encode(*arrays: pa.Array) -> tuple[list[np.ndarray], pa.Array]:
     return _split_codes(arrays)
 
 
-def check_qrels_duplicates(qrels: Qrels, key: np.ndarray | None = None, order: np.ndarray | None = None) -> None:
-    """Refuse a (topic, docno) judged twice, naming the second line. ``key``: one
-    integer per judgement, equal exactly when (topic, docno) is, if the caller has it;
-    ``order``: its stable ascending order, if the caller has that too."""
-    if key is None:
+def check_qrels_duplicates(qrels: Qrels, order: np.ndarray | None = None, ks: np.ndarray | None = None) -> None:
+    """Refuse a (topic, docno) judged twice, naming the second line. ``order`` and ``ks``, if
+    the caller has them: the stable ascending order of one integer key per judgement, equal
+    exactly when (topic, docno) is, and the keys in that order."""
+    if order is None or ks is None:
         (qc,), _ = _encode(qrels.qid)
         (dc,), ddict = _encode(qrels.docno)
-        key = qc * max(len(ddict), 1) + dc
-    if order is None:
-        order = np.argsort(key, kind="stable")
-    ks = key[order]
+        order, ks = _stable_sort(qc * max(len(ddict), 1) + dc)
     dup = np.flatnonzero(ks[1:] == ks[:-1])
     if len(dup):
         second_lines = qrels.lineno[order[dup + 1]]
@@ -412,6 +621,23 @@ def check_qrels_duplicates(qrels: Qrels, key: np.ndarray | None = None, order: n
             f"'{decode_id(qrels.qid[int(second)].as_py())}' (first at line {int(qrels.lineno[first])})",
             int(qrels.lineno[second]),
         )
+
+
+def _stable_sort(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(order, key[order])`` for the stable ascending ``order`` of integer keys: non-negative
+    keys small enough to leave room for a position are packed with it into one integer and
+    sorted (numpy's integer sort, a few times faster than a stable argsort)."""
+    n = len(key)
+    bits = max(n - 1, 1).bit_length()
+    if n and int(key.min()) >= 0 and int(key.max()) < 1 << (63 - bits):
+        packed = np.asarray(key, dtype=np.int64) << bits
+        packed |= np.arange(n, dtype=np.int64)
+        packed.sort()
+        order = packed & ((1 << bits) - 1)
+        packed >>= bits
+        return order, packed
+    order = np.argsort(key, kind="stable")
+    return order, key[order]
 
 
 TIE_RULES = ("docno", "input", "rank")
@@ -858,15 +1084,15 @@ def _judgements(qrels: Qrels, topics: _Topics, q_dcode: np.ndarray, ndoc: int) -
         qd = q_dcode[qmask]
         qkey = qg * ndoc + qd
         # the (topic, docno code) order, as 0 <= qd < ndoc: the same for every run with these codes
-        qorder = same_order(qrels, "judgement_order", (qg, qd), lambda: np.argsort(qkey, kind="stable"))
-        check_qrels_duplicates(judgements, qkey, qorder)
-        return _Judged(qg=qg, qrel=qrel, key_sorted=qkey[qorder], rel_sorted=qrel[qorder])
+        qorder = same_order(qrels, "judgement_order", (qg, qd), lambda: _stable_sort(qkey)[0])
+        qkey_sorted = qkey[qorder]
+        check_qrels_duplicates(judgements, qorder, qkey_sorted)
+        return _Judged(qg=qg, qrel=qrel, key_sorted=qkey_sorted, rel_sorted=qrel[qorder])
     check_qrels_duplicates(judgements)
     # judgements that can match a run row, keyed by (topic, docno code)
     matchable = q_dcode[qmask] >= 0
-    qkey = qg[matchable] * ndoc + q_dcode[qmask][matchable]
-    qorder = np.argsort(qkey, kind="stable")
-    return _Judged(qg=qg, qrel=qrel, key_sorted=qkey[qorder], rel_sorted=qrel[matchable][qorder])
+    qorder, qkey_sorted = _stable_sort(qg[matchable] * ndoc + q_dcode[qmask][matchable])
+    return _Judged(qg=qg, qrel=qrel, key_sorted=qkey_sorted, rel_sorted=qrel[matchable][qorder])
 
 
 def _rank_and_label(
@@ -1000,6 +1226,13 @@ def _lookup_labels(
 ) -> np.ndarray:
     """Each row's qrels value by its (topic, docno) key: -1 when not judged, -2 when
     judged with a negative value."""
+    if len(qkey_sorted) and ndoc <= len(rkey) + len(qkey_sorted) + 1024:
+        # dense codes (a docno dictionary's): a table by code
+        at = _find_by_owner(rkey, r_dcode, ndoc, qkey_sorted)
+        label = qrel_sorted[at]
+        label[label < 0] = -2
+        label[at < 0] = -1
+        return label
     label = np.full(len(rkey), -1, dtype=np.int64)
     if not len(qkey_sorted):
         return label
@@ -1030,6 +1263,40 @@ def _lookup_labels(
         values = qrel_sorted[at[found]]
         label[rows[found]] = np.where(values < 0, -2, values)
     return label
+
+
+def _find_by_owner(rkey: np.ndarray, r_dcode: np.ndarray, ndoc: int, qkey_sorted: np.ndarray) -> np.ndarray:
+    """The judgement of each row's (topic, docno) key, for dense docno codes: its index in
+    ``qkey_sorted``, -1 when it is not judged.
+
+    Most docnos are judged for one topic only, so each docno code gets one of its judgements,
+    its owner, in a table indexed by code: a row whose key is its docno's owner's is found
+    with two reads of memory. Only rows of docnos judged for several topics that their owner
+    does not match are looked up by a binary search, among the other judgements (a subsequence
+    of the sorted keys, so sorted too)."""
+    small = np.int32 if max(ndoc, len(qkey_sorted)) < 1 << 31 else np.int64  # (half the memory)
+    qdoc = np.empty(len(qkey_sorted), dtype=small)
+    np.remainder(qkey_sorted, ndoc, out=qdoc, casting="unsafe")
+    owner = np.full(ndoc, -1, dtype=small)
+    owner[qdoc] = np.arange(len(qdoc), dtype=small)  # one judgement of each docno, whichever
+    others = np.flatnonzero(owner[qdoc] != np.arange(len(qdoc), dtype=small))  # judgements that own none
+    at = owner[r_dcode].astype(np.int64)
+    del owner
+    missed = qkey_sorted[at] != rkey  # (at -1 reads the last key: a docno judged nowhere)
+    at[missed] = -1
+    if len(others):
+        shared = np.zeros(ndoc, dtype=bool)
+        shared[qdoc[others]] = True
+        missed &= shared[r_dcode]
+        rows = np.flatnonzero(missed)
+        if len(rows):
+            other_keys = qkey_sorted[others]
+            keys = rkey[rows]
+            i = np.searchsorted(other_keys, keys)
+            i[i == len(other_keys)] = 0
+            hit = other_keys[i] == keys
+            at[rows[hit]] = others[i[hit]]
+    return at
 
 
 def seg_suffix_max(values: np.ndarray, groups: np.ndarray, ngroups: int) -> np.ndarray:

@@ -228,12 +228,11 @@ def fast_table(
     file and reports any problem exactly.
 
     ``only_wanted``: convert only the columns of ``types`` (a run's qid, docno and score:
-    half of its fields) and check for empty fields on the bytes instead; otherwise every
-    column is converted and checked. ``release``: give the parser's freed blocks back to
+    half of its fields; a qrels file's qid, docno and label) and check for empty fields on
+    the bytes instead; otherwise every column is converted and checked. ``release``: give the parser's freed blocks back to
     the system at once (a whole file: they would add to the peak of every later step); a
     streamed chunk keeps them for the next chunk's parse, which would fault them in again.
     """
-    import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.csv as csv
@@ -268,6 +267,9 @@ def fast_table(
     col_types.update({f"f{i}": t for i, t in types.items()})
     if only_wanted and _has_empty_field(data, d):
         return None
+    # a comment line: no field is empty, so a line's first byte is its first field's
+    if data[:1] == b"#" or data.find(b"\n#") >= 0:
+        return None
     block = _csv_block_size(len(data))
     try:
         table = csv.read_csv(
@@ -292,11 +294,6 @@ def fast_table(
         is_text = pa.types.is_large_binary(col.type) or pa.types.is_binary(col.type)
         if is_text and len(col) and pc.min(pc.binary_length(col)).as_py() == 0:
             return None  # an empty field: doubled, leading or trailing delimiter, or a blank line
-    f0 = table.column("f0").combine_chunks()
-    if len(f0):
-        heads = np.frombuffer(f0.buffers()[2], dtype=np.uint8)[np.frombuffer(f0.buffers()[1], dtype=np.int64)[:-1]]
-        if (heads == ord("#")).any():
-            return None  # a comment line
     return table.select(wanted)
 
 
@@ -571,7 +568,7 @@ def parse_four_fields(
     want = {0: pa.large_binary(), 2: pa.large_binary(), 3: pa.int64()}
     if second:
         want[1] = pa.large_binary()
-    fast = fast_table(src.data, 4, 4, want)
+    fast = fast_table(src.data, 4, 4, want, only_wanted=True)
     if fast is not None and len(fast):
         ids = [fast.column(f"f{i}").combine_chunks() if i in want else None for i in range(3)]
         return ids, to_numpy(fast.column("f3")), np.arange(1, len(fast) + 1, dtype=np.int64)

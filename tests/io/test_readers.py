@@ -234,3 +234,40 @@ def test_errors_found_while_reading_name_their_line_in_a_later_chunk(tmp_path, m
         with pytest.raises(InputError) as err:
             evaluate(q, r, "map", stream=True, chunk_bytes=128, memory_limit=memory_limit)
         assert str(err.value).startswith(f"{r}:{msg}")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1 0 a 1\n1 0 b 0\n#c\n1 0 c 2\n",  # a comment line after the first: the general path
+        "#c\n1 0 a 1\n1 0 b 0\n1 0 c 2\n",  # ... and as the first line
+        "1 0 a 1\n1 0 b 0\n1 0 c 2\n#",  # ... and as a last line without a line end
+    ],
+)
+def test_qrels_comment_lines_leave_the_fast_path(text):
+    """The fast path checks the kept columns only: a comment line is found on the bytes, and
+    the general path then reads the file exactly (the comment skipped, lines numbered)."""
+    import pyarrow as pa
+
+    from irevalcli.io.trec import fast_table
+
+    want = {0: pa.large_binary(), 2: pa.large_binary(), 3: pa.int64()}
+    assert fast_table(text.encode(), 4, 4, want, only_wanted=True) is None
+    q = parse_qrels(src(text))
+    assert q.docno.to_pylist() == [b"a", b"b", b"c"] and q.rel.tolist() == [1, 0, 2]
+
+
+def test_qrels_fast_path_keeps_hashes_inside_ids_and_refuses_empty_fields():
+    import pyarrow as pa
+
+    from irevalcli.io.trec import fast_table
+
+    want = {0: pa.large_binary(), 2: pa.large_binary(), 3: pa.int64()}
+    text = b"1 0 a#1 1\n1# 0 #b 0\n"  # '#' inside an id, not at a line start: data
+    tab = fast_table(text, 4, 4, want, only_wanted=True)
+    assert tab is not None and tab.column("f2").to_pylist() == [b"a#1", b"#b"]
+    assert parse_qrels(src(text)).qid.to_pylist() == [b"1", b"1#"]
+    assert fast_table(b"1 0 a 1\n1  b 0\n", 4, 4, want, only_wanted=True) is None  # an empty iter field
+    with pytest.raises(InputError) as e:  # (which trec_eval reads as 3 fields)
+        parse_qrels(src("1 0 a 1\n1  b 0\n"))
+    assert str(e.value) == "f:2: expected 4 fields (qid iter docno rel), got 3"
