@@ -153,8 +153,8 @@ def build_labelled_table(run: Run, labels: np.ndarray, has: np.ndarray, opts: Ev
 
 
 def _value_ranks(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Canonical decimal ids given as their values (``v``, overwritten): each one's rank
-    among the distinct ones in their texts' bytewise order, and those values in that order."""
+    """Ids given as the values whose decimal texts they are (``v``, overwritten): each one's
+    rank among the distinct ones in their texts' bytewise order, and those values in that order."""
     lo, hi = int(v.min()), int(v.max())
     if hi - lo < max(len(v) // 2, 1 << 20):  # a table over the range (see _topic_codes)
         if not v.flags.writeable:  # (a view of an Arrow buffer)
@@ -165,15 +165,27 @@ def _value_ranks(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         values = np.flatnonzero(present)
         del present
         values += lo
-        values = values[np.argsort(_decimal_keys(values, _digits(values)), kind="stable")]
+        values = values[_text_order(values)]
         rank = np.zeros(hi - lo + 1, dtype=np.int64)
         rank[values - lo] = np.arange(len(values), dtype=np.int64)
         return np.take(rank, v, out=v, mode="clip"), values  # (in place: each value read before its slot is written)
     values, code = np.unique(v, return_inverse=True)
-    order = np.argsort(_decimal_keys(values, _digits(values)), kind="stable")
+    order = _text_order(values)
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order), dtype=np.int64)
     return rank[code.reshape(-1)], values[order]
+
+
+def _text_order(values: np.ndarray) -> np.ndarray:
+    """The order of distinct int64 values (ascending) by their decimal texts, bytewise: by
+    a key of their digits when all are canonical decimals (0 to 10**15 - 1), else by Arrow
+    sorting the texts ('-' is before every digit; '-12' < '-5' < '0' < '10' < '9')."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not len(values) or (int(values[0]) >= 0 and int(values[-1]) < 10**15):
+        return np.argsort(_decimal_keys(values, _digits(values)), kind="stable")
+    return to_numpy(pc.sort_indices(pc.cast(from_numpy(values), pa.large_string()))).astype(np.int64, copy=False)
 
 
 def _topic_codes(qid: pa.Array) -> tuple[np.ndarray, pa.Array]:

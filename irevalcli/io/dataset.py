@@ -414,9 +414,13 @@ def _needs_hive(data: bytes, hive: Sequence[tuple[str, str]], columns: Mapping[s
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    return takes_hive(pq.ParquetFile(pa.BufferReader(data)).schema_arrow.names, hive, columns)
+
+
+def takes_hive(own: Sequence[str], hive: Sequence[tuple[str, str]], columns: Mapping[str, str]) -> bool:
+    """:func:`_needs_hive` of a file whose own columns are ``own``."""
     from .tabular import find_column
 
-    own = pq.ParquetFile(pa.BufferReader(data)).schema_arrow.names
     names = [*own, *(k for k, _ in hive if k not in own)]
     found = (find_column(role, names, columns) for role in ("qid", "docno", "score", "rel", "runid"))
     return any(col is not None and col not in own for col in found)
@@ -665,7 +669,8 @@ def decimal_ids(ids: pa.Array) -> tuple[np.ndarray, np.ndarray] | None:
 @dataclass
 class LogNumbers:
     """A labelled log's rows as numbers: ``user`` and ``doc``, the values of each row's user
-    id and docno (canonical decimals: the value gives the text); ``score``. Handed over
+    id and docno, whose decimal text is the id (a canonical decimal, or an integer column's
+    value: it may then be negative or have more than 15 digits); ``score``. Handed over
     once (:meth:`LogRun.take_numbers`), to be overwritten."""
 
     user: np.ndarray  # int64
@@ -777,6 +782,41 @@ class _Loaded:
         )
 
 
+def _integer_ids(t: pa.DataType) -> bool | None:
+    """Whether an id column of type ``t`` holds integers (True) or texts (False) that
+    :func:`read_log` may read as numbers; None when it leaves the column to the general reading."""
+    import pyarrow as pa
+
+    if pa.types.is_integer(t):
+        return True
+    if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t) or pa.types.is_large_binary(t):
+        return False
+    return None
+
+
+def _id_values(ids: pa.Array, integers: bool, out: np.ndarray) -> bool:
+    """An id column's values written to ``out`` (int64): integers as they are (their texts
+    are their decimals), texts when every one is a canonical decimal; False (``out`` left
+    half written) when there is a null, an unsigned value past int64 or a text that is not
+    a canonical decimal."""
+    import numpy as np
+    import pyarrow as pa
+
+    if not integers:
+        got = decimal_ids(ids)
+        if got is None:
+            return False
+        out[:] = got[0]
+        return True
+    if ids.null_count:
+        return False  # the general reading says where ('no qid value')
+    v = ids.to_numpy(zero_copy_only=False)
+    if ids.type == pa.uint64() and len(v) and int(v.max()) > np.iinfo(np.int64).max:
+        return False
+    out[:] = v
+    return True
+
+
 def _threads() -> int:
     try:
         return max(1, len(os.sched_getaffinity(0)))
@@ -786,10 +826,15 @@ def _threads() -> int:
 
 def read_log(ds: Dataset, columns: Mapping[str, str]) -> Labelled | None:  # noqa: C901  one check per case left to the general reading
     """A local labelled table of Parquet files whose user ids and docnos are all canonical
-    decimals, read as numbers: row groups decoded in parallel straight into the whole
-    log's arrays (no id text kept, no copy of the file's bytes). None when the general
-    reading must do it (another format or layout, a runid or rank column, a null or NaN
-    where none may be, an id that is not a canonical decimal): it then says what is wrong."""
+    decimals or integers, read as numbers: row groups decoded in parallel straight into the
+    whole log's arrays (no id text kept, no copy of the file's bytes). None when the
+    general reading must do it (another format or layout, a runid or rank column, a null or
+    NaN where none may be, an id that is not a canonical decimal nor an integer below
+    2**63): it then says what is wrong.
+
+    An integer id's text is its decimal (``-5``, ``0``, ``12345678901234567``: what the
+    general reading writes); a hive directory's keys are ignored unless one of them is a
+    column the reading takes (then the general reading adds it to the rows)."""
     from concurrent.futures import ThreadPoolExecutor
 
     import numpy as np
@@ -798,7 +843,7 @@ def read_log(ds: Dataset, columns: Mapping[str, str]) -> Labelled | None:  # noq
 
     from .tabular import default_runid, find_column
 
-    if ds.fs is not None or any(ds.hive) or "rank" in columns:
+    if ds.fs is not None or "rank" in columns:
         return None
     files = []
     schema = None
@@ -822,7 +867,13 @@ def read_log(ds: Dataset, columns: Mapping[str, str]) -> Labelled | None:  # noq
     cols = [find_column(role, names, columns) for role in ("qid", "docno", "score", "rel")]
     if None in cols or len(set(cols)) != 4 or find_column("runid", names, columns) is not None:
         return None
+    if any(takes_hive(names, hive, columns) for hive in ds.hive if hive):
+        return None
     qcol, dcol, scol, rcol = (str(c) for c in cols)
+    qkind, dkind = (_integer_ids(schema.field(c).type) for c in (qcol, dcol))
+    if qkind is None or dkind is None:
+        return None
+    qint, dint = qkind, dkind
     stype, rtype = schema.field(scol).type, schema.field(rcol).type
     if not pa.types.is_floating(stype) or not pa.types.is_integer(rtype) or rtype == pa.uint64():
         return None
@@ -855,14 +906,10 @@ def read_log(ds: Dataset, columns: Mapping[str, str]) -> Labelled | None:  # noq
         if not m:
             return True
         part = slice(at, at + m)
-        got = decimal_ids(t.column(qcol).combine_chunks())
-        if got is None:
+        if not _id_values(t.column(qcol).combine_chunks(), qint, user[part]):
             return False
-        user[part] = got[0]
-        got = decimal_ids(t.column(dcol).combine_chunks())
-        if got is None:
+        if not _id_values(t.column(dcol).combine_chunks(), dint, doc[part]):
             return False
-        doc[part] = got[0]
         s = t.column(scol).combine_chunks()
         if s.null_count:
             return False
