@@ -77,11 +77,16 @@ def sparse_at_cutoffs(t: EvalTable, sr: tuple[np.ndarray, np.ndarray], ks: Any, 
     return t.sparse_read(sr, topic.ravel(), depth.ravel(), empty).reshape(depth.shape)
 
 
-@dataclass(frozen=True)
 class OptParams(Params):
     """Params plus options fixed by the spelling of a friendly name (sorted key/value pairs)."""
 
-    opts: tuple[tuple[str, Any], ...] = ()
+    __slots__ = ("opts",)
+
+    opts: tuple[tuple[str, Any], ...]
+
+    def __init__(self, values: tuple[Any, ...], printable: str | None, opts: tuple[tuple[str, Any], ...] = ()) -> None:
+        super().__init__(values, printable)
+        object.__setattr__(self, "opts", opts)
 
 
 def opt(p: Params, key: str, default: Any = None) -> Any:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from ..errors import MeasureParamError
+from ..records import FrozenRecord
 
 if TYPE_CHECKING:
     import numpy as np
@@ -53,12 +54,17 @@ Unanswered = float | Literal["value", "refuse"]
 VERSIONS = frozenset({"10.0", "9.0.8"})
 
 
-@dataclass(frozen=True)
-class Params:
+class Params(FrozenRecord):
     """Parsed parameters of one requested measure."""
+
+    __slots__ = ("values", "printable")  # noqa: RUF023  the fields in order
 
     values: tuple[Any, ...]  # cutoffs, reals, or (key, value) pairs
     printable: str | None  # the raw text the user gave (None: defaults)
+
+    def __init__(self, values: tuple[Any, ...], printable: str | None) -> None:
+        object.__setattr__(self, "values", values)
+        object.__setattr__(self, "printable", printable)
 
 
 # ---- parameter shapes ---------------------------------------------------------------------
@@ -241,16 +247,33 @@ def seq_sum(values: np.ndarray) -> float:
     return float(np.cumsum(values, dtype=np.float64)[-1])
 
 
-@dataclass(frozen=True)
-class Totals:
+class Totals(FrozenRecord):
     """What a summary reads besides one label's per-topic values (the engine fills it in)."""
+
+    __slots__ = ("topics", "denom", "complete", "runid", "judged_relevant", "convert")  # noqa: RUF023  the fields in order
 
     topics: int  # the topics evaluated
     denom: int  # the topics a mean divides by: -c's judged topics, else ``topics``
     complete: bool  # -c: judged topics the run lacks count (as zeros)
     runid: str
     judged_relevant: int  # judged relevant documents over every topic (num_rel under -c)
-    convert: Callable[[str, np.ndarray], np.ndarray] | None = None  # -Z: (label, values) -> z-scores
+    convert: Callable[[str, np.ndarray], np.ndarray] | None  # -Z: (label, values) -> z-scores
+
+    def __init__(
+        self,
+        topics: int,
+        denom: int,
+        complete: bool,
+        runid: str,
+        judged_relevant: int,
+        convert: Callable[[str, np.ndarray], np.ndarray] | None = None,
+    ) -> None:
+        object.__setattr__(self, "topics", topics)
+        object.__setattr__(self, "denom", denom)
+        object.__setattr__(self, "complete", complete)
+        object.__setattr__(self, "runid", runid)
+        object.__setattr__(self, "judged_relevant", judged_relevant)
+        object.__setattr__(self, "convert", convert)
 
 
 # every summary by name (the name a baseline record keeps), in declaration order
