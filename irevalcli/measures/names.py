@@ -37,7 +37,6 @@ ireval also accepts the output labels as input (``P_5``, ``ndcg_cut_10``,
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -261,7 +260,7 @@ def wrap(meas: Any, target: Target) -> Any:
     views = ([target.view] if target.view else []) + list(target.views)
     if meas.placeholder == "zero_named" and not target.values:
         # the friendly label is not the measure's name, but it is the unparameterised slot
-        meas = dataclasses.replace(meas, placeholder="zero")
+        meas = meas.replaced(placeholder="zero")
     if not views:
         return meas
     from . import _util
@@ -282,7 +281,7 @@ def wrap(meas: Any, target: Target) -> Any:
             t = makers[kind](t, n)
         return func(t, p)
 
-    return dataclasses.replace(meas, func=on_view)
+    return meas.replaced(func=on_view)
 
 
 def _relabel(t: Any, mapping: tuple[tuple[int, int], ...]) -> Any:

@@ -3,7 +3,6 @@ declared spellings: it must be up to date, and it must list every measure with e
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 
@@ -71,7 +70,7 @@ def test_a_spelling_added_to_the_tables_appears_without_editing_the_generator(mo
 
     fam = spellings.FAMILIES["AP"].replaced(name="MAP_new", synonyms=())
     monkeypatch.setitem(spellings.FAMILIES, "MAP_new", fam)
-    meas = dataclasses.replace(registry.REGISTRY["map"], name="map_new", doc="A new one.", citation="Someone 2099")
+    meas = registry.REGISTRY["map"].replaced(name="map_new", doc="A new one.", citation="Someone 2099")
     monkeypatch.setitem(registry.REGISTRY, "map_new", meas)
     text = measures_reference("markdown")
     assert "### map_new\n\nA new one.\n\n- trec_eval: `map_new`\n" in text and "- reference: Someone 2099\n" in text
