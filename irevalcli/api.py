@@ -32,7 +32,7 @@ class TableBuilder(FrozenRecord):
     (``build(judgements, run, opts, subtopics)``). ``is_qrels``: plain qrels, the only format
     with topic-block streaming, ``-Z`` z-scores and subtopic judgements."""
 
-    __slots__ = ("load", "build", "is_qrels")  # noqa: RUF023  the fields in order
+    __slots__ = ("build", "is_qrels", "load")
 
     load: Callable[[Any, EvalSettings, Advance | None], Any]
     build: Callable[[Any, Run, EvalOptions, Any], Any]
@@ -583,7 +583,7 @@ class EngineChoice(FrozenRecord):
     """One way to evaluate a run: ``applies`` says whether it is to be tried, ``run`` evaluates
     the job, or returns None to leave the run to the next choice."""
 
-    __slots__ = ("name", "applies", "run")  # noqa: RUF023  the fields in order
+    __slots__ = ("applies", "name", "run")
 
     name: str
     applies: Callable[[RunInput], bool]

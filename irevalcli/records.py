@@ -8,8 +8,9 @@ inherits the rest, which behave as the dataclass's do: fields compared and hashe
 (only with the same class), ``Name(field=value, ...)`` as its repr, and
 :class:`dataclasses.FrozenInstanceError` for an assignment or deletion.
 
-A subclass lists its own fields in ``__slots__`` (in the order of its ``__init__``, after
-its base's fields, as a dataclass orders them) and sets each with ``object.__setattr__``. The classes that :func:`dataclasses.replace`,
+A subclass lists its own fields in ``__slots__`` and sets each, in its ``__init__``, with
+``object.__setattr__``; the parameters of its ``__init__`` are its fields in order (a
+subclass's: its base's first, as a dataclass orders them), and must be its slots. The classes that :func:`dataclasses.replace`,
 :func:`dataclasses.fields` or :func:`dataclasses.asdict` are used on stay dataclasses.
 """
 
@@ -21,11 +22,16 @@ from typing import Any, ClassVar
 
 class FrozenRecord:
     __slots__ = ()
-    _fields: ClassVar[tuple[str, ...]] = ()  # the fields in order: the bases' first
+    _fields: ClassVar[tuple[str, ...]] = ()  # the fields in order (its __init__'s parameters)
 
     def __init_subclass__(cls) -> None:
         super().__init_subclass__()
-        cls._fields = cls._fields + tuple(cls.__dict__.get("__slots__", ()))
+        # the fields, in order, are the parameters of the class's __init__
+        code = cls.__init__.__code__
+        cls._fields = code.co_varnames[1 : code.co_argcount + code.co_kwonlyargcount]
+        slots = {name for klass in cls.__mro__ for name in klass.__dict__.get("__slots__", ())}
+        if set(cls._fields) != slots:
+            raise TypeError(f"{cls.__qualname__}: __init__ takes {cls._fields}, __slots__ are {sorted(slots)}")
 
     def _values(self) -> tuple[Any, ...]:
         return tuple([getattr(self, name) for name in self._fields])

@@ -266,7 +266,7 @@ def eval_command(**kw: Any) -> None:
 class OutputSettings(FrozenRecord):
     """How the eval command writes its results (what is evaluated is :class:`EvalSettings`)."""
 
-    __slots__ = ("fmt", "per_query", "summary", "places", "path", "progress")  # noqa: RUF023  the fields in order
+    __slots__ = ("fmt", "path", "per_query", "places", "progress", "summary")
 
     fmt: str  # --format (decided with the --output name's extension)
     per_query: bool  # -q

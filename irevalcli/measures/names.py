@@ -52,7 +52,7 @@ from .spellings import FAMILIES, LIBRARIES, Family, Target, dotted_pattern
 class Request(FrozenRecord):
     """One measure to compute, with its parameters and output labels."""
 
-    __slots__ = ("measure", "params", "label")  # noqa: RUF023  the fields in order
+    __slots__ = ("label", "measure", "params")
 
     measure: Measure
     params: Params
@@ -211,7 +211,7 @@ def _args(text: str | None, spec: str) -> dict[str, Any]:
 class Friendly(FrozenRecord):
     """A parsed friendly spec."""
 
-    __slots__ = ("spec", "family", "target")  # noqa: RUF023  the fields in order
+    __slots__ = ("family", "spec", "target")
 
     spec: str
     family: Family
@@ -310,7 +310,7 @@ class TrecSpelling(FrozenRecord):
     """A ``-m`` spec read in trec_eval's syntax (:func:`read_spec`): a nickname, or a measure
     with the parameter text given (``P.5``, the label ``P_5``; None: none given)."""
 
-    __slots__ = ("nickname", "measure", "text")  # noqa: RUF023  the fields in order
+    __slots__ = ("measure", "nickname", "text")
 
     nickname: str | None
     measure: Measure | None

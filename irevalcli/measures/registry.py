@@ -56,7 +56,7 @@ VERSIONS = frozenset({"10.0", "9.0.8"})
 class Params(FrozenRecord):
     """Parsed parameters of one requested measure."""
 
-    __slots__ = ("values", "printable")  # noqa: RUF023  the fields in order
+    __slots__ = ("printable", "values")
 
     values: tuple[Any, ...]  # cutoffs, reals, or (key, value) pairs
     printable: str | None  # the raw text the user gave (None: defaults)
@@ -249,7 +249,7 @@ def seq_sum(values: np.ndarray) -> float:
 class Totals(FrozenRecord):
     """What a summary reads besides one label's per-topic values (the engine fills it in)."""
 
-    __slots__ = ("topics", "denom", "complete", "runid", "judged_relevant", "convert")  # noqa: RUF023  the fields in order
+    __slots__ = ("complete", "convert", "denom", "judged_relevant", "runid", "topics")
 
     topics: int  # the topics evaluated
     denom: int  # the topics a mean divides by: -c's judged topics, else ``topics``

@@ -36,7 +36,7 @@ Cutoff = Literal["optional", "required", "none"]
 class Library(FrozenRecord):
     """A library whose spellings ireval reads (a spelling's ``style``)."""
 
-    __slots__ = ("name", "syntax", "ranx_grammar")  # noqa: RUF023  the fields in order
+    __slots__ = ("name", "ranx_grammar", "syntax")
 
     name: str
     syntax: str  # what 'ireval measures NAME' calls a spelling of it
@@ -65,7 +65,7 @@ LIBRARIES: dict[str, Library] = {
 class Target(FrozenRecord):
     """What a friendly spelling means."""
 
-    __slots__ = ("root", "values", "opts", "view", "views")  # noqa: RUF023  the fields in order
+    __slots__ = ("opts", "root", "values", "view", "views")
 
     root: str  # canonical registered measure
     values: tuple[Any, ...]  # its trec_eval parameters
@@ -94,7 +94,7 @@ Build = Callable[[dict[str, Any], str | None, str], Target]
 class Family(FrozenRecord):
     """One friendly name: its style, the arguments it takes and what it maps to."""
 
-    __slots__ = ("name", "style", "build", "definition", "roots", "args", "cutoff", "synonyms", "dotted", "module")  # noqa: RUF023  the fields in order
+    __slots__ = ("args", "build", "cutoff", "definition", "dotted", "module", "name", "roots", "style", "synonyms")
 
     name: str
     style: Style
