@@ -16,7 +16,7 @@ from .io.frames import as_frame, frame_column, frame_to_binary, is_table
 from .io.tabular import streamable
 from .io.trec import Qrels, Run, read_zscores
 from .measures.names import Request, asked_order, resolve
-from .records import FrozenRecord
+from .records import FrozenRecord, Record
 from .settings import COMPAT_MODES as COMPAT_MODES  # re-exported: the API's names
 from .settings import NO_PROGRESS, REL_FORMATS, Advance, EvalSettings, ProgressReport, api_wording
 
@@ -563,8 +563,7 @@ def _judgements(qrels: Any, run: Any, s: EvalSettings, fmt: TableBuilder, progre
         return fmt.load(qrels, s, None), run
 
 
-@dataclass
-class RunInput:
+class RunInput(Record):
     """The run as the engines of :data:`ENGINES` are given it, and what an engine that
     declined it learnt for the next: the run is not grouped by topic; standard input, spooled
     from its first byte."""
@@ -575,8 +574,28 @@ class RunInput:
     settings: EvalSettings
     builder: TableBuilder
     progress: ProgressReport
-    not_grouped: bool = False
-    spooled: BinaryIO | None = None
+    not_grouped: bool
+    spooled: BinaryIO | None
+
+    def __init__(
+        self,
+        run: Any,
+        path: str | None,
+        stdin: BinaryIO | None,
+        settings: EvalSettings,
+        builder: TableBuilder,
+        progress: ProgressReport,
+        not_grouped: bool = False,
+        spooled: BinaryIO | None = None,
+    ) -> None:
+        self.run = run
+        self.path = path
+        self.stdin = stdin
+        self.settings = settings
+        self.builder = builder
+        self.progress = progress
+        self.not_grouped = not_grouped
+        self.spooled = spooled
 
 
 class EngineChoice(FrozenRecord):

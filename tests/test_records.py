@@ -11,7 +11,7 @@ import pytest
 from irevalcli.measures import names  # noqa: F401  declares every measure (the catalog)
 from irevalcli.measures.registry import REGISTRY, Params
 from irevalcli.measures.spellings import FAMILIES, Target
-from irevalcli.records import FrozenRecord
+from irevalcli.records import FrozenRecord, Record
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,3 +76,29 @@ def test_the_registry_records_survive_pickling_and_compare_by_value():
     assert Target("P", (5,)) == Target("P", (5,), (), None, ())
     fam = FAMILIES["AP"]
     assert fam.replaced(synonyms=()).synonyms == () and fam.library.name == fam.style
+
+
+@dataclasses.dataclass
+class _MutableDataclass:
+    path: str
+    runid: str = "r"
+
+
+class _MutableRecord(Record):
+    path: str
+    runid: str
+
+    def __init__(self, path: str, runid: str = "r") -> None:
+        self.path = path
+        self.runid = runid
+
+
+def test_a_mutable_record_compares_prints_and_refuses_hashing_as_the_dataclass():
+    dc, rec = _MutableDataclass("a.txt"), _MutableRecord("a.txt")
+    assert repr(rec) == repr(dc).replace("_MutableDataclass", "_MutableRecord")
+    assert rec == _MutableRecord("a.txt", "r") and rec != _MutableRecord("a.txt", "s") and rec != dc
+    with pytest.raises(TypeError):
+        hash(rec)
+    rec.runid = "t"
+    assert rec.runid == "t" and rec.replaced(path="b") == _MutableRecord("b", "t")
+    assert pickle.loads(pickle.dumps(rec)) == rec
