@@ -16,6 +16,7 @@ from .io.frames import as_frame, frame_column, frame_to_binary, is_table
 from .io.tabular import streamable
 from .io.trec import Qrels, Run, read_zscores
 from .measures.names import Request, asked_order, resolve
+from .records import FrozenRecord, Record
 from .settings import COMPAT_MODES as COMPAT_MODES  # re-exported: the API's names
 from .settings import NO_PROGRESS, REL_FORMATS, Advance, EvalSettings, ProgressReport, api_wording
 
@@ -23,8 +24,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-@dataclass(frozen=True)
-class TableBuilder:
+class TableBuilder(FrozenRecord):
     """How one ``-R`` judgement format enters the one evaluation path of :func:`evaluate`:
     ``load`` reads the judgements (a path, a DataFrame or already read ones; ``load(judgements,
     settings, advance)``, ``advance`` taking the bytes read when someone watches), ``build``
@@ -32,9 +32,21 @@ class TableBuilder:
     (``build(judgements, run, opts, subtopics)``). ``is_qrels``: plain qrels, the only format
     with topic-block streaming, ``-Z`` z-scores and subtopic judgements."""
 
+    __slots__ = ("build", "is_qrels", "load")
+
     load: Callable[[Any, EvalSettings, Advance | None], Any]
     build: Callable[[Any, Run, EvalOptions, Any], Any]
-    is_qrels: bool = False
+    is_qrels: bool
+
+    def __init__(
+        self,
+        load: Callable[[Any, EvalSettings, Advance | None], Any],
+        build: Callable[[Any, Run, EvalOptions, Any], Any],
+        is_qrels: bool = False,
+    ) -> None:
+        object.__setattr__(self, "load", load)
+        object.__setattr__(self, "build", build)
+        object.__setattr__(self, "is_qrels", is_qrels)
 
 
 def _qrels_table(q: Qrels, r: Run, opts: EvalOptions, sub: Any) -> Any:
@@ -552,8 +564,7 @@ def _judgements(qrels: Any, run: Any, s: EvalSettings, fmt: TableBuilder, progre
         return fmt.load(qrels, s, None), run
 
 
-@dataclass
-class RunInput:
+class RunInput(Record):
     """The run as the engines of :data:`ENGINES` are given it, and what an engine that
     declined it learnt for the next: the run is not grouped by topic; standard input, spooled
     from its first byte."""
@@ -564,18 +575,46 @@ class RunInput:
     settings: EvalSettings
     builder: TableBuilder
     progress: ProgressReport
-    not_grouped: bool = False
-    spooled: BinaryIO | None = None
+    not_grouped: bool
+    spooled: BinaryIO | None
+
+    def __init__(
+        self,
+        run: Any,
+        path: str | None,
+        stdin: BinaryIO | None,
+        settings: EvalSettings,
+        builder: TableBuilder,
+        progress: ProgressReport,
+        not_grouped: bool = False,
+        spooled: BinaryIO | None = None,
+    ) -> None:
+        self.run = run
+        self.path = path
+        self.stdin = stdin
+        self.settings = settings
+        self.builder = builder
+        self.progress = progress
+        self.not_grouped = not_grouped
+        self.spooled = spooled
 
 
-@dataclass(frozen=True)
-class EngineChoice:
+class EngineChoice(FrozenRecord):
     """One way to evaluate a run: ``applies`` says whether it is to be tried, ``run`` evaluates
     the job, or returns None to leave the run to the next choice."""
+
+    __slots__ = ("applies", "name", "run")
 
     name: str
     applies: Callable[[RunInput], bool]
     run: Callable[[Job, RunInput], Evaluation | None]
+
+    def __init__(
+        self, name: str, applies: Callable[[RunInput], bool], run: Callable[[Job, RunInput], Evaluation | None]
+    ) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "applies", applies)
+        object.__setattr__(self, "run", run)
 
 
 def _streams(given: RunInput) -> bool:

@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field, fields, replace
+from functools import cache
 from typing import Any, Protocol
 
 from .core.table import TIE_RULES, EvalOptions
@@ -49,25 +50,31 @@ def max_local_workers() -> int:
 
 TABLE_FIELDS = frozenset(f.name for f in fields(EvalOptions))
 
-# Command-line spellings in messages -> the API's parameter names (when not called by the CLI)
-_API_NAMES: tuple[tuple[re.Pattern[str], Any], ...] = (
-    (re.compile(r"\(use -c to "), "(use complete=True to "),
-    (re.compile(r"^-M (-?[0-9]+):"), r"max_docs=\1:"),
-    (re.compile(r"^-D: "), "only_query: "),
-    (re.compile(r"^--compat ([^:]*):"), r"compat='\1':"),
-    (re.compile(r"^--ties ([^: ]*)"), r"ties='\1'"),
-    (re.compile(r"\(--compat 9\.0\.8\)"), "(compat='9.0.8')"),
-    (re.compile(r"use -m ([A-Za-z_]+)"), r"use measures=['\1']"),
-    (re.compile(r"-R ([A-Za-z_]+)"), r"rel_format='\1'"),
-    (re.compile(r"give --subtopics FILE"), "give subtopics=PATH or a DataFrame"),
-    (re.compile(r"^--qrels-format and --column rel apply to"), "qrels_format and columns['rel'] apply to"),
-    (re.compile(r"^--memory-limit ([^:]*):"), r"memory_limit=\1:"),
-    (re.compile(r"raise --memory-limit"), "raise memory_limit"),
+# Command-line spellings in messages -> the API's parameter names (when not called by the CLI);
+# compiled at the first API error, not at every command line's start-up (:func:`_api_names`)
+_API_NAME_SOURCES: tuple[tuple[str, Any], ...] = (
+    (r"\(use -c to ", "(use complete=True to "),
+    (r"^-M (-?[0-9]+):", r"max_docs=\1:"),
+    (r"^-D: ", "only_query: "),
+    (r"^--compat ([^:]*):", r"compat='\1':"),
+    (r"^--ties ([^: ]*)", r"ties='\1'"),
+    (r"\(--compat 9\.0\.8\)", "(compat='9.0.8')"),
+    (r"use -m ([A-Za-z_]+)", r"use measures=['\1']"),
+    (r"-R ([A-Za-z_]+)", r"rel_format='\1'"),
+    (r"give --subtopics FILE", "give subtopics=PATH or a DataFrame"),
+    (r"^--qrels-format and --column rel apply to", "qrels_format and columns['rel'] apply to"),
+    (r"^--memory-limit ([^:]*):", r"memory_limit=\1:"),
+    (r"raise --memory-limit", "raise memory_limit"),
     (
-        re.compile(r"did you mean '((?:-m [^ ']+ ?)+)'\? a comma separates parameters, not measures"),
+        r"did you mean '((?:-m [^ ']+ ?)+)'\? a comma separates parameters, not measures",
         lambda m: "did you mean " + repr(m.group(1).replace("-m ", "").split()) + "? one name per list item",
     ),
 )
+
+
+@cache
+def _api_names() -> tuple[tuple[re.Pattern[str], Any], ...]:
+    return tuple((re.compile(pattern), repl) for pattern, repl in _API_NAME_SOURCES)
 
 
 def api_wording(exc: IrevalError) -> IrevalError:
@@ -78,7 +85,7 @@ def api_wording(exc: IrevalError) -> IrevalError:
     if IN_CLI.get():
         return exc
     msg = str(exc)
-    for pattern, repl in _API_NAMES:
+    for pattern, repl in _api_names():
         msg = pattern.sub(repl, msg)
     if msg != str(exc):
         exc.args = (msg,)

@@ -23,6 +23,7 @@ LAYERS = {
     "errors": 0,
     "version": 0,
     "signals": 0,  # the one SIGINT/SIGTERM/SIGHUP handler: used by output, engine and commands
+    "records": 0,  # value classes without a dataclass's creation cost: used by every layer
     "io": 1,
     "core": 2,
     "settings": 2,  # the options object: nests core's table options, read by engine, api and commands
@@ -39,6 +40,7 @@ LAYERS = {
 # Third-party packages a layer must not import (the core stays usable without a terminal).
 FORBIDDEN_THIRD_PARTY = {
     "signals": {"click", "rich"},
+    "records": {"click", "rich"},
     "io": {"click", "rich"},
     "measures": {"click", "rich"},
     "core": {"click", "rich"},

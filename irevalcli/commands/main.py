@@ -12,18 +12,17 @@ import contextlib
 import os
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from ..errors import UsageError
-from ..measures.reference import measures_reference
 from ..output.files import write_output
+from ..records import FrozenRecord
 from ..version import VERSION as __version__
 from . import process
 from .dispatch import SUBCOMMANDS, load_subcommand
-from .options import Choice, CLong, engine_options, input_format_options, measure_option, ties_option
+from .options import Choice, CLong, Command, engine_options, input_format_options, measure_option, ties_option
 from .process import ExitStatus, UsageLine, isatty, one_line, printable, say
 
 if TYPE_CHECKING:
@@ -81,6 +80,7 @@ file and line); 1 is reserved for a failed quality gate; 3 internal error.
 
 
 @click.command(
+    cls=Command,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     epilog=HELP_EPILOG,
     no_args_is_help=False,
@@ -263,16 +263,33 @@ def eval_command(**kw: Any) -> None:
     run_eval(qrels, runs, tuple(kw["measures"]), settings, out)
 
 
-@dataclass(frozen=True)
-class OutputSettings:
+class OutputSettings(FrozenRecord):
     """How the eval command writes its results (what is evaluated is :class:`EvalSettings`)."""
 
-    fmt: str = "trec"  # --format (decided with the --output name's extension)
-    per_query: bool = False  # -q
-    summary: bool = True  # not -n
-    places: int | None = None  # --places
-    path: str | None = None  # --output (None or "-": standard output)
-    progress: bool | None = None  # --progress/--no-progress (None: automatic)
+    __slots__ = ("fmt", "path", "per_query", "places", "progress", "summary")
+
+    fmt: str  # --format (decided with the --output name's extension)
+    per_query: bool  # -q
+    summary: bool  # not -n
+    places: int | None  # --places
+    path: str | None  # --output (None or "-": standard output)
+    progress: bool | None  # --progress/--no-progress (None: automatic)
+
+    def __init__(
+        self,
+        fmt: str = "trec",
+        per_query: bool = False,
+        summary: bool = True,
+        places: int | None = None,
+        path: str | None = None,
+        progress: bool | None = None,
+    ) -> None:
+        object.__setattr__(self, "fmt", fmt)
+        object.__setattr__(self, "per_query", per_query)
+        object.__setattr__(self, "summary", summary)
+        object.__setattr__(self, "places", places)
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "progress", progress)
 
 
 def eval_settings(
@@ -509,7 +526,7 @@ _isatty = isatty  # (a test stands in a terminal here)
 )
 def measures_command(names: tuple[str, ...], fmt: str = "text") -> None:
     """List every measure (or describe each NAME): parameters, defaults, definition, reference."""
-    from ..measures.reference import describe_names, listing
+    from ..measures.reference import describe_names, listing, measures_reference
 
     if fmt != "text":
         if names:

@@ -21,6 +21,27 @@ LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
 F = Callable[..., Any]
 
 
+class Command(click.Command):
+    """A click command whose parser tries a short option (``-q``, ``-mP.5``) without first
+    building the "did you mean" suggestions of an unknown long option: click reads every
+    argument as a long option first, and the error it raises and then drops for a short one
+    imports difflib and compares the argument with every long option. What is parsed, and
+    every error (an unknown ``--name`` still gets its suggestions), is click's."""
+
+    def make_parser(self, ctx: click.Context) -> Any:
+        parser = super().make_parser(ctx)
+        match_long = parser._match_long_opt
+
+        def _match_long_opt(opt: str, explicit_value: str | None, state: Any) -> None:
+            if opt not in parser._long_opt and opt[:2] not in parser._opt_prefixes:
+                # click catches this and reads ``opt`` as short options: nothing to suggest
+                raise click.NoSuchOption(opt, ctx=parser.ctx)
+            match_long(opt, explicit_value, state)
+
+        parser._match_long_opt = _match_long_opt  # type: ignore[method-assign]
+        return parser
+
+
 class CLong(click.ParamType):
     """An integer read like C's atol/strtol: C whitespace skipped, the leading integer
     clamped to a long; trailing text is ignored as trec_eval ignores it (``-l 2x`` is 2).

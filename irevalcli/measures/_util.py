@@ -13,12 +13,12 @@
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..core.table import EvalTable, seg_accumulate
+from ..records import Record
 from .dcg import ideal_at
 from .registry import Params
 
@@ -77,11 +77,16 @@ def sparse_at_cutoffs(t: EvalTable, sr: tuple[np.ndarray, np.ndarray], ks: Any, 
     return t.sparse_read(sr, topic.ravel(), depth.ravel(), empty).reshape(depth.shape)
 
 
-@dataclass(frozen=True)
 class OptParams(Params):
     """Params plus options fixed by the spelling of a friendly name (sorted key/value pairs)."""
 
-    opts: tuple[tuple[str, Any], ...] = ()
+    __slots__ = ("opts",)
+
+    opts: tuple[tuple[str, Any], ...]
+
+    def __init__(self, values: tuple[Any, ...], printable: str | None, opts: tuple[tuple[str, Any], ...] = ()) -> None:
+        super().__init__(values, printable)
+        object.__setattr__(self, "opts", opts)
 
 
 def opt(p: Params, key: str, default: Any = None) -> Any:
@@ -122,13 +127,17 @@ def gmax(t: EvalTable) -> int:
     return max(int(t.qrel.max()), 0) if len(t.qrel) else 0
 
 
-@dataclass
-class Ideal:
+class Ideal(Record):
     """Per-topic lists of the positive judged labels, highest first."""
 
     label: np.ndarray  # topic-major, descending within a topic
     start: np.ndarray  # offsets (len nq + 1)
     K: np.ndarray  # list length per topic
+
+    def __init__(self, label: np.ndarray, start: np.ndarray, K: np.ndarray) -> None:
+        self.label = label
+        self.start = start
+        self.K = K
 
     @property
     def topic(self) -> np.ndarray:

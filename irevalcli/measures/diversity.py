@@ -22,13 +22,13 @@ divided by S), ireval normalises every k.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..core.table import EvalTable
 from ..errors import MeasureParamError, UsageError
+from ..records import Record
 from ._util import opt, pair
 from .dcg import discount
 from .registry import LONG_CUTOFFS, PAIRS, Params, measure
@@ -39,8 +39,7 @@ BETA = 0.5
 CUTOFFS = (5, 10, 20)
 
 
-@dataclass
-class _Subtopics:
+class _Subtopics(Record):
     # judged (topic, document) pairs: one "doc" per pair, grouped by topic, docno ascending
     doc_topic: np.ndarray
     doc_start: np.ndarray  # offsets of each topic's docs (len nq + 1)
@@ -51,6 +50,26 @@ class _Subtopics:
     nsub: int
     S: np.ndarray  # subtopics with at least one relevant document, per topic
     sub_topic: np.ndarray  # topic of each (topic, subtopic) index
+
+    def __init__(
+        self,
+        doc_topic: np.ndarray,
+        doc_start: np.ndarray,
+        doc_code: np.ndarray,
+        pair_doc: np.ndarray,
+        pair_sub: np.ndarray,
+        nsub: int,
+        S: np.ndarray,
+        sub_topic: np.ndarray,
+    ) -> None:
+        self.doc_topic = doc_topic
+        self.doc_start = doc_start
+        self.doc_code = doc_code
+        self.pair_doc = pair_doc
+        self.pair_sub = pair_sub
+        self.nsub = nsub
+        self.S = S
+        self.sub_topic = sub_topic
 
 
 def _subtopic_key(values: list[bytes]) -> list:

@@ -37,26 +37,31 @@ ireval also accepts the output labels as input (``P_5``, ``ndcg_cut_10``,
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..errors import MeasureParamError, UnknownMeasureError
+from ..records import FrozenRecord
 from .catalog import load
 from .registry import FORMAT_NICKNAMES, LONG_MAX, NICKNAMES, Measure, Params, shown
 from .spellings import FAMILIES, LIBRARIES, Family, Target, dotted_pattern
 
 
-@dataclass(frozen=True)
-class Request:
+class Request(FrozenRecord):
     """One measure to compute, with its parameters and output labels."""
+
+    __slots__ = ("label", "measure", "params")
 
     measure: Measure
     params: Params
-    label: str | None = None  # a friendly name's output label: the spelling as typed
+    label: str | None  # a friendly name's output label: the spelling as typed
+
+    def __init__(self, measure: Measure, params: Params, label: str | None = None) -> None:
+        object.__setattr__(self, "measure", measure)
+        object.__setattr__(self, "params", params)
+        object.__setattr__(self, "label", label)
 
     @property
     def labels(self) -> list[str]:
@@ -203,13 +208,19 @@ def _args(text: str | None, spec: str) -> dict[str, Any]:
     return out
 
 
-@dataclass(frozen=True)
-class Friendly:
+class Friendly(FrozenRecord):
     """A parsed friendly spec."""
+
+    __slots__ = ("family", "spec", "target")
 
     spec: str
     family: Family
     target: Target
+
+    def __init__(self, spec: str, family: Family, target: Target) -> None:
+        object.__setattr__(self, "spec", spec)
+        object.__setattr__(self, "family", family)
+        object.__setattr__(self, "target", target)
 
 
 def parse_friendly(spec: str) -> Friendly | None:
@@ -249,7 +260,7 @@ def wrap(meas: Any, target: Target) -> Any:
     views = ([target.view] if target.view else []) + list(target.views)
     if meas.placeholder == "zero_named" and not target.values:
         # the friendly label is not the measure's name, but it is the unparameterised slot
-        meas = dataclasses.replace(meas, placeholder="zero")
+        meas = meas.replaced(placeholder="zero")
     if not views:
         return meas
     from . import _util
@@ -270,7 +281,7 @@ def wrap(meas: Any, target: Target) -> Any:
             t = makers[kind](t, n)
         return func(t, p)
 
-    return dataclasses.replace(meas, func=on_view)
+    return meas.replaced(func=on_view)
 
 
 def _relabel(t: Any, mapping: tuple[tuple[int, int], ...]) -> Any:
@@ -295,14 +306,20 @@ def _relabel(t: Any, mapping: tuple[tuple[int, int], ...]) -> Any:
 # ---- trec_eval's grammar -----------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class TrecSpelling:
+class TrecSpelling(FrozenRecord):
     """A ``-m`` spec read in trec_eval's syntax (:func:`read_spec`): a nickname, or a measure
     with the parameter text given (``P.5``, the label ``P_5``; None: none given)."""
+
+    __slots__ = ("measure", "nickname", "text")
 
     nickname: str | None
     measure: Measure | None
     text: str | None
+
+    def __init__(self, nickname: str | None, measure: Measure | None, text: str | None) -> None:
+        object.__setattr__(self, "nickname", nickname)
+        object.__setattr__(self, "measure", measure)
+        object.__setattr__(self, "text", text)
 
 
 def read_spec(spec: str, registry: dict[str, Measure]) -> TrecSpelling | None:
@@ -679,11 +696,17 @@ def repeated_parameters(specs: Sequence[str], *, keep: Literal["first", "all"]) 
     return out, notes
 
 
-@dataclass(frozen=True)
-class Repeat:
+class Repeat(FrozenRecord):
     """A measure given parameters again (:func:`repeated_parameters`): the first spec, the
     later specs whose values it adds, and the one spec that asks for all of them."""
+
+    __slots__ = ("first", "ignored", "merged")
 
     first: str
     ignored: str
     merged: str
+
+    def __init__(self, first: str, ignored: str, merged: str) -> None:
+        object.__setattr__(self, "first", first)
+        object.__setattr__(self, "ignored", ignored)
+        object.__setattr__(self, "merged", merged)

@@ -21,10 +21,10 @@ import itertools
 import math
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from ..errors import MeasureParamError
+from ..records import FrozenRecord
 
 if TYPE_CHECKING:
     import numpy as np
@@ -53,12 +53,17 @@ Unanswered = float | Literal["value", "refuse"]
 VERSIONS = frozenset({"10.0", "9.0.8"})
 
 
-@dataclass(frozen=True)
-class Params:
+class Params(FrozenRecord):
     """Parsed parameters of one requested measure."""
+
+    __slots__ = ("printable", "values")
 
     values: tuple[Any, ...]  # cutoffs, reals, or (key, value) pairs
     printable: str | None  # the raw text the user gave (None: defaults)
+
+    def __init__(self, values: tuple[Any, ...], printable: str | None) -> None:
+        object.__setattr__(self, "values", values)
+        object.__setattr__(self, "printable", printable)
 
 
 # ---- parameter shapes ---------------------------------------------------------------------
@@ -241,16 +246,33 @@ def seq_sum(values: np.ndarray) -> float:
     return float(np.cumsum(values, dtype=np.float64)[-1])
 
 
-@dataclass(frozen=True)
-class Totals:
+class Totals(FrozenRecord):
     """What a summary reads besides one label's per-topic values (the engine fills it in)."""
+
+    __slots__ = ("complete", "convert", "denom", "judged_relevant", "runid", "topics")
 
     topics: int  # the topics evaluated
     denom: int  # the topics a mean divides by: -c's judged topics, else ``topics``
     complete: bool  # -c: judged topics the run lacks count (as zeros)
     runid: str
     judged_relevant: int  # judged relevant documents over every topic (num_rel under -c)
-    convert: Callable[[str, np.ndarray], np.ndarray] | None = None  # -Z: (label, values) -> z-scores
+    convert: Callable[[str, np.ndarray], np.ndarray] | None  # -Z: (label, values) -> z-scores
+
+    def __init__(
+        self,
+        topics: int,
+        denom: int,
+        complete: bool,
+        runid: str,
+        judged_relevant: int,
+        convert: Callable[[str, np.ndarray], np.ndarray] | None = None,
+    ) -> None:
+        object.__setattr__(self, "topics", topics)
+        object.__setattr__(self, "denom", denom)
+        object.__setattr__(self, "complete", complete)
+        object.__setattr__(self, "runid", runid)
+        object.__setattr__(self, "judged_relevant", judged_relevant)
+        object.__setattr__(self, "convert", convert)
 
 
 # every summary by name (the name a baseline record keeps), in declaration order
@@ -382,27 +404,84 @@ RUN_NAME = _RunName("run_name", "text")
 PER_TOPIC_ONLY = _NoSummary("none", "per topic only")
 
 
-@dataclass(frozen=True)
-class Measure:
+class Measure(FrozenRecord):
+    __slots__ = (
+        "agg",
+        "check_params",
+        "citation",
+        "default",
+        "direction",
+        "doc",
+        "func",
+        "kind",
+        "name",
+        "needs_subtopics",
+        "params",
+        "per_query",
+        "placeholder",
+        "rel_formats",
+        "summary",
+        "unanswered",
+        "versions",
+    )
+
     name: str
     func: Callable[[EvalTable, Params], Any]
     doc: str
-    params: ParamShape = NO_PARAMS
-    default: tuple[Any, ...] = ()
-    kind: Kind = "float"
-    agg: Summary = MEAN
-    per_query: bool = True
-    summary: bool = True
-    rel_formats: frozenset[str] = frozenset({"qrels"})
-    placeholder: Placeholder = "value"
-    versions: frozenset[str] = VERSIONS
-    citation: str = ""
+    params: ParamShape
+    default: tuple[Any, ...]
+    kind: Kind
+    agg: Summary
+    per_query: bool
+    summary: bool
+    rel_formats: frozenset[str]
+    placeholder: Placeholder
+    versions: frozenset[str]
+    citation: str
     # parameter grammar beyond ``params``: a problem with the parsed values (utility's four
     # coefficients), or None when they are fine
-    check_params: Callable[[tuple[Any, ...]], str | None] | None = None
-    needs_subtopics: bool = False  # computed from --subtopics judgements (diversity measures)
-    direction: Direction = "higher"
-    unanswered: Unanswered = "value"
+    check_params: Callable[[tuple[Any, ...]], str | None] | None
+    needs_subtopics: bool  # computed from --subtopics judgements (diversity measures)
+    direction: Direction
+    unanswered: Unanswered
+
+    def __init__(  # noqa: PLR0913  the fields of a declaration
+        self,
+        name: str,
+        func: Callable[[EvalTable, Params], Any],
+        doc: str,
+        params: ParamShape = NO_PARAMS,
+        default: tuple[Any, ...] = (),
+        kind: Kind = "float",
+        agg: Summary = MEAN,
+        per_query: bool = True,
+        summary: bool = True,
+        rel_formats: frozenset[str] = frozenset({"qrels"}),
+        placeholder: Placeholder = "value",
+        versions: frozenset[str] = VERSIONS,
+        citation: str = "",
+        check_params: Callable[[tuple[Any, ...]], str | None] | None = None,
+        needs_subtopics: bool = False,
+        direction: Direction = "higher",
+        unanswered: Unanswered = "value",
+    ) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "func", func)
+        object.__setattr__(self, "doc", doc)
+        object.__setattr__(self, "params", params)
+        object.__setattr__(self, "default", default)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "agg", agg)
+        object.__setattr__(self, "per_query", per_query)
+        object.__setattr__(self, "summary", summary)
+        object.__setattr__(self, "rel_formats", rel_formats)
+        object.__setattr__(self, "placeholder", placeholder)
+        object.__setattr__(self, "versions", versions)
+        object.__setattr__(self, "citation", citation)
+        object.__setattr__(self, "check_params", check_params)
+        object.__setattr__(self, "needs_subtopics", needs_subtopics)
+        object.__setattr__(self, "direction", direction)
+        object.__setattr__(self, "unanswered", unanswered)
 
     def placeholder_slot(self, label: str) -> bool:
         """Whether a ``-c`` placeholder topic's value in slot ``label`` is overridden."""

@@ -19,10 +19,10 @@ import math
 import re
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..errors import MeasureParamError
+from ..records import FrozenRecord
 from .registry import LONG_MAX
 
 BIG = 2**62  # "no cutoff" for measures whose definition clips k to the ranking
@@ -33,13 +33,19 @@ Style = Literal["ir_measures", "ranx", "ireval", "tf-ranking", "elasticsearch"]
 Cutoff = Literal["optional", "required", "none"]
 
 
-@dataclass(frozen=True)
-class Library:
+class Library(FrozenRecord):
     """A library whose spellings ireval reads (a spelling's ``style``)."""
+
+    __slots__ = ("name", "ranx_grammar", "syntax")
 
     name: str
     syntax: str  # what 'ireval measures NAME' calls a spelling of it
-    ranx_grammar: bool = False  # name[@k][-lN] (ranx's); else Name[(key=value,...)][@k]
+    ranx_grammar: bool  # name[@k][-lN] (ranx's); else Name[(key=value,...)][@k]
+
+    def __init__(self, name: str, syntax: str, ranx_grammar: bool = False) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "syntax", syntax)
+        object.__setattr__(self, "ranx_grammar", ranx_grammar)
 
 
 # every style, in the order the reference lists them (after trec_eval's own) and a -m error
@@ -56,34 +62,74 @@ LIBRARIES: dict[str, Library] = {
 }
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(FrozenRecord):
     """What a friendly spelling means."""
 
+    __slots__ = ("opts", "root", "values", "view", "views")
+
     root: str  # canonical registered measure
-    values: tuple[Any, ...] = ()  # its trec_eval parameters
-    opts: tuple[tuple[str, Any], ...] = ()  # options the measure reads (definition choices)
-    view: tuple[str, Any] | None = None  # ("level"|"binary"|"drop"|"judged"|"top"|"908"|"gains", n): table seen
-    views: tuple[tuple[str, Any], ...] = ()  # further views, applied after ``view``
+    values: tuple[Any, ...]  # its trec_eval parameters
+    opts: tuple[tuple[str, Any], ...]  # options the measure reads (definition choices)
+    view: tuple[str, Any] | None  # ("level"|"binary"|"drop"|"judged"|"top"|"908"|"gains", n): table seen
+    views: tuple[tuple[str, Any], ...]  # further views, applied after ``view``
+
+    def __init__(
+        self,
+        root: str,
+        values: tuple[Any, ...] = (),
+        opts: tuple[tuple[str, Any], ...] = (),
+        view: tuple[str, Any] | None = None,
+        views: tuple[tuple[str, Any], ...] = (),
+    ) -> None:
+        object.__setattr__(self, "root", root)
+        object.__setattr__(self, "values", values)
+        object.__setattr__(self, "opts", opts)
+        object.__setattr__(self, "view", view)
+        object.__setattr__(self, "views", views)
 
 
 Build = Callable[[dict[str, Any], str | None, str], Target]
 
 
-@dataclass(frozen=True)
-class Family:
+class Family(FrozenRecord):
     """One friendly name: its style, the arguments it takes and what it maps to."""
+
+    __slots__ = ("args", "build", "cutoff", "definition", "dotted", "module", "name", "roots", "style", "synonyms")
 
     name: str
     style: Style
     build: Build  # (arguments, the text after @ or None, the spelling as typed) -> Target
     definition: str  # one line: what this spelling computes (shown by 'ireval measures NAME')
     roots: tuple[str, ...]  # canonical measures it can map to; the first is declared in ``module``
-    args: tuple[str, ...] = ()  # keyword arguments accepted (ir_measures/ireval style)
-    cutoff: Cutoff = "optional"
-    synonyms: tuple[str, ...] = field(default=())
-    dotted: bool = False  # ranx: the cutoff may follow a '.' (rbp.95), which trec_eval's syntax would read
-    module: str = ""  # the family module that declares it
+    args: tuple[str, ...]  # keyword arguments accepted (ir_measures/ireval style)
+    cutoff: Cutoff
+    synonyms: tuple[str, ...]
+    dotted: bool  # ranx: the cutoff may follow a '.' (rbp.95), which trec_eval's syntax would read
+    module: str  # the family module that declares it
+
+    def __init__(  # noqa: PLR0913  the fields of a declaration
+        self,
+        name: str,
+        style: Style,
+        build: Build,
+        definition: str,
+        roots: tuple[str, ...],
+        args: tuple[str, ...] = (),
+        cutoff: Cutoff = "optional",
+        synonyms: tuple[str, ...] = (),
+        dotted: bool = False,
+        module: str = "",
+    ) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "style", style)
+        object.__setattr__(self, "build", build)
+        object.__setattr__(self, "definition", definition)
+        object.__setattr__(self, "roots", roots)
+        object.__setattr__(self, "args", args)
+        object.__setattr__(self, "cutoff", cutoff)
+        object.__setattr__(self, "synonyms", synonyms)
+        object.__setattr__(self, "dotted", dotted)
+        object.__setattr__(self, "module", module)
 
     @property
     def library(self) -> Library:

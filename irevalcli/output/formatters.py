@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..engine.evaluate import Results
+from ..records import Record
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -297,14 +297,19 @@ FORMATTERS: dict[str, Callable[..., bytes]] = {
 # Several runs, and results tables
 
 
-@dataclass
-class RunResults:
+class RunResults(Record):
     """One run's results and what identifies it in multi-run output."""
 
     path: str  # as given on the command line ("<stdin>" for -)
     runid: str
     sha256: str
     results: Results
+
+    def __init__(self, path: str, runid: str, sha256: str, results: Results) -> None:
+        self.path = path
+        self.runid = runid
+        self.sha256 = sha256
+        self.results = results
 
 
 TABLE_FORMATS = ("csv", "markdown", "latex", "table")
@@ -376,13 +381,17 @@ def format_parquet_runs(
     return buf.getvalue()
 
 
-@dataclass
-class _Grid:
+class _Grid(Record):
     """Rows (qid, run) x measure columns, shared by the table formats."""
 
     labels: list[str]
     kinds: list[str]  # float | int | str, per label
     rows: list[tuple[str, int, list[Any]]]  # (qid, run index, value per label or None)
+
+    def __init__(self, labels: list[str], kinds: list[str], rows: list[tuple[str, int, list[Any]]]) -> None:
+        self.labels = labels
+        self.kinds = kinds
+        self.rows = rows
 
 
 def _grid(runs: Sequence[RunResults], *, per_query: bool, summary: bool) -> _Grid:

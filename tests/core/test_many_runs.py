@@ -3,7 +3,6 @@ label lookup of the sparse case, and resolve's cache of requests."""
 
 from __future__ import annotations
 
-import dataclasses
 import random
 
 import numpy as np
@@ -86,7 +85,7 @@ def test_resolve_sees_a_replaced_measure(monkeypatch):
     """The requests are kept while the registry holds the same measures: a measure replaced
     (as a test or a plugin may do) is resolved anew."""
     before = resolve(["map"])[0].measure
-    new = dataclasses.replace(registry.REGISTRY["map"], doc="Replaced.")
+    new = registry.REGISTRY["map"].replaced(doc="Replaced.")
     monkeypatch.setitem(registry.REGISTRY, "map", new)
     assert resolve(["map"])[0].measure is new
     monkeypatch.undo()

@@ -70,7 +70,7 @@ def test_each_engine_is_given_the_one_job_and_may_decline(tmp_path, monkeypatch,
             seen.append((choice.name, job))
             return choice.run(job, given)
 
-        return dataclasses.replace(choice, run=run_)
+        return choice.replaced(run=run_)
 
     monkeypatch.setattr(api, "ENGINES", tuple(watched(c) for c in api.ENGINES))
     got = evaluate(q, run, ["all_trec"], stream=stream, complete=True)

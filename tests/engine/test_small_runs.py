@@ -128,3 +128,40 @@ def test_summary_sums_taken_together_are_the_left_to_right_sums():
             running += v
         assert total == running == seq_sum(cols[i].values)
     assert ev._plain_sums(cols, 0) == {}
+
+
+def test_version_loads_no_measure_module():
+    """-v and --help need neither the registry nor the spellings (measures.reference is the
+    measures command's)."""
+    _, modules = _modules(["-v"])
+    assert [m for m in modules if m.startswith("irevalcli.measures")] == []
+
+
+def test_short_options_are_parsed_without_long_option_suggestions(monkeypatch):
+    """click reads ``-q`` as a long option first; the eval command's parser goes on to the
+    short options without computing "did you mean" suggestions (difflib) that it drops, and an
+    unknown long option still gets click's suggestion."""
+    import difflib
+
+    import click
+
+    calls: list[str] = []
+    real = difflib.get_close_matches
+
+    def counted(word: str, *a: object, **k: object) -> list[str]:
+        calls.append(word)
+        return real(word, *a, **k)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(difflib, "get_close_matches", counted)
+    qrels, run = str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "run.txt")
+    ctx = cli.eval_command.make_context("ireval", ["-q", "-c", "-mP.5", "-m", "map", qrels, run])
+    assert ctx.params["per_query"] == 1 and ctx.params["complete"] == 1
+    assert ctx.params["measures"] == ("P.5", "map")
+    assert calls == []
+    try:
+        cli.eval_command.make_context("ireval", ["--query_eval_wante", qrels, run])
+    except click.NoSuchOption as exc:
+        assert exc.possibilities == ["--query_eval_wanted"]
+    else:
+        raise AssertionError("an unknown long option was accepted")
+    assert calls == ["--query_eval_wante"]

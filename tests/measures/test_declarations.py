@@ -15,9 +15,10 @@ import pytest
 from click.testing import CliRunner
 
 from irevalcli import evaluate
-from irevalcli.commands.main import measures_command, measures_reference
+from irevalcli.commands.main import measures_command
 from irevalcli.errors import MeasureParamError
 from irevalcli.measures import ap, catalog, names, spellings
+from irevalcli.measures.reference import measures_reference
 from irevalcli.measures.registry import FORMAT_NICKNAMES, NICKNAMES, REGISTRY, measure
 
 ROOT = Path(__file__).resolve().parents[2]

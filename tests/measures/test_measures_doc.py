@@ -3,11 +3,10 @@ declared spellings: it must be up to date, and it must list every measure with e
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 
-from irevalcli.commands.main import measures_reference
+from irevalcli.measures.reference import measures_reference
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "measures.md"
 
@@ -69,9 +68,9 @@ def test_a_spelling_added_to_the_tables_appears_without_editing_the_generator(mo
     """Measures and spellings added elsewhere (another module's spelling(...)) show up by themselves."""
     from irevalcli.measures import registry, spellings
 
-    fam = dataclasses.replace(spellings.FAMILIES["AP"], name="MAP_new", synonyms=())
+    fam = spellings.FAMILIES["AP"].replaced(name="MAP_new", synonyms=())
     monkeypatch.setitem(spellings.FAMILIES, "MAP_new", fam)
-    meas = dataclasses.replace(registry.REGISTRY["map"], name="map_new", doc="A new one.", citation="Someone 2099")
+    meas = registry.REGISTRY["map"].replaced(name="map_new", doc="A new one.", citation="Someone 2099")
     monkeypatch.setitem(registry.REGISTRY, "map_new", meas)
     text = measures_reference("markdown")
     assert "### map_new\n\nA new one.\n\n- trec_eval: `map_new`\n" in text and "- reference: Someone 2099\n" in text
