@@ -30,7 +30,9 @@ class Command(click.Command):
 
     def make_parser(self, ctx: click.Context) -> Any:
         parser = super().make_parser(ctx)
-        match_long = parser._match_long_opt
+        match_long = getattr(parser, "_match_long_opt", None)
+        if match_long is None or not hasattr(parser, "_long_opt") or not hasattr(parser, "_opt_prefixes"):
+            return parser  # a click whose parser is built otherwise: its own rules, suggestions and all
 
         def _match_long_opt(opt: str, explicit_value: str | None, state: Any) -> None:
             if opt not in parser._long_opt and opt[:2] not in parser._opt_prefixes:

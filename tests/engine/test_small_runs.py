@@ -165,3 +165,15 @@ def test_short_options_are_parsed_without_long_option_suggestions(monkeypatch):
     else:
         raise AssertionError("an unknown long option was accepted")
     assert calls == ["--query_eval_wante"]
+
+
+def test_a_click_parser_without_the_private_hooks_is_left_alone(monkeypatch):
+    """The short-option shortcut leans on click's private ``_match_long_opt``/``_long_opt``;
+    a click whose parser has neither gets its own parser back, unchanged (no AttributeError
+    on every command line)."""
+    import click
+
+    built = object()
+    monkeypatch.setattr(click.Command, "make_parser", lambda self, ctx: built)
+    ctx = click.Context(cli.eval_command)
+    assert cli.eval_command.make_parser(ctx) is built
