@@ -206,15 +206,19 @@ def _has_empty_field(data: bytes, delimiter: bytes) -> bool:
     if not data or data[:1] in (delimiter, b"\n") or data[-1:] == delimiter:
         return True
     buf = np.frombuffer(data, dtype=np.uint8)
-    step = 1 << 18
-    for lo in range(0, len(buf) - 1, step):  # blocks of bytes (a few per MiB), not lines
+    # blocks of 1 MiB (8 a streamed chunk: each numpy call of the reading thread takes the
+    # GIL back from the main thread), into two reused temporaries
+    step = min(1 << 20, len(buf))
+    sep = np.empty(step + 1, dtype=bool)
+    both = np.empty(step, dtype=bool)
+    for lo in range(0, len(buf) - 1, step):  # blocks of bytes, not lines
         block = buf[lo : lo + step + 1]
         # one comparison marks both separators (space 32 or tab 9, and LF 10); it also marks
         # other control bytes, which at worst report an empty field that is not one: the
         # general path then reads the file (the caller refuses CR, VT, FF, NUL and the other
         # delimiter before, so a real separator is never missed)
-        sep = block <= 32
-        if (sep[1:] & sep[:-1]).any():
+        s = np.less_equal(block, 32, out=sep[: len(block)])
+        if np.logical_and(s[1:], s[:-1], out=both[: len(block) - 1]).any():
             return True
     return False
 

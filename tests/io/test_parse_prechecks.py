@@ -87,3 +87,15 @@ def test_numeric_ids_refuse_any_byte_that_is_not_a_digit_even_if_not_utf8(bad):
 def test_numeric_ids_of_a_slice():
     arr = pa.array([b"x", b"12", b"3"], pa.large_binary()).slice(1)
     assert np.asarray(_numeric_ids(arr)).tolist() == [12, 3]
+
+
+def test_has_empty_field_across_the_1_mib_blocks_it_checks():
+    line = b"q Q0 doc 1 1.0 r\n"
+    data = line * ((1 << 20) // len(line) + 5)
+    assert _has_empty_field(data, b" ") is False
+    for at in (len(line) * 100, (1 << 20) - 1, 1 << 20, (1 << 20) + 1, len(data) - 3):
+        bad = data[:at] + b" " + data[at + 1 :] if data[at : at + 1] != b" " else data[:at] + b"  " + data[at + 1 :]
+        seps = np.frombuffer(bad, dtype=np.uint8) <= 32
+        assert _has_empty_field(bad, b" ") is bool((seps[1:] & seps[:-1]).any())
+    for short in (b"a", b"a\n", b"a b", b"a  b"):
+        assert _has_empty_field(short, b" ") is (short == b"a  b")
