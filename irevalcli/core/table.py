@@ -824,7 +824,9 @@ def _numeric_ids(arr: pa.Array) -> np.ndarray | None:
     if not ((first - np.uint8(ord("1")) <= 8) | ((first == ord("0")) & (lengths == 1))).all():
         return None
     try:
-        ids = to_numpy(pc.cast(arr.cast(pa.large_string()), pa.int64()))
+        # a view, not a cast: no UTF-8 validation; the int64 cast refuses any byte that is
+        # not a digit (so any text that is not UTF-8) just the same
+        ids = to_numpy(pc.cast(arr.view(pa.large_string()), pa.int64()))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
     return ids if ids.min() >= 0 else None
