@@ -244,10 +244,12 @@ def load_qrels(
     if isinstance(qrels, Qrels):
         return qrels
     if isinstance(qrels, (str, os.PathLike)):
-        from .io.dataset import is_dataset, read_qrels_dataset
+        from .io.source import is_dataset
         from .io.tabular import read_qrels_file
 
         if is_dataset(qrels):  # a directory or URL: one qrels in many files
+            from .io.dataset import read_qrels_dataset
+
             return read_qrels_dataset(os.fspath(qrels), fmt=fmt, columns=columns)
         return read_qrels_file(qrels, fmt=fmt, columns=columns, stdin=stdin, progress=progress, hash=hash)
     if is_table(qrels):  # a pandas or Polars DataFrame, a pyarrow Table, ...
@@ -274,10 +276,12 @@ def load_run(
     if isinstance(run, Run):
         return run
     if isinstance(run, (str, os.PathLike)):
-        from .io.dataset import is_dataset, read_run_dataset
+        from .io.source import is_dataset
         from .io.tabular import read_run_file
 
         if is_dataset(run):  # a directory or URL: one run in many files
+            from .io.dataset import read_run_dataset
+
             return read_run_dataset(os.fspath(run), fmt=fmt, columns=columns, ranks=ranks)
         return read_run_file(run, fmt=fmt, columns=columns, stdin=stdin, progress=progress, hash=hash, ranks=ranks)
     if is_table(run):  # a pandas or Polars DataFrame, a pyarrow Table, ...
@@ -635,8 +639,7 @@ def _streams(given: RunInput) -> bool:
 def _on_dask(job: Job, given: RunInput) -> Evaluation:
     """``engine="dask"``: the qrels (and subtopics, z-scores) read here, the run on the cluster."""
     from .engine.dask_engine import evaluate_dask
-    from .io.dataset import is_url
-    from .io.source import reread_safe
+    from .io.source import is_url, reread_safe
 
     assert given.path is not None
     local = given.path
@@ -879,7 +882,7 @@ ENGINES: tuple[EngineChoice, ...] = (
 
 
 def _dataset(path: Any) -> bool:
-    from .io.dataset import is_dataset
+    from .io.source import is_dataset
 
     return is_dataset(path)
 

@@ -30,29 +30,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import DuplicateDocError, InputError, UsageError
+from .source import is_url
 from .trec import Qrels, Run, Source
 
 if TYPE_CHECKING:
     import numpy as np
     import pyarrow as pa
 
-_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _HIVE = re.compile(r"^([^=]+)=(.*)$")
 LINE_BITS = 32  # order key: file index << LINE_BITS | line
 # the packages of the `dask` extra (pyproject.toml), by name: irevalcli is on no package index
 INSTALL_HINT = "pip install 'dask[dataframe]>=2024.12' 'distributed>=2024.12'"
-
-
-def is_url(spec: Any) -> bool:
-    return isinstance(spec, str) and bool(_URL.match(spec))
-
-
-def is_dataset(spec: Any) -> bool:
-    """A directory or a URL: read as one input made of many files."""
-    if not isinstance(spec, (str, os.PathLike)) or isinstance(spec, bytes):
-        return False
-    s = os.fspath(spec)
-    return s != "-" and (is_url(s) or os.path.isdir(s))
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ import gzip
 import io
 import lzma
 import os
+import re
 import stat
 import sys
 import threading
@@ -100,6 +101,23 @@ HEAD_BYTES = 10  # enough of the stored bytes to tell every format of the table 
 
 # what a corrupt or truncated compressed stream raises, in any of the formats
 DECOMPRESS_ERRORS: tuple[type[BaseException], ...] = (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error)
+
+
+_URL_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def is_url(spec: Any) -> bool:
+    """``scheme://...``: an input read through fsspec."""
+    return isinstance(spec, str) and bool(_URL_SCHEME.match(spec))
+
+
+def is_dataset(spec: Any) -> bool:
+    """A directory or a URL: read as one input made of many files (:mod:`irevalcli.io.dataset`,
+    which a plain file's reading does not import)."""
+    if not isinstance(spec, (str, os.PathLike)) or isinstance(spec, bytes):
+        return False
+    s = os.fspath(spec)
+    return s != "-" and (is_url(s) or os.path.isdir(s))
 
 
 def compression_of(head: bytes) -> Compression | None:

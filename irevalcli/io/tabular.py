@@ -62,10 +62,10 @@ Progress = Callable[[int], None]  # called with the number of bytes just read
 
 def parse_column_map(specs: Sequence[str] | Mapping[str, str] | None) -> dict[str, str]:
     """``["qid=query_id", "docno=doc,score=s"]`` -> ``{"qid": "query_id", ...}``."""
-    import difflib
-
     if not specs:
         return {}
+    import difflib
+
     if isinstance(specs, Mapping):
         items = list(specs.items())
     else:
@@ -1043,13 +1043,14 @@ def _ints(tab: _Table, role: str, what: str) -> np.ndarray:
 def expand_runs(args: Sequence[str]) -> list[str]:
     """Run arguments as files: a pattern such as ``runs/*.txt`` that names no file itself is
     expanded (sorted, so the order is the same everywhere); ``-`` is standard input, at most once."""
-    import glob
-
     out: list[str] = []
     for arg in args:
-        if arg == "-" or "://" in arg or os.path.exists(arg) or not glob.has_magic(arg):  # a URL: one dataset
+        # a URL is one dataset; glob.has_magic's own test, without importing glob for a plain name
+        if arg == "-" or "://" in arg or os.path.exists(arg) or not any(c in arg for c in "*?["):
             out.append(arg)
             continue
+        import glob
+
         matches = sorted(glob.glob(arg))
         if not matches:
             raise InputError(arg, "cannot read run file: no file matches this pattern")

@@ -42,6 +42,11 @@ NOT_ON_THE_PATH = (
     "irevalcli.output.tables",
     "irevalcli.output.cells",
     "irevalcli.io.subtopics",
+    # a file is not a dataset: directories and URLs alone need their reader; a plain name is
+    # not a pattern; suggestions only for a misspelt name
+    "irevalcli.io.dataset",
+    "glob",
+    "difflib",
 )
 
 
