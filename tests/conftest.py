@@ -74,3 +74,25 @@ def cli(monkeypatch):
 def write(path: Path, text: str) -> Path:
     path.write_text(text)
     return path
+
+
+def same_log_tables(fast, slow) -> None:
+    """A labelled log's table read as numbers (``fast``) is the general path's (``slow``):
+    every field, and the judgements as a multiset (the numbers path keeps them in ranked
+    order)."""
+    import dataclasses
+
+    import numpy as np
+
+    for f in dataclasses.fields(fast):
+        if f.name in ("_cache", "qg", "qrel", "doc", "doc_dict"):
+            continue
+        x, y = getattr(fast, f.name), getattr(slow, f.name)
+        if isinstance(x, np.ndarray):
+            assert x.dtype == y.dtype, f.name
+            np.testing.assert_array_equal(x, y, err_msg=f.name)
+        else:
+            assert x == y, f.name
+    a, b = np.lexsort((fast.qrel, fast.qg)), np.lexsort((slow.qrel, slow.qg))
+    np.testing.assert_array_equal(fast.qg[a], slow.qg[b])
+    np.testing.assert_array_equal(fast.qrel[a], slow.qrel[b])

@@ -7,8 +7,6 @@ hive key that is a column the reading takes) is left to the general reading."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -20,6 +18,7 @@ from irevalcli.core.table import EvalOptions, build_table
 from irevalcli.errors import InputError
 from irevalcli.io import dataset
 from irevalcli.io.dataset import LogRun, _read_labelled, open_dataset, read_labelled
+from tests.conftest import same_log_tables
 
 MEASURES = ["gauc", "auc", "ndcg_cut.10", "recip_rank", "map", "P.5", "num_rel_ret", "bpref", "err"]
 TYPES = [pa.int8(), pa.int16(), pa.int32(), pa.int64(), pa.uint8(), pa.uint16(), pa.uint32(), pa.uint64()]
@@ -77,21 +76,6 @@ def _general(spec: str):
     return _read_labelled(open_dataset(spec, "labelled table"), {}, False)
 
 
-def _same_tables(fast, slow) -> None:
-    for f in dataclasses.fields(fast):
-        if f.name in ("_cache", "qg", "qrel", "doc", "doc_dict"):
-            continue
-        x, y = getattr(fast, f.name), getattr(slow, f.name)
-        if isinstance(x, np.ndarray):
-            assert x.dtype == y.dtype, f.name
-            np.testing.assert_array_equal(x, y, err_msg=f.name)
-        else:
-            assert x == y, f.name
-    a, b = np.lexsort((fast.qrel, fast.qg)), np.lexsort((slow.qrel, slow.qg))
-    np.testing.assert_array_equal(fast.qg[a], slow.qg[b])
-    np.testing.assert_array_equal(fast.qrel[a], slow.qrel[b])
-
-
 def _check(spec: str) -> None:
     got, ref = read_labelled(spec), _general(spec)
     assert isinstance(got.run, LogRun)
@@ -101,7 +85,7 @@ def _check(spec: str) -> None:
         fresh = read_labelled(spec)
         fast = build_labelled_table(fresh.run, fresh.labels, fresh.has, opts)
         assert fast is not None
-        _same_tables(fast, build_table(ref.qrels, ref.run, opts, doc_dict=False))
+        same_log_tables(fast, build_table(ref.qrels, ref.run, opts, doc_dict=False))
     for name in ("qid", "docno", "score", "lineno"):  # the texts, when asked for
         x, y = getattr(got.run, name), getattr(ref.run, name)
         assert x.equals(y) if isinstance(x, pa.Array) else np.array_equal(x, y), name
