@@ -666,6 +666,12 @@ class LogNumbers:
     score: np.ndarray  # float64
 
 
+def _on_demand(name: str) -> Any:
+    """A field of :class:`LogRun`/:class:`LogQrels`: read by their ``_field`` when first asked
+    for, or the value it was given."""
+    return property(lambda self: self._field(name), lambda self, v: self._own.__setitem__(name, v))
+
+
 class LogRun(Run):
     """The run of a log read as numbers (:func:`read_log`): its id texts and order keys
     are made only when something reads them (the general path, the API's caller)."""
@@ -702,10 +708,7 @@ class LogRun(Run):
             self._own[name] = got
         return got
 
-    qid = property(lambda self: self._field("qid"), lambda self, v: self._own.__setitem__("qid", v))
-    docno = property(lambda self: self._field("docno"), lambda self, v: self._own.__setitem__("docno", v))
-    score = property(lambda self: self._field("score"), lambda self, v: self._own.__setitem__("score", v))
-    lineno = property(lambda self: self._field("lineno"), lambda self, v: self._own.__setitem__("lineno", v))
+    qid, docno, score, lineno = (_on_demand(n) for n in ("qid", "docno", "score", "lineno"))
 
 
 class LogQrels(Qrels):
@@ -739,10 +742,7 @@ class LogQrels(Qrels):
         self._own[name] = got
         return got
 
-    qid = property(lambda self: self._field("qid"), lambda self, v: self._own.__setitem__("qid", v))
-    docno = property(lambda self: self._field("docno"), lambda self, v: self._own.__setitem__("docno", v))
-    rel = property(lambda self: self._field("rel"), lambda self, v: self._own.__setitem__("rel", v))
-    lineno = property(lambda self: self._field("lineno"), lambda self, v: self._own.__setitem__("lineno", v))
+    qid, docno, rel, lineno = (_on_demand(n) for n in ("qid", "docno", "rel", "lineno"))
 
 
 @dataclass
