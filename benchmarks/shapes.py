@@ -90,6 +90,7 @@ class Cmd:
     walls: list[float] = field(default_factory=list)
     cpus: list[float] = field(default_factory=list)
     rss: list[float] = field(default_factory=list)
+    own: list[float] = field(default_factory=list)  # inner: the evaluation's own peak (MiB above the DataFrames)
     out: str = ""
     error: str = ""
     killed_after: float = 0.0  # timed out: it takes longer than this (a bound for the ratios)
@@ -110,7 +111,8 @@ class Cmd:
 @dataclass
 class Target:
     """One line of the ratio table. ``what``: ``time`` (num's median wall / den's; CPU beside),
-    ``memory`` (peak RSS num / den), ``wall`` (num's wall, s), ``peak`` (num's peak RSS, MiB),
+    ``memory`` (peak RSS num / den), ``own`` (the evaluation's own peak above the DataFrames,
+    num / den: drivers/frames.py's eval_peak_mib), ``wall`` (num's wall, s), ``peak`` (num's peak RSS, MiB),
     ``rows/s`` (the shape's rows / num's wall) or ``arrow`` (num's peak RSS / the table's Arrow size).
     ``target``: the issue's bound, ``"<= 1.3"``, ``"< 1"``, ``">= 3000000"``, or "" (shown, no verdict).
     ``needs``: the C trec_eval release the target is stated against (e.g. "10."): another
@@ -318,6 +320,7 @@ def build(args: argparse.Namespace, tmp: str, *, dry: bool = False) -> list[Shap
         targets = [
             Target("time", "evaluate(DataFrames)", "pytrec_eval(DataFrames)", "<= 0.5"),
             Target("memory", "evaluate(DataFrames)", "pytrec_eval(DataFrames)", "<= 1.0"),
+            Target("own", "evaluate(DataFrames)", "pytrec_eval(DataFrames)"),
             Target("time", "evaluate(DataFrames)", "evaluate(paths)", "<= 1.5"),
             Target("time", "evaluate(object DataFrames)", "evaluate(paths)", "<= 1.5"),
         ]
@@ -461,9 +464,10 @@ def measure(shapes: list[Shape], args: argparse.Namespace, tmp: str) -> None:
                     continue
                 cmd.out = Path(path).read_text(errors="replace")
                 wall, cpu = s.wall, s.cpu
+                own = None
                 if cmd.inner:
                     got = json.loads(cmd.out.strip().splitlines()[-1])
-                    wall, cpu = got["eval_wall"], got["eval_cpu"]
+                    wall, cpu, own = got["eval_wall"], got["eval_cpu"], got.get("eval_peak_mib")
                 tag = "warm-up" if i < warmup else "timed"
                 print(
                     f"  {shape.name:<13} {cmd.label:<28} {wall:8.3f} s  cpu {cpu:8.3f} s  rss {s.rss_mib:8.1f} MiB ({tag})",
@@ -474,6 +478,8 @@ def measure(shapes: list[Shape], args: argparse.Namespace, tmp: str) -> None:
                     cmd.walls.append(wall)
                     cmd.cpus.append(cpu)
                     cmd.rss.append(s.rss_mib)
+                    if own is not None:
+                        cmd.own.append(own)
 
 
 def _summary(cmd: Cmd) -> dict[str, float]:
@@ -488,6 +494,15 @@ def _summary(cmd: Cmd) -> dict[str, float]:
     if not isinstance(got, dict):
         return {}
     return {k: float(v) for k, v in got.get("summary", {}).items() if v is not None}
+
+
+def _frames(cmd: Cmd) -> list | None:
+    """The DataFrames' column types a drivers/frames.py command printed (None: paths, or none)."""
+    try:
+        got = json.loads(cmd.out.strip().splitlines()[-1]) if cmd.inner and cmd.out.strip() else {}
+    except ValueError:
+        return None
+    return got.get("frames") if isinstance(got, dict) else None
 
 
 def agreement(shape: Shape) -> list[str]:
@@ -509,6 +524,17 @@ def agreement(shape: Shape) -> list[str]:
             notes.append(
                 f"{shape.name}: {cmd.label}'s output is NOT byte-identical to {mine.label}'s ({b:,} lines against {a:,}){why}"
             )
+    # the tools compared on "the same DataFrames" (not the object-column variant) read them alike
+    kinds = {c.label: _frames(c) for c in shape.cmds if c.label.endswith("(DataFrames)") and _frames(c)}
+    first = next(iter(kinds), None)
+    for label, got in kinds.items():
+        if first is not None and label != first:
+            same = (
+                "the same column types"
+                if got == kinds[first]
+                else f"NOT the same column types ({got} against {kinds[first]})"
+            )
+            notes.append(f"{shape.name}: {label} read DataFrames of {same} as {first}")
     ref = _summary(shape.cmds[0])
     for cmd in shape.cmds[1:]:
         got = _summary(cmd)
@@ -560,6 +586,7 @@ def verdict(shape: Shape, t: Target, args: argparse.Namespace) -> tuple[str, str
     what = {
         "time": f"{t.num} / {t.den}",
         "memory": f"peak RSS {t.num} / {t.den}",
+        "own": f"the evaluation's own peak, {t.num} / {t.den}",
         "wall": f"wall of {t.num}",
         "peak": f"peak RSS of {t.num}",
         "rows/s": f"rows/s, {t.num}",
@@ -588,6 +615,11 @@ def verdict(shape: Shape, t: Target, args: argparse.Namespace) -> tuple[str, str
         if b.error:
             return what, "", "", f"n/a: {t.den} {b.error}"
         value = a.peak() / b.peak()
+    elif t.what == "own":
+        assert b is not None
+        if b.error or not a.own or not b.own:
+            return what, "", "", f"n/a: {t.den} {b.error or 'no eval_peak_mib (not Linux)'}"
+        value = max(a.own) / max(b.own)
     elif t.what == "wall":
         value, cpu = a.wall(), _num(a.cpu(), "wall")
     elif t.what == "peak":

@@ -13,8 +13,10 @@ what the tool does from the DataFrames (or paths) to the summary values. Prints 
 ``rss_before_mib`` is the process's resident memory when the clock starts (interpreter, the
 libraries, the DataFrames), ``eval_peak_mib`` the peak of the evaluation alone above it (Linux:
 the high-water mark is reset through ``/proc/self/clear_refs`` when the clock starts; null
-elsewhere). The process's peak (``wait4``) also counts the DataFrame reading, which differs
-between the two environments (pandas keeps strings in Arrow where pyarrow is installed).
+elsewhere); ``frames``, the DataFrames' column types (null for paths). The process's peak
+(``wait4``) also counts the DataFrame reading: pandas keeps str columns in Arrow only where
+pyarrow is installed, so the reference environment installs pyarrow too
+(requirements-ref.txt), and shapes.py checks that both sides read DataFrames of the same types.
 """
 
 from __future__ import annotations
@@ -100,6 +102,7 @@ def main(argv: list[str]) -> int:
     else:
         args = frames(qrels, run, dtype)
         fn = run_ireval if tool == "ireval" else run_pytrec_eval
+    kinds = None if tool == "ireval_path" else [{c: str(t) for c, t in df.dtypes.items()} for df in args]
     before = _rss_mib("VmRSS")
     reset = _reset_peak()
     w, c = time.perf_counter(), time.process_time()
@@ -113,6 +116,7 @@ def main(argv: list[str]) -> int:
                 "eval_cpu": cpu,
                 "rss_before_mib": before,
                 "eval_peak_mib": None if peak is None or before is None else peak - before,
+                "frames": kinds,
                 "summary": summary,
             }
         )
