@@ -407,8 +407,9 @@ def _sort_split_codes(
 ) -> tuple[list[np.ndarray], Any] | None:
     """:func:`_split_codes` by sorting hashes: the same codes and dictionary (first-seen order),
     or None when Arrow's hash table should do it (few or long ids, nulls, other types).
-    ``with_dictionary=False``: the number of distinct ids instead of their dictionary (the
-    docno codes of a table whose measures never read a docno: no copy of every distinct id).
+    ``with_dictionary=False``: the number of distinct ids instead of their dictionary, and codes
+    numbered in no particular order (equal codes still mean equal ids; the docno codes of a
+    table whose measures never read a docno: no copy of every distinct id, no renumbering).
 
     Each id's bytes are read as 64-bit words straight from the Arrow buffers and hashed; the
     high bits of the hash and the id's position are packed into one integer and sorted (a
@@ -478,6 +479,16 @@ def _sort_split_codes(
         np.maximum.accumulate(first_at, out=first_at)
         if not _split_clashes(clash, new, first_at, pos, ids):
             return None
+    if not with_dictionary:
+        # codes without a dictionary need no particular order: the groups' order by hash
+        group = np.cumsum(new, dtype=np.int64)
+        group -= 1
+        codes = np.empty(n, dtype=np.int64)
+        codes[pos] = group if first_at is None else group[first_at]
+        count = int(group[-1]) + 1
+        del group, first_at, pos, new
+        _trim(n)
+        return list(np.split(codes, np.cumsum(sizes)[:-1])), count
     # number the groups by where their id first occurs (Arrow's order): the first entry of a
     # group holds its smallest position (equal hashes sort by position)
     heads = pos[new]
@@ -491,14 +502,20 @@ def _sort_split_codes(
     else:
         codes[pos] = rank[pos[first_at]]
     del rank, first_at, heads, pos
-    dictionary = _take_ids(ids, np.flatnonzero(first_seen)) if with_dictionary else int(np.count_nonzero(first_seen))
+    dictionary = _take_ids(ids, np.flatnonzero(first_seen))
     del first_seen
-    if n >= _SORT_ENCODE_TRIM:
-        # give the freed temporaries back to the system (the C library's malloc keeps them on
-        # its heap, where they would add to the peak of the rest of the table and the measures:
-        # 8 MiB less at the peak on a Robust04-size run, for a few page faults)
-        pa.default_memory_pool().release_unused()
+    _trim(n)
     return list(np.split(codes, np.cumsum(sizes)[:-1])), dictionary
+
+
+def _trim(n: int) -> None:
+    """After encoding ``n`` ids: give the freed temporaries back to the system (the C library's
+    malloc keeps them on its heap, where they would add to the peak of the rest of the table
+    and the measures: 8 MiB less at the peak on a Robust04-size run, for a few page faults)."""
+    if n >= _SORT_ENCODE_TRIM:
+        import pyarrow as pa
+
+        pa.default_memory_pool().release_unused()
 
 
 def _split_clashes(

@@ -63,6 +63,13 @@ def test_same_codes_and_dictionary_as_arrow(monkeypatch, seed, keep):
         assert got[1].equals(want[1])
         assert [c.tolist() for c in got[0]] == [c.tolist() for c in want[0]]
         assert all(c.dtype == np.int64 for c in got[0])
+        # without the dictionary: the number of distinct ids, and codes that are Arrow's
+        # renumbered (one code per id, each in 0 .. count - 1)
+        codes, count = T._sort_split_codes(tuple(arrays), with_dictionary=False)
+        assert count == len(want[1])
+        pairs = {(a, b) for c, w in zip(codes, want[0]) for a, b in zip(c.tolist(), w.tolist())}
+        assert len({a for a, _ in pairs}) == len({b for _, b in pairs}) == len(pairs)
+        assert all(0 <= a < count for a, _ in pairs)
         done += 1
     assert done > 10
 
