@@ -826,6 +826,7 @@ def _frame_parts(job: Job, given: RunInput) -> Evaluation | None:
     import itertools
 
     import numpy as np
+    import pyarrow as pa
     import pyarrow.compute as pc
 
     from .core.table import runs_of
@@ -833,6 +834,7 @@ def _frame_parts(job: Job, given: RunInput) -> Evaluation | None:
     from .io.frames import one_array
 
     s = given.settings
+    pool = pa.default_memory_pool()
     frame = as_frame(given.run)
     # ids as the column's chunks: each part joins its own rows' chunks only (no chunk
     # boundary inside it: no copy at all), not the whole column at once
@@ -865,6 +867,10 @@ def _frame_parts(job: Job, given: RunInput) -> Evaluation | None:
                 raise AssertionError("whole_run_checks raises the duplicate") from exc  # pragma: no cover
             if part is not None:
                 parts.append(part)
+            # the part's freed Arrow blocks go back at once: Arrow's default pool (mimalloc,
+            # unless the process chose another) would keep them resident while the next part
+            # allocates others, adding to the evaluation's peak
+            pool.release_unused()
         results = finish(job, parts, topics, path=run.name, runid=run.runid)
     # the run as read: its qid and docno as the DataFrame's chunks (ChunkedArrays), not joined
     return Evaluation(results=results, qrels=job.qrels, run=run)

@@ -85,3 +85,27 @@ def same_order(obj: Any, name: Hashable, arrays: tuple[np.ndarray, ...], compute
     value = compute()
     results[name] = (tuple(np.array(a, copy=True) for a in arrays), value)
     return value
+
+
+def same_sort(
+    obj: Any, name: Hashable, key: np.ndarray, sort: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+) -> tuple[np.ndarray, np.ndarray]:
+    """``sort(key)``: a permutation ``order`` of the integer array ``key`` and ``key[order]``,
+    a function of ``key`` alone, kept under ``obj`` and given again while ``obj`` lives for a
+    ``key`` equal to the one it was computed from. Only the result is kept (no copy of
+    ``key``, as :func:`same_order` keeps): as ``order`` is a permutation, ``key[order]``
+    equals the kept sorted keys exactly when ``key`` equals the kept key, element by element,
+    and that gather is the caller's anyway. The arrays given are shared: callers must not
+    modify them."""
+    results = _entry(obj)
+    if results is None:
+        return sort(key)
+    kept = results.get(name)
+    if kept is not None:
+        order, sorted_key = kept
+        if len(order) == len(key) and sorted_key.dtype == key.dtype:
+            again = key[order]
+            if np.array_equal(again, sorted_key):
+                return order, sorted_key
+    value = results[name] = sort(key)
+    return value

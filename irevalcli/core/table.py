@@ -30,7 +30,7 @@ import numpy as np
 
 from ..errors import DuplicateDocError, MissingTopicError, NoQueriesError, UsageError
 from ..io.arrow import binary_array, decode_id, from_numpy, to_numpy, valid_mask
-from .memo import once, same_order
+from .memo import once, same_sort
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -402,9 +402,14 @@ _SORT_ENCODE_BLOCK = 1 << 16  # ids hashed at a time (bounds the temporaries)
 _SORT_ENCODE_TRIM = 1 << 18  # ids from which the encoding's freed memory is given back at once
 
 
-def _sort_split_codes(arrays: tuple[pa.Array, ...]) -> tuple[list[np.ndarray], pa.Array] | None:
+def _sort_split_codes(
+    arrays: tuple[pa.Array, ...], with_dictionary: bool = True
+) -> tuple[list[np.ndarray], Any] | None:
     """:func:`_split_codes` by sorting hashes: the same codes and dictionary (first-seen order),
     or None when Arrow's hash table should do it (few or long ids, nulls, other types).
+    ``with_dictionary=False``: the number of distinct ids instead of their dictionary, and codes
+    numbered in no particular order (equal codes still mean equal ids; the docno codes of a
+    table whose measures never read a docno: no copy of every distinct id, no renumbering).
 
     Each id's bytes are read as 64-bit words straight from the Arrow buffers and hashed; the
     high bits of the hash and the id's position are packed into one integer and sorted (a
@@ -474,6 +479,16 @@ def _sort_split_codes(arrays: tuple[pa.Array, ...]) -> tuple[list[np.ndarray], p
         np.maximum.accumulate(first_at, out=first_at)
         if not _split_clashes(clash, new, first_at, pos, ids):
             return None
+    if not with_dictionary:
+        # codes without a dictionary need no particular order: the groups' order by hash
+        group = np.cumsum(new, dtype=np.int64)
+        group -= 1
+        codes = np.empty(n, dtype=np.int64)
+        codes[pos] = group if first_at is None else group[first_at]
+        count = int(group[-1]) + 1
+        del group, first_at, pos, new
+        _trim(n)
+        return list(np.split(codes, np.cumsum(sizes)[:-1])), count
     # number the groups by where their id first occurs (Arrow's order): the first entry of a
     # group holds its smallest position (equal hashes sort by position)
     heads = pos[new]
@@ -488,12 +503,19 @@ def _sort_split_codes(arrays: tuple[pa.Array, ...]) -> tuple[list[np.ndarray], p
         codes[pos] = rank[pos[first_at]]
     del rank, first_at, heads, pos
     dictionary = _take_ids(ids, np.flatnonzero(first_seen))
-    if n >= _SORT_ENCODE_TRIM:
-        # give the freed temporaries back to the system (the C library's malloc keeps them on
-        # its heap, where they would add to the peak of the rest of the table and the measures:
-        # 8 MiB less at the peak on a Robust04-size run, for a few page faults)
-        pa.default_memory_pool().release_unused()
+    del first_seen
+    _trim(n)
     return list(np.split(codes, np.cumsum(sizes)[:-1])), dictionary
+
+
+def _trim(n: int) -> None:
+    """After encoding ``n`` ids: give the freed temporaries back to the system (the C library's
+    malloc keeps them on its heap, where they would add to the peak of the rest of the table
+    and the measures: 8 MiB less at the peak on a Robust04-size run, for a few page faults)."""
+    if n >= _SORT_ENCODE_TRIM:
+        import pyarrow as pa
+
+        pa.default_memory_pool().release_unused()
 
 
 def _split_clashes(
@@ -861,8 +883,13 @@ def _doc_codes(
                     qids[ok] = to_numpy(pc.cast(q.filter(from_numpy(ok)).cast(pa.large_string()), pa.int64()))
             qids = np.where((qids >= 0) & (qids < bound), qids, -1)
             return qids, ids, bound, None
+    if not want_dict:
+        fast = _sort_split_codes((qrels_docno, run_docno), with_dictionary=False)
+        if fast is not None:
+            (q_dcode, r_dcode), count = fast
+            return q_dcode, r_dcode, max(count, 1), None
     (q_dcode, r_dcode), doc_dict = _encode(qrels_docno, run_docno)
-    return q_dcode, r_dcode, max(len(doc_dict), 1), doc_dict
+    return q_dcode, r_dcode, max(len(doc_dict), 1), doc_dict if want_dict else None
 
 
 def build_table(
@@ -894,10 +921,13 @@ def build_table(
     """
     topics = _evaluated_topics(qrels, run, opts, run_blocks, run_order)
     _topics_with_results(topics, qrels, run, opts)
+    topics.r_qcode = _NO_CODES  # (read: each code array let go once used, less at the peak)
     rows = _run_rows(run, topics, opts)
     q_dcode, r_dcode, ndoc, docnos = _doc_codes(qrels.docno, rows.docno, doc_dict, topics.nq)
     rows.dcode = r_dcode
     judged = _judgements(qrels, topics, q_dcode, ndoc)
+    topics.q_qcode = _NO_CODES
+    del q_dcode
     label, starts = _rank_and_label(rows, judged, topics, opts, ndoc, docnos, run.name)
     if opts.judged_only:
         label, starts = _drop_unjudged(rows, label, starts, topics.nq)
@@ -916,6 +946,9 @@ def build_table(
         doc_dict=docnos,
         max_label=int(qrels.rel.max()) if len(qrels.rel) else 0,
     )
+
+
+_NO_CODES = np.zeros(0, dtype=np.int64)
 
 
 @dataclass
@@ -1078,16 +1111,17 @@ def _judgements(qrels: Qrels, topics: _Topics, q_dcode: np.ndarray, ndoc: int) -
     docno code) for the label lookup."""
     q_topic = topics.topic_of_code[topics.q_qcode]
     qmask = q_topic >= 0
-    qg = q_topic[qmask]
-    qrel = qrels.rel[qmask]
-    judgements = qrels if qmask.all() else qrels.take(qmask)
+    every = bool(qmask.all())  # (then no copies: the codes as they are, the qrels' labels)
+    qg = q_topic if every else q_topic[qmask]
+    del q_topic
+    qrel = qrels.rel if every else qrels.rel[qmask]
+    judgements = qrels if every else qrels.take(qmask)
     if (q_dcode >= 0).all():  # every qrels docno has its own code (-1: not canonical, look it up)
         # every judgement can match a run row: one sort checks duplicates and keys the lookup
-        qd = q_dcode[qmask]
-        qkey = qg * ndoc + qd
+        qkey = qg * ndoc + (q_dcode if every else q_dcode[qmask])
         # the (topic, docno code) order, as 0 <= qd < ndoc: the same for every run with these codes
-        qorder = same_order(qrels, "judgement_order", (qg, qd), lambda: _stable_sort(qkey)[0])
-        qkey_sorted = qkey[qorder]
+        qorder, qkey_sorted = same_sort(qrels, "judgement_order", qkey, _stable_sort)
+        del qkey
         check_qrels_duplicates(judgements, qorder, qkey_sorted)
         return _Judged(qg=qg, qrel=qrel, key_sorted=qkey_sorted, rel_sorted=qrel[qorder])
     check_qrels_duplicates(judgements)
@@ -1122,8 +1156,12 @@ def _rank_and_label(
         rg, r_dcode, rline = rg[keep], r_dcode[keep], rline[keep]
         starts[1:] = np.cumsum(np.bincount(rg, minlength=nq))
 
+    read_dcode, read_docno = rows.dcode, rows.docno  # (the rows as read: the same order)
+
     def retrieved_twice(code: int, topic: int, first: int, line: int) -> DuplicateDocError:
-        doc = decode_id(docnos[code].as_py()) if docnos is not None else str(code)
+        # without a dictionary of docnos, the docno of a row that has the code
+        at = code if docnos is not None else int(np.argmax(read_dcode == code))
+        doc = decode_id((docnos if docnos is not None else read_docno)[at].as_py())
         return DuplicateDocError(
             run_name,
             f"document '{doc}' is retrieved twice for topic '{topics.qids[topic]}' (first at line {first})",
@@ -1167,12 +1205,16 @@ def _check_run_duplicates(
     topic's first row, when the rows are in topic order (see :func:`_blocks_may_repeat`)."""
     # only docnos that occur more than once in the whole run can be duplicated, so
     # with dense codes only their rows are sorted (usually a small fraction); sparse
-    # numeric ids (a streamed chunk of MS MARCO passage ids) sort every key
+    # numeric ids (a streamed chunk of MS MARCO passage ids) sort every key. Rows in topic
+    # order are first sorted topic by topic in 32-bit codes (a third of the time of the dense
+    # check on a Robust04-size run, where a third of the docnos occur more than once)
+    if starts is not None and not _blocks_may_repeat(r_dcode, rg, ndoc, starts):
+        return
     if ndoc <= 8 * len(rkey) + 1024:
         cand = np.sort(rkey[np.bincount(r_dcode, minlength=ndoc)[r_dcode] > 1])
         if not (len(cand) and (cand[1:] == cand[:-1]).any()):
             return
-    elif not _blocks_may_repeat(r_dcode, rg, ndoc, starts):
+    elif starts is None and not _blocks_may_repeat(r_dcode, rg, ndoc):
         return
     else:
         cand = np.sort(rkey)  # (numpy's hash-based unique is far slower here)

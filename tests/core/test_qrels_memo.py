@@ -200,3 +200,28 @@ def test_gain_tables_are_computed_once_for_the_judgements_and_kept_read_only(tmp
     fresh = gain.gains(b.derive(), ())
     assert fresh.il_gain is not gb.il_gain
     assert np.array_equal(fresh.il_gain, gb.il_gain) and np.array_equal(fresh.nz_gain, gb.nz_gain)
+
+
+def test_same_sort_is_given_again_only_for_equal_keys():
+    class Obj:
+        pass
+
+    calls = []
+
+    def sort(key):
+        calls.append(1)
+        order = np.argsort(key, kind="stable")
+        return order, key[order]
+
+    o = Obj()
+    key = np.array([5, 3, 9, 3, 1])
+    order, sorted_key = memo.same_sort(o, "k", key, sort)
+    assert sorted_key.tolist() == [1, 3, 3, 5, 9] and len(calls) == 1
+    again = memo.same_sort(o, "k", key.copy(), sort)
+    assert again[0] is order and len(calls) == 1  # equal keys: kept
+    for other in (np.array([5, 3, 9, 3, 2]), np.array([3, 5, 9, 3, 1]), key[:4], key.astype(np.int32)):
+        got = memo.same_sort(o, "k", other, sort)  # a change anywhere (even a permutation): sorted again
+        assert (
+            got[1].tolist() == sorted(other.tolist()) and got[0].tolist() == np.argsort(other, kind="stable").tolist()
+        )
+    assert len(calls) == 5

@@ -63,6 +63,13 @@ def test_same_codes_and_dictionary_as_arrow(monkeypatch, seed, keep):
         assert got[1].equals(want[1])
         assert [c.tolist() for c in got[0]] == [c.tolist() for c in want[0]]
         assert all(c.dtype == np.int64 for c in got[0])
+        # without the dictionary: the number of distinct ids, and codes that are Arrow's
+        # renumbered (one code per id, each in 0 .. count - 1)
+        codes, count = T._sort_split_codes(tuple(arrays), with_dictionary=False)
+        assert count == len(want[1])
+        pairs = {(a, b) for c, w in zip(codes, want[0]) for a, b in zip(c.tolist(), w.tolist())}
+        assert len({a for a, _ in pairs}) == len({b for _, b in pairs}) == len(pairs)
+        assert all(0 <= a < count for a, _ in pairs)
         done += 1
     assert done > 10
 
@@ -166,3 +173,33 @@ def test_stable_sort_is_a_stable_argsort():
         order, ks = T._stable_sort(key)
         assert order.tolist() == np.argsort(key, kind="stable").tolist()
         assert ks.tolist() == key[np.argsort(key, kind="stable")].tolist()
+
+
+@pytest.mark.parametrize("sort_path", [True, False])
+@pytest.mark.parametrize(
+    "opts",
+    [EvalOptions(), EvalOptions(complete=True), EvalOptions(max_docs=4), EvalOptions(judged_only=True, max_docs=4)],
+)
+def test_tables_without_docno_dictionary_are_the_same(monkeypatch, sort_path, opts):
+    """A table whose measures never read a docno (``doc_dict=False``) builds no dictionary of
+    docnos: its labels and order are those of a table with one, and a document retrieved twice
+    is named by the same docno text (unicode, numeric-looking and word docnos, under -M and -c)."""
+    if sort_path:
+        monkeypatch.setattr(T, "_SORT_ENCODE_MIN", 1)
+    qrels = "1 0 a 1\n1 0 b 0\n2 0 \u00e9 1\n2 0 10 2\n"
+    good = "1 Q0 b 1 3 r\n1 Q0 a 2 3 r\n1 Q0 c 3 1 r\n2 Q0 10 1 2 r\n2 Q0 \u00e9 2 2 r\n2 Q0 a 3 2 r\n2 Q0 z 4 0.1 r\n"
+    q = parse_qrels(src(qrels))
+    with_dict = build_table(q, parse_run(src(good)), opts, doc_dict=True)
+    without = build_table(q, parse_run(src(good)), opts, doc_dict=False)
+    assert without.doc is None and without.doc_dict is None
+    for name in ("g", "label", "starts", "qg", "qrel", "missing"):
+        assert np.array_equal(getattr(with_dict, name), getattr(without, name)), name
+    for dup in ("\u00e9", "10", "a"):
+        bad = good + f"2 Q0 {dup} 4 2.5 r\n"
+        messages = []
+        for want_dict in (True, False):
+            with pytest.raises(DuplicateDocError) as e:
+                build_table(parse_qrels(src(qrels)), parse_run(src(bad)), opts, doc_dict=want_dict)
+            messages.append(str(e.value))
+        assert messages[0] == messages[1]
+        assert f"'{dup}' is retrieved twice for topic '2'" in messages[0]
