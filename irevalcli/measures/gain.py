@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Any
 
@@ -36,17 +35,26 @@ from .spellings import Target, int_cutoff, number_arg, ranx, rel_view, spelling
 _VALID_INT = re.compile(r"^[+-]?[0-9]+$")
 
 
-@dataclass
 class Gains:
-    nz: np.ndarray  # rows whose gain is not 0, ascending
-    nz_gain: np.ndarray  # their gains
-    n_rows: int  # rows of the table
-    il_start: np.ndarray  # offsets of each topic's ideal list (len nq + 1)
-    il_gain: np.ndarray  # the ideal lists, topic-major, best first
-    K: np.ndarray  # ideal list length per topic
-    memo: dict = field(default_factory=dict, repr=False)  # arrays derived from these gains
-    # arrays derived from the ideal lists alone (shared by every table with these judgements)
-    ideal_memo: dict = field(default_factory=dict, repr=False)
+    """A table's gains (:func:`gains`). (A plain class: a dataclass would cost every start-up
+    its generated methods, and nothing compares or prints these.)"""
+
+    def __init__(
+        self,
+        nz: np.ndarray,  # rows whose gain is not 0, ascending
+        nz_gain: np.ndarray,  # their gains
+        n_rows: int,  # rows of the table
+        il_start: np.ndarray,  # offsets of each topic's ideal list (len nq + 1)
+        il_gain: np.ndarray,  # the ideal lists, topic-major, best first
+        K: np.ndarray,  # ideal list length per topic
+        memo: dict | None = None,  # arrays derived from these gains
+        # arrays derived from the ideal lists alone (shared by every table with these judgements)
+        ideal_memo: dict | None = None,
+    ) -> None:
+        self.nz, self.nz_gain, self.n_rows = nz, nz_gain, n_rows
+        self.il_start, self.il_gain, self.K = il_start, il_gain, K
+        self.memo: dict = {} if memo is None else memo
+        self.ideal_memo: dict = {} if ideal_memo is None else ideal_memo
 
     @cached_property
     def row_gain(self) -> np.ndarray:
