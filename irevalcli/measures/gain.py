@@ -32,7 +32,7 @@ from .precision import CUTOFFS
 from .registry import LONG_CUTOFFS, PAIRS, Params, measure
 from .spellings import Target, int_cutoff, number_arg, ranx, rel_view, spelling
 
-_VALID_INT = re.compile(r"^[+-]?[0-9]+$")
+_VALID_INT = r"^[+-]?[0-9]+$"  # (compiled by re at its first use)
 
 
 class Gains:
@@ -146,7 +146,7 @@ def _gain_plan(  # noqa: C901  debt: the gains grammar's cases
         top = np.where(counts > 0, levels[None, :], -1).max(axis=1)
         NL = np.where(top >= 0, top + 1, 0)
 
-    pair_entries = [(int(name), float(value)) for name, value in pairs if _VALID_INT.match(name)]
+    pair_entries = [(int(name), float(value)) for name, value in pairs if re.match(_VALID_INT, name)]
     low = min([0] + [lv for lv, _ in pair_entries])
     lookups: list[tuple[int, np.ndarray, np.ndarray]] = []
     il_parts: list[tuple[np.ndarray, np.ndarray]] = []  # (topic per element, gain)
