@@ -85,6 +85,9 @@ class LightCompute(types.ModuleType):
             value = None
         if value is None:
             value = getattr(real(), name)
+        elif callable(value) and getattr(value, "__module__", None) == __name__:
+            # pickled by reference as pyarrow.compute's own (what unpickling elsewhere finds)
+            value.__module__, value.__qualname__ = NAME, name
         setattr(self, name, value)
         return value
 

@@ -143,3 +143,17 @@ import pyarrow.compute as again
 print(again is pc, lc._FINDER in sys.meta_path)
 """
     assert _in_fresh_process(code) == "True False\n"
+
+
+def test_served_functions_pickle_as_pyarrow_computes_own():
+    code = """
+import pickle
+from irevalcli.io import lightcompute as lc
+lc.install()
+import pyarrow.compute as pc
+light = pickle.dumps((pc.take, pc.sort_indices, pc.SortOptions))
+lc.real()  # what a process unpickling them finds
+import pyarrow.compute as real
+print(pickle.loads(light) == (real.take, real.sort_indices, real.SortOptions))
+"""
+    assert _in_fresh_process(code) == "True\n"
