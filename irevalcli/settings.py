@@ -93,7 +93,7 @@ def api_wording(exc: IrevalError) -> IrevalError:
 
 
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
-_SIZE = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([KMGT]?)(?:I?B)?\s*", re.IGNORECASE)
+_SIZE = r"\s*([0-9]+(?:\.[0-9]+)?)\s*([KMGT]?)(?:I?B)?\s*"  # (compiled by re at its first use)
 
 
 def parse_memory_limit(text: str | int | None) -> int | None:
@@ -106,7 +106,7 @@ def parse_memory_limit(text: str | int | None) -> int | None:
     if isinstance(text, int):
         value = text
     else:
-        m = _SIZE.fullmatch(text)
+        m = re.fullmatch(_SIZE, text, re.IGNORECASE)
         if m is None:
             raise UsageError(f"--memory-limit {text}: expected a size such as 512M, 2G or a number of bytes")
         value = int(float(m.group(1)) * _UNITS[m.group(2).upper()])

@@ -745,6 +745,9 @@ def entry() -> None:
     gc.set_threshold(*GC_THRESHOLD)
     os.environ.setdefault(*ARROW_POOL)
     os.environ.setdefault(*BLAS_THREADS)
+    from ..io import lightcompute
+
+    lightcompute.install()  # the kernels without pyarrow.compute's 35 ms import (see there)
     if os.environ.get(COMPLETE_VAR):  # (completion.py and click's completion imported only then)
         from .completion import complete, requested
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Any
 
@@ -33,20 +32,29 @@ from .precision import CUTOFFS
 from .registry import LONG_CUTOFFS, PAIRS, Params, measure
 from .spellings import Target, int_cutoff, number_arg, ranx, rel_view, spelling
 
-_VALID_INT = re.compile(r"^[+-]?[0-9]+$")
+_VALID_INT = r"^[+-]?[0-9]+$"  # (compiled by re at its first use)
 
 
-@dataclass
 class Gains:
-    nz: np.ndarray  # rows whose gain is not 0, ascending
-    nz_gain: np.ndarray  # their gains
-    n_rows: int  # rows of the table
-    il_start: np.ndarray  # offsets of each topic's ideal list (len nq + 1)
-    il_gain: np.ndarray  # the ideal lists, topic-major, best first
-    K: np.ndarray  # ideal list length per topic
-    memo: dict = field(default_factory=dict, repr=False)  # arrays derived from these gains
-    # arrays derived from the ideal lists alone (shared by every table with these judgements)
-    ideal_memo: dict = field(default_factory=dict, repr=False)
+    """A table's gains (:func:`gains`). (A plain class: a dataclass would cost every start-up
+    its generated methods, and nothing compares or prints these.)"""
+
+    def __init__(
+        self,
+        nz: np.ndarray,  # rows whose gain is not 0, ascending
+        nz_gain: np.ndarray,  # their gains
+        n_rows: int,  # rows of the table
+        il_start: np.ndarray,  # offsets of each topic's ideal list (len nq + 1)
+        il_gain: np.ndarray,  # the ideal lists, topic-major, best first
+        K: np.ndarray,  # ideal list length per topic
+        memo: dict | None = None,  # arrays derived from these gains
+        # arrays derived from the ideal lists alone (shared by every table with these judgements)
+        ideal_memo: dict | None = None,
+    ) -> None:
+        self.nz, self.nz_gain, self.n_rows = nz, nz_gain, n_rows
+        self.il_start, self.il_gain, self.K = il_start, il_gain, K
+        self.memo: dict = {} if memo is None else memo
+        self.ideal_memo: dict = {} if ideal_memo is None else ideal_memo
 
     @cached_property
     def row_gain(self) -> np.ndarray:
@@ -138,7 +146,7 @@ def _gain_plan(  # noqa: C901  debt: the gains grammar's cases
         top = np.where(counts > 0, levels[None, :], -1).max(axis=1)
         NL = np.where(top >= 0, top + 1, 0)
 
-    pair_entries = [(int(name), float(value)) for name, value in pairs if _VALID_INT.match(name)]
+    pair_entries = [(int(name), float(value)) for name, value in pairs if re.match(_VALID_INT, name)]
     low = min([0] + [lv for lv, _ in pair_entries])
     lookups: list[tuple[int, np.ndarray, np.ndarray]] = []
     il_parts: list[tuple[np.ndarray, np.ndarray]] = []  # (topic per element, gain)

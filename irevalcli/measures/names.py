@@ -127,9 +127,11 @@ RANX_RBP = dotted_pattern()
 #
 # ir_measures (and ireval, TF-Ranking, Elasticsearch): Name[(key=value,...)][@cutoff];
 # ranx: name[@k][-lN]. Each spelling is declared with its measure (spellings.spelling).
+# (Patterns compiled by re at their first use, not at every start-up: a trec_eval name needs
+# neither.)
 
-_IM_RE = re.compile(r"^(?P<name>[A-Za-zα_][A-Za-z0-9_α]*)(?:\((?P<args>[^()]*)\))?(?:@(?P<at>[^@()]+))?$")
-_RANX_RE = re.compile(r"^(?P<name>[a-z][a-z0-9_\-]*?)(?:[@.](?P<at>[0-9]+))?(?:-l(?P<level>-?[0-9]+))?$")
+_IM_RE = r"^(?P<name>[A-Za-zα_][A-Za-z0-9_α]*)(?:\((?P<args>[^()]*)\))?(?:@(?P<at>[^@()]+))?$"
+_RANX_RE = r"^(?P<name>[a-z][a-z0-9_\-]*?)(?:[@.](?P<at>[0-9]+))?(?:-l(?P<level>-?[0-9]+))?$"
 
 
 def _value(text: str, spec: str) -> Any:
@@ -226,7 +228,7 @@ class Friendly(FrozenRecord):
 def parse_friendly(spec: str) -> Friendly | None:
     """The meaning of an ir_measures, ranx, ireval, TF-Ranking or Elasticsearch spelling, None if
     it is not one; errors for known names misused."""
-    m = _IM_RE.match(spec)
+    m = re.match(_IM_RE, spec)
     if m and m.group("name") in FAMILIES and not FAMILIES[m.group("name")].library.ranx_grammar:
         fam = FAMILIES[m.group("name")]
         args = _args(m.group("args"), spec)
@@ -240,7 +242,7 @@ def parse_friendly(spec: str) -> Friendly | None:
         if fam.cutoff == "none" and at is not None:
             raise MeasureParamError(f"{spec}: {fam.name} takes no cutoff")
         return Friendly(spec, fam, fam.build(args, at, spec))
-    r = _RANX_RE.match(spec)
+    r = re.match(_RANX_RE, spec)
     if r and r.group("name") in FAMILIES and FAMILIES[r.group("name")].library.ranx_grammar:
         fam = FAMILIES[r.group("name")]
         ranx_args: dict[str, Any] = {}
@@ -383,7 +385,7 @@ class Suggester:
     * a misspelt name with its parameters kept (``ndgc_cut.10``).
     """
 
-    _SEP = re.compile(r"^(?P<root>[A-Za-z][A-Za-z_-]*?)_?[:,@=;/ ]?(?P<rest>[0-9][0-9.,=+-]*)$")
+    _SEP = r"^(?P<root>[A-Za-z][A-Za-z_-]*?)_?[:,@=;/ ]?(?P<rest>[0-9][0-9.,=+-]*)$"
 
     def __init__(self, registry: dict[str, Measure], *, rel_format: str, compat: str) -> None:
         self.registry = registry
@@ -422,7 +424,7 @@ class Suggester:
 
     def _sep(self, spec: str) -> str | None:
         """``ndcg_cut10`` / ``ndcg_cut:10`` -> ``ndcg_cut.10`` (the root must be a measure)."""
-        m = self._SEP.match(spec)
+        m = re.match(self._SEP, spec)
         if not m:
             return None
         root = m.group("root").rstrip("_")

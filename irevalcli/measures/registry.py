@@ -70,7 +70,7 @@ class Params(FrozenRecord):
 
 # C's isspace, not Unicode whitespace: atol/atof skip exactly these
 _LONG_PREFIX = re.compile(r"^[ \t\n\v\f\r]*[+-]?[0-9]+")
-_DOUBLE_PREFIX = re.compile(r"^[ \t\n\v\f\r]*[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
+_DOUBLE_PREFIX = r"^[ \t\n\v\f\r]*[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?"
 # C's strtod reads hexadecimal floats (0x1p3 = 8), atol stops at the x (0x5 = 0); ireval
 # refuses them rather than guess which the user meant
 _HEX = re.compile(r"^[ \t\n\v\f\r]*[+-]?0[xX]")
@@ -95,7 +95,7 @@ def _atol(text: str, spec: str, what: str) -> int:
 
 def _atof(text: str, spec: str, what: str) -> float:
     _no_hex(text, spec, what)
-    m = _DOUBLE_PREFIX.match(text)
+    m = re.match(_DOUBLE_PREFIX, text)  # (compiled at its first use)
     if not m:
         raise MeasureParamError(f"{spec}: {what} '{text}' is not a number")
     value = float(m.group(0))

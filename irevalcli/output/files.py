@@ -39,7 +39,7 @@ STDOUT_NAMES = frozenset({"-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"})
 # A path naming an open file descriptor: written to in place, whatever the descriptor is
 # (``>(...)`` process substitution, ``--output /dev/stderr``). Renaming over it would
 # replace the file the descriptor was opened on, not write to the descriptor.
-_DESCRIPTOR = re.compile(r"^/(dev/(fd/[0-9]+|stdout|stderr)|proc/(self|thread-self|[0-9]+)/fd/[0-9]+)$")
+_DESCRIPTOR = r"^/(dev/(fd/[0-9]+|stdout|stderr)|proc/(self|thread-self|[0-9]+)/fd/[0-9]+)$"
 
 # Output formats a file name's extension implies (when --format is not given).
 EXTENSION_FORMATS = {
@@ -232,7 +232,7 @@ def _target(path: str, option: str) -> tuple[str, os.stat_result | None, bool]: 
                 f"{option} {path}: the working directory no longer exists; give an absolute path"
             ) from None
     absolute = os.path.abspath(path)
-    if _DESCRIPTOR.match(absolute):
+    if re.match(_DESCRIPTOR, absolute):  # (compiled at its first use)
         return path, None, True
     try:
         st: os.stat_result | None = os.stat(path)

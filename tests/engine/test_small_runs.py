@@ -84,6 +84,16 @@ def test_trec_text_run_loads_neither_completion_nor_shutil():
     assert [m for m in NOT_ON_THE_PATH if m in modules] == []
 
 
+def test_trec_text_runs_never_import_the_real_pyarrow_compute():
+    """io/lightcompute.py: the kernels of a run's path (trec_eval's measures, -q, several
+    runs, -c, -M, -J) without pyarrow.compute's wrappers (its docstrings module is their mark)."""
+    q, r = str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "run.txt")
+    for args in (["-q", "-m", "all_trec", q, r], ["-c", "-M", "5", "-J", "-q", q, r, r]):
+        out, modules = _modules(args)
+        assert out.startswith(("num_ret", "==> "))
+        assert "pyarrow.compute" in modules and "pyarrow._compute_docstrings" not in modules
+
+
 def test_version_loads_neither_completion_nor_shutil():
     out, modules = _modules(["-v"])
     assert out == f"ireval {cli.__version__} (trec_eval 10.0 semantics)\n"
