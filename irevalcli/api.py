@@ -116,8 +116,6 @@ def in_asked_order(results: Results, order: dict[str, int]) -> Results:
     """``results`` with its columns in the order the measures were asked (``order``: label ->
     place, :func:`irevalcli.measures.names.asked_order`); labels of one place keep their order,
     and a label ``order`` does not know keeps its place after the known ones."""
-    import dataclasses
-
     if not order:
         return results
     last = max(order.values()) + 1
@@ -126,7 +124,7 @@ def in_asked_order(results: Results, order: dict[str, int]) -> Results:
         i, c = item
         return (order.get(c.label, order.get(f"root:{c.root}", last)), i)
 
-    return dataclasses.replace(results, columns=[c for _, c in sorted(enumerate(results.columns), key=key)])
+    return results.replaced(columns=[c for _, c in sorted(enumerate(results.columns), key=key)])
 
 
 def qrels_from_frame(df: Any, name: str = "<qrels DataFrame>", columns: Any = None) -> Qrels:
@@ -742,7 +740,10 @@ class ReadAhead:
         self._error: BaseException | None = None
         # in the caller's context: its reading session (which records the files read) and its wording
         context = contextvars.copy_context()
-        self._thread = threading.Thread(target=context.run, args=(self._read, settings), daemon=True)
+        # not a daemon: a thread still inside Arrow's parser when the interpreter shuts down (the
+        # judgements' error ended an API caller's or a test's call early) is waited for, not
+        # killed mid-parse, which aborts the process (engine/stream.py's prefetch says more)
+        self._thread = threading.Thread(target=context.run, args=(self._read, settings), daemon=False)
         self._thread.start()
 
     def _read(self, s: EvalSettings) -> None:
@@ -763,11 +764,15 @@ def read_ahead(paths: Sequence[str], settings: EvalSettings) -> Callable[[int], 
     """For a call that evaluates the runs ``paths`` one after another against the same
     judgements: ``take(i)`` is the ``i``-th run to give :func:`evaluate`, and starts reading
     the next one in a thread, so that it is parsed (by Arrow, mostly outside the GIL) while
-    this one is ranked and scored. Only a regular file that would be read whole in the
-    calling thread is read ahead (not a streamed, compressed or large run, standard input, a
-    dataset, or on the Dask engine); any other is given as its path. The results, the errors
-    and their order are the same: an error of a run read ahead is raised as it is evaluated."""
+    this one is ranked and scored. The first run's reading starts at once, beside the
+    judgements' (the first evaluation reads them, and imports the measures, meanwhile). Only a
+    regular file that would be read whole in the calling thread is read ahead (not a
+    streamed, compressed or large run, standard input, a dataset, or on the Dask engine); any
+    other is given as its path. The results, the errors and their order are the same: an
+    error of a run read ahead is raised as it is evaluated, after the judgements' own."""
     ahead: dict[int, ReadAhead] = {}
+    if paths and _reads_whole(paths[0], settings):
+        ahead[0] = ReadAhead(paths[0], settings)
 
     def take(i: int) -> Any:
         nxt = i + 1

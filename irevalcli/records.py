@@ -14,7 +14,8 @@ The parameters of a subclass's ``__init__`` are its fields, in order (a subclass
 base's first, as a dataclass orders them). A :class:`FrozenRecord` subclass lists its own
 fields in ``__slots__`` and sets each with ``object.__setattr__``. The classes that
 :func:`dataclasses.replace`, :func:`dataclasses.fields` or :func:`dataclasses.asdict` are
-used on stay dataclasses; :meth:`Record.replaced` is ``dataclasses.replace``.
+used on stay dataclasses; :meth:`Record.replaced` is ``dataclasses.replace``, :meth:`Record.as_dict`
+``dataclasses.asdict`` of plain values and ``_fields`` the names ``dataclasses.fields`` gives.
 """
 
 from __future__ import annotations
@@ -38,9 +39,14 @@ class Record:
     def _values(self) -> tuple[Any, ...]:
         return tuple([getattr(self, name) for name in self._fields])
 
+    def as_dict(self) -> dict[str, Any]:
+        """The fields by name, in order (what :func:`dataclasses.asdict` gives a dataclass of
+        plain values; a field's own value is not copied or converted)."""
+        return dict(zip(self._fields, self._values(), strict=True))
+
     def replaced(self, **changes: Any) -> Any:
         """A copy with ``changes`` (what :func:`dataclasses.replace` gives a dataclass)."""
-        return self.__class__(**{**dict(zip(self._fields, self._values(), strict=True)), **changes})
+        return self.__class__(**{**self.as_dict(), **changes})
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is self.__class__ and isinstance(other, Record):

@@ -48,7 +48,7 @@ def max_local_workers() -> int:
     return WORKERS_PER_CPU * _cpus()
 
 
-TABLE_FIELDS = frozenset(f.name for f in fields(EvalOptions))
+TABLE_FIELDS = frozenset(EvalOptions._fields)
 
 # Command-line spellings in messages -> the API's parameter names (when not called by the CLI);
 # compiled at the first API error, not at every command line's start-up (:func:`_api_names`)
@@ -222,7 +222,7 @@ class EvalSettings:
             raise TypeError(f"unknown setting '{unknown[0]}' (known: {', '.join(sorted(own | TABLE_FIELDS))})")
         table = {k: v for k, v in names.items() if k in TABLE_FIELDS}
         rest = {k: v for k, v in names.items() if k in own}
-        return replace(self, table=replace(self.table, **table), **rest)
+        return replace(self, table=self.table.replaced(**table), **rest)
 
     # the table's options, read as flat names too
     @property

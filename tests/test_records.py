@@ -53,6 +53,8 @@ def test_a_record_compares_hashes_and_prints_as_the_dataclass(args):
     assert _Sub(*args) != rec  # another class is never equal, as with dataclasses
     assert pickle.loads(pickle.dumps(rec)) == rec
     assert rec.replaced(label="y") == _AsRecord(*(args + ((),) * (2 - len(args)))[:2], "y")
+    assert rec.as_dict() == dataclasses.asdict(dc)
+    assert rec._fields == tuple(f.name for f in dataclasses.fields(dc))
     with pytest.raises(dataclasses.FrozenInstanceError):
         rec.name = "b"  # type: ignore[misc]
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -102,3 +104,32 @@ def test_a_mutable_record_compares_prints_and_refuses_hashing_as_the_dataclass()
     rec.runid = "t"
     assert rec.runid == "t" and rec.replaced(path="b") == _MutableRecord("b", "t")
     assert pickle.loads(pickle.dumps(rec)) == rec
+
+
+def test_the_table_options_behave_as_the_frozen_dataclass_they_were():
+    from irevalcli.core.table import EvalOptions
+    from irevalcli.settings import TABLE_FIELDS, EvalSettings
+
+    opts = EvalOptions()
+    assert opts.as_dict() == {
+        "rel_level": 1,
+        "max_docs": None,
+        "judged_only": False,
+        "complete": False,
+        "num_docs": 0,
+        "only_query": None,
+        "compat": "10.0",
+        "ties": "docno",
+    }
+    assert set(opts.as_dict()) == TABLE_FIELDS
+    changed = opts.replaced(rel_level=2, complete=True)
+    assert (changed.rel_level, changed.complete, opts.rel_level) == (2, True, 1)
+    assert changed == EvalOptions(rel_level=2, complete=True) and hash(changed) == hash(
+        EvalOptions(2, None, False, True)
+    )
+    assert changed != opts and pickle.loads(pickle.dumps(changed)) == changed
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        opts.rel_level = 3  # type: ignore[misc]
+    assert EvalSettings.of(rel_level=3, compat="9.0.8").updated(complete=True).table == EvalOptions(
+        rel_level=3, complete=True, compat="9.0.8"
+    )

@@ -20,7 +20,7 @@ import json
 import math
 import os
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InputError, UsageError
@@ -76,7 +76,7 @@ class BaselineRecord:
 
 def settings_of(options: Any) -> dict[str, Any]:
     """The recorded settings of an :class:`~irevalcli.settings.EvalSettings`."""
-    table = asdict(options.table)
+    table = options.table.as_dict()
     return {key: table[key] for key in SETTINGS}
 
 

@@ -22,7 +22,6 @@ Every array is numpy; measures are reductions over the topic index ``g``.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -30,6 +29,7 @@ import numpy as np
 
 from ..errors import DuplicateDocError, MissingTopicError, NoQueriesError, UsageError
 from ..io.arrow import binary_array, decode_id, from_numpy, to_numpy, valid_mask
+from ..records import FrozenRecord, Record
 from .memo import once, same_sort
 
 if TYPE_CHECKING:
@@ -41,19 +41,42 @@ PLACEHOLDER_DOCNO = b"ceci_nest_pas_un_docno"
 _T = TypeVar("_T")
 
 
-@dataclass(frozen=True)
-class EvalOptions:
-    """The trec_eval options that change what is evaluated."""
+class EvalOptions(FrozenRecord):
+    """The trec_eval options that change what is evaluated (a frozen value: ``replaced`` gives
+    a copy with some changed; ``_fields`` names them)."""
 
-    rel_level: int = 1  # -l
-    max_docs: int | None = None  # -M (None: no limit)
-    judged_only: bool = False  # -J
-    complete: bool = False  # -c
-    num_docs: int = 0  # -N
-    only_query: str | None = None  # -D N.qid
-    compat: str = "10.0"  # or "9.0.8" (pytrec_eval, Anserini): float32 scores, missing topics skipped
-    ties: str = "docno"  # score ties: "docno" (descending, trec_eval), "input" (run file order, ranx)
+    __slots__ = ("compat", "complete", "judged_only", "max_docs", "num_docs", "only_query", "rel_level", "ties")
+
+    rel_level: int  # -l
+    max_docs: int | None  # -M (None: no limit)
+    judged_only: bool  # -J
+    complete: bool  # -c
+    num_docs: int  # -N
+    only_query: str | None  # -D N.qid
+    compat: str  # "10.0", or "9.0.8" (pytrec_eval, Anserini): float32 scores, missing topics skipped
+    ties: str  # score ties: "docno" (descending, trec_eval), "input" (run file order, ranx)
     # or "rank" (the run's rank column ascending, then score, then docno)
+
+    def __init__(
+        self,
+        rel_level: int = 1,
+        max_docs: int | None = None,
+        judged_only: bool = False,
+        complete: bool = False,
+        num_docs: int = 0,
+        only_query: str | None = None,
+        compat: str = "10.0",
+        ties: str = "docno",
+    ) -> None:
+        setattr = object.__setattr__
+        setattr(self, "rel_level", rel_level)
+        setattr(self, "max_docs", max_docs)
+        setattr(self, "judged_only", judged_only)
+        setattr(self, "complete", complete)
+        setattr(self, "num_docs", num_docs)
+        setattr(self, "only_query", only_query)
+        setattr(self, "compat", compat)
+        setattr(self, "ties", ties)
 
 
 # ---- -D, -c and -M: the rules every table (and every engine) applies, written once --------
@@ -90,8 +113,7 @@ def top_rows(g: np.ndarray, starts: np.ndarray, max_docs: int) -> np.ndarray:
     return np.arange(len(g)) - starts[g] < max_docs
 
 
-@dataclass
-class EvalTable:
+class EvalTable(Record):
     """The ranked, labelled results of every evaluated topic."""
 
     qids: list[str]  # evaluated topics, strcmp order (run order: build_table(run_order=True))
@@ -102,12 +124,47 @@ class EvalTable:
     qrel: np.ndarray  # its relevance value
     missing: np.ndarray  # bool per topic: placeholder ranking under -c
     opts: EvalOptions
-    runid: str = ""
-    doc: np.ndarray | None = None  # docno code of each ranked row (into doc_dict)
-    doc_dict: Any = None  # pa.Array of docnos
-    max_label: int | None = None  # highest relevance label in the whole qrels file
-    subtopics: Any = None  # subtopic judgements (irevalcli.io.subtopics.SubtopicQrels), if given
-    _cache: dict = field(default_factory=dict, repr=False)
+    runid: str
+    doc: np.ndarray | None  # docno code of each ranked row (into doc_dict)
+    doc_dict: Any  # pa.Array of docnos
+    max_label: int | None  # highest relevance label in the whole qrels file
+    subtopics: Any  # subtopic judgements (irevalcli.io.subtopics.SubtopicQrels), if given
+    _cache: dict  # what :meth:`memo` keeps (a new one for each view)
+
+    def __init__(  # noqa: PLR0913  a value class: one parameter a field, as its dataclass had
+        self,
+        qids: list[str],
+        g: np.ndarray,
+        label: np.ndarray,
+        starts: np.ndarray,
+        qg: np.ndarray,
+        qrel: np.ndarray,
+        missing: np.ndarray,
+        opts: EvalOptions,
+        runid: str = "",
+        doc: np.ndarray | None = None,
+        doc_dict: Any = None,
+        max_label: int | None = None,
+        subtopics: Any = None,
+        _cache: dict | None = None,
+    ) -> None:
+        self.qids = qids
+        self.g = g
+        self.label = label
+        self.starts = starts
+        self.qg = qg
+        self.qrel = qrel
+        self.missing = missing
+        self.opts = opts
+        self.runid = runid
+        self.doc = doc
+        self.doc_dict = doc_dict
+        self.max_label = max_label
+        self.subtopics = subtopics
+        self._cache = {} if _cache is None else _cache
+
+    def __repr__(self) -> str:  # (the memo's contents are not the table's)
+        return f"EvalTable(qids={self.qids!r}, nq={self.nq}, rows={len(self.g)}, opts={self.opts!r})"
 
     # ---- what measures share ----------------------------------------------
     def memo(self, key: Hashable, compute: Callable[[], _T]) -> _T:
@@ -124,7 +181,7 @@ class EvalTable:
         """The table with some fields changed (``label``, ``opts``, ...): a view such as ``-l``
         at another level or the top k rows, with its own cached columns and memo. Keep a view
         several measures use with :meth:`memo` (``t.memo(("view_top", k), lambda: ...)``)."""
-        return replace(self, _cache={}, **changes)
+        return self.replaced(_cache={}, **changes)
 
     # ---- sizes ----------------------------------------------------------
     @property
@@ -951,7 +1008,6 @@ def build_table(
 _NO_CODES = np.zeros(0, dtype=np.int64)
 
 
-@dataclass
 class _Topics:
     """The evaluated topics of one table (:func:`build_table`'s first steps)."""
 
@@ -960,9 +1016,29 @@ class _Topics:
     r_qcode: np.ndarray  # qid code of each run row
     codes: np.ndarray  # qid code of each evaluated topic
     topic_of_code: np.ndarray  # qid code -> topic index (-1: not evaluated)
-    r_topic: np.ndarray | None = None  # topic index of each run row (-1: not evaluated)
-    keep_run: np.ndarray | None = None  # run rows of evaluated topics
-    missing: np.ndarray | None = None  # bool per topic: no results (a -c placeholder ranking)
+    r_topic: np.ndarray | None  # topic index of each run row (-1: not evaluated)
+    keep_run: np.ndarray | None  # run rows of evaluated topics
+    missing: np.ndarray | None  # bool per topic: no results (a -c placeholder ranking)
+
+    def __init__(
+        self,
+        qids: list[str],
+        q_qcode: np.ndarray,
+        r_qcode: np.ndarray,
+        codes: np.ndarray,
+        topic_of_code: np.ndarray,
+        r_topic: np.ndarray | None = None,
+        keep_run: np.ndarray | None = None,
+        missing: np.ndarray | None = None,
+    ) -> None:
+        self.qids = qids
+        self.q_qcode = q_qcode
+        self.r_qcode = r_qcode
+        self.codes = codes
+        self.topic_of_code = topic_of_code
+        self.r_topic = r_topic
+        self.keep_run = keep_run
+        self.missing = missing
 
     @property
     def nq(self) -> int:
@@ -1050,7 +1126,6 @@ def _topics_with_results(topics: _Topics, qrels: Qrels, run: Run, opts: EvalOpti
     topics.r_topic, topics.keep_run, topics.missing = r_topic, keep_run, missing
 
 
-@dataclass
 class _Rows:
     """The run rows of the evaluated topics, as read (then ranked by :func:`_rank_and_label`)."""
 
@@ -1059,7 +1134,17 @@ class _Rows:
     line: np.ndarray  # line number in the run file (0: a placeholder)
     rank: np.ndarray | None  # the run's rank column (--ties rank only)
     docno: pa.Array
-    dcode: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # docno code
+    dcode: np.ndarray  # docno code (none until encoded)
+
+    def __init__(
+        self, g: np.ndarray, score: np.ndarray, line: np.ndarray, rank: np.ndarray | None, docno: pa.Array
+    ) -> None:
+        self.g = g
+        self.score = score
+        self.line = line
+        self.rank = rank
+        self.docno = docno
+        self.dcode = _NO_CODES
 
 
 def _run_rows(run: Run, topics: _Topics, opts: EvalOptions) -> _Rows:
@@ -1096,14 +1181,14 @@ def _run_rows(run: Run, topics: _Topics, opts: EvalOptions) -> _Rows:
     return rows
 
 
-@dataclass
 class _Judged:
     """The judgements of the evaluated topics, and those a run row can match, sorted by key."""
 
-    qg: np.ndarray  # topic index of each judgement
-    qrel: np.ndarray  # its relevance value
-    key_sorted: np.ndarray  # (topic, docno code) keys of matchable judgements, ascending
-    rel_sorted: np.ndarray  # their relevance values
+    def __init__(self, qg: np.ndarray, qrel: np.ndarray, key_sorted: np.ndarray, rel_sorted: np.ndarray) -> None:
+        self.qg = qg  # topic index of each judgement
+        self.qrel = qrel  # its relevance value
+        self.key_sorted = key_sorted  # (topic, docno code) keys of matchable judgements, ascending
+        self.rel_sorted = rel_sorted  # their relevance values
 
 
 def _judgements(qrels: Qrels, topics: _Topics, q_dcode: np.ndarray, ndoc: int) -> _Judged:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -18,13 +17,13 @@ import numpy as np
 from ..core.table import EvalOptions, EvalTable
 from ..measures.names import Request
 from ..measures.registry import Measure, Totals, values_2d
+from ..records import Record
 
 if TYPE_CHECKING:
     from .job import Job
 
 
-@dataclass
-class Column:
+class Column(Record):
     """One output label: its values per topic and its summary value."""
 
     label: str
@@ -33,20 +32,53 @@ class Column:
     per_query: np.ndarray | list[str] | None  # None: no per-topic value
     summary: float | int | str | None  # None: no summary line
 
+    def __init__(
+        self,
+        label: str,
+        root: str,
+        kind: str,
+        per_query: np.ndarray | list[str] | None,
+        summary: float | int | str | None,
+    ) -> None:
+        self.label = label
+        self.root = root
+        self.kind = kind
+        self.per_query = per_query
+        self.summary = summary
 
-@dataclass
-class Results:
+
+class Results(Record):
     """Everything one evaluation produced."""
 
     qids: list[str]
     columns: list[Column]
     num_q: int
     runid: str
-    zscore: bool = False  # values are z-scores (-Z): trec output prefixes labels with Z
-    compat: str = "10.0"
-    diagnostics: list[str] = field(default_factory=list)
+    zscore: bool  # values are z-scores (-Z): trec output prefixes labels with Z
+    compat: str
+    diagnostics: list[str]
     # retrieved documents (of the evaluated topics) that are judged, rel >= 0; None: not counted
-    judged_retrieved: int | None = None
+    judged_retrieved: int | None
+
+    def __init__(
+        self,
+        qids: list[str],
+        columns: list[Column],
+        num_q: int,
+        runid: str,
+        zscore: bool = False,
+        compat: str = "10.0",
+        diagnostics: list[str] | None = None,
+        judged_retrieved: int | None = None,
+    ) -> None:
+        self.qids = qids
+        self.columns = columns
+        self.num_q = num_q
+        self.runid = runid
+        self.zscore = zscore
+        self.compat = compat
+        self.diagnostics = [] if diagnostics is None else diagnostics
+        self.judged_retrieved = judged_retrieved
 
     def per_query_frame(self) -> Any:
         """Tidy per-topic table: qid, measure, value (strings in ``text``)."""
@@ -92,14 +124,25 @@ class Results:
         return {c.label: c.summary for c in self.columns if c.summary is not None}
 
 
-@dataclass
-class TopicColumn:
+class TopicColumn(Record):
     """One output label's per-topic values, before summarising."""
 
     label: str
     measure: Measure
     values: np.ndarray | list[str] | None  # None: no per-topic value (num_q, runid)
-    weights: np.ndarray | None = None  # a weighted summary's: each topic's weight (the row after the labels)
+    weights: np.ndarray | None  # a weighted summary's: each topic's weight (the row after the labels)
+
+    def __init__(
+        self,
+        label: str,
+        measure: Measure,
+        values: np.ndarray | list[str] | None,
+        weights: np.ndarray | None = None,
+    ) -> None:
+        self.label = label
+        self.measure = measure
+        self.values = values
+        self.weights = weights
 
 
 def compute_topics(table: EvalTable, requests: Sequence[Request]) -> list[TopicColumn]:

@@ -10,7 +10,6 @@ the whole run in memory, so every path gives the same bytes.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..core.table import EvalOptions, EvalTable, build_table, missing_topic_error
@@ -29,7 +28,7 @@ Part = tuple[list[str], list[TopicColumn]]  # a part's topics (any order) and th
 
 def part_options(opts: EvalOptions) -> EvalOptions:
     """The options a part is scored with: ``-c``'s missing topics are added once, by :func:`finish`."""
-    return replace(opts, complete=False)
+    return opts.replaced(complete=False)
 
 
 def score_part(

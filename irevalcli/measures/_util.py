@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import numpy as np
@@ -180,7 +179,7 @@ def at_level(t: EvalTable, level: int) -> EvalTable:
     """The same table judged at relevance level ``level`` (as -l would), cached on ``t``."""
     if level == t.level:
         return t
-    return t.memo(("view_level", level), lambda: t.derive(opts=dataclasses.replace(t.opts, rel_level=level)))
+    return t.memo(("view_level", level), lambda: t.derive(opts=t.opts.replaced(rel_level=level)))
 
 
 def binary(t: EvalTable, level: int) -> EvalTable:
@@ -189,7 +188,7 @@ def binary(t: EvalTable, level: int) -> EvalTable:
     def view() -> EvalTable:
         lab = np.where(t.label >= level, 1, np.where(t.label >= 0, 0, t.label))
         qrel = np.where(t.qrel >= level, 1, np.where(t.qrel >= 0, 0, t.qrel))
-        return t.derive(label=lab, qrel=qrel, opts=dataclasses.replace(t.opts, rel_level=1))
+        return t.derive(label=lab, qrel=qrel, opts=t.opts.replaced(rel_level=1))
 
     return t.memo(("view_binary", level), view)
 
@@ -200,7 +199,7 @@ def drop_below(t: EvalTable, level: int) -> EvalTable:
     def view() -> EvalTable:
         lab = np.where((t.label >= 0) & (t.label < level), 0, t.label)
         qrel = np.where((t.qrel >= 0) & (t.qrel < level), 0, t.qrel)
-        return t.derive(label=lab, qrel=qrel, opts=dataclasses.replace(t.opts, rel_level=level))
+        return t.derive(label=lab, qrel=qrel, opts=t.opts.replaced(rel_level=level))
 
     return t.memo(("view_drop", level), view)
 
@@ -227,4 +226,4 @@ def as_908(t: EvalTable, _: int = 0) -> EvalTable:
     """trec_eval 9.0.8's definitions where they differ (iprec_at_recall's K = trunc(x*R + 0.9))."""
     if t.opts.compat == "9.0.8":
         return t
-    return t.memo("view_908", lambda: t.derive(opts=dataclasses.replace(t.opts, compat="9.0.8")))
+    return t.memo("view_908", lambda: t.derive(opts=t.opts.replaced(compat="9.0.8")))

@@ -4,8 +4,6 @@ ranked without a join (irevalcli.core.labelled), DataFrame id columns converted 
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -59,15 +57,15 @@ def _same_table(a, b) -> None:
     for x, y in zip(_judgements(a), _judgements(b)):
         assert x.dtype == y.dtype
         np.testing.assert_array_equal(x, y)
-    for f in dataclasses.fields(a):
-        if f.name in ("_cache", "qg", "qrel") or (f.name in ("doc", "doc_dict") and getattr(a, f.name) is None):
+    for name in a._fields:
+        if name in ("_cache", "qg", "qrel") or (name in ("doc", "doc_dict") and getattr(a, name) is None):
             continue  # build_table keeps the docnos it dictionary-encoded (only diversity measures read them)
-        x, y = getattr(a, f.name), getattr(b, f.name)
+        x, y = getattr(a, name), getattr(b, name)
         if isinstance(x, np.ndarray):
-            assert x.dtype == y.dtype, f.name
-            np.testing.assert_array_equal(x, y, err_msg=f.name)
+            assert x.dtype == y.dtype, name
+            np.testing.assert_array_equal(x, y, err_msg=name)
         else:
-            assert x == y, f.name
+            assert x == y, name
 
 
 OPTIONS = [
