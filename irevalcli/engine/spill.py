@@ -28,7 +28,7 @@ from __future__ import annotations
 import errno
 import math
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import IO, TYPE_CHECKING, Any
 
@@ -425,6 +425,35 @@ def _release() -> None:
     pa.default_memory_pool().release_unused()
 
 
+# Handing freed memory back after every partition (a malloc_trim each) kept the process
+# lean between partitions but not at its peak, and cost time: each trim walks the heap
+# (py-spy put 6% of the main thread in madvise on the 10M-line shuffled run), and the next
+# partition faults the same pages in again. The heap a partition leaves is reused by the
+# next one and only creeps up (fragments), so memory is given back once the process is
+# TRIM_SLACK larger than after the first partition: 4 trims instead of 39 on that run,
+# about a third fewer page faults and 0.3 s less system time, the same peak (loaded
+# 2-core machine, interleaved: 249k/171k minor faults, 1.5/1.3 s sys, 267/265 MiB before;
+# 159k/112k, 1.25/0.95 s, 265/276 MiB after).
+TRIM_SLACK = 16 << 20
+
+
+class _Trimmer:
+    """Called after each partition: gives freed memory back (:func:`_release`) once the
+    process is :data:`TRIM_SLACK` larger than after the first one (every time, where the
+    resident size cannot be read)."""
+
+    def __init__(self) -> None:
+        self.bound = 0  # set by the first call
+
+    def __call__(self) -> None:
+        now = _resident_bytes()
+        if not self.bound:
+            self.bound = now + TRIM_SLACK if now else 0
+        if now and now <= self.bound:
+            return
+        _release()
+
+
 def _stored_size(reader: Any, spool: IO[bytes] | None) -> int:
     try:
         if spool is not None:
@@ -511,11 +540,12 @@ def _score(job: Job, parts: _Partitions, *, name: str, runid: str) -> Results:
     seen: list[pa.Array] = []
     scored: list[Part] = []
     duplicate: DuplicateDocError | None = None
+    trim = _Trimmer()
     # the next partition is read (and grouped: Arrow's take and numpy's sort, without the
     # GIL) in a worker thread while this one is scored
     with prefetch(_read_all(parts, name, runid)) as partitions:
         for run, blocks in partitions:
-            duplicate = _score_one(job, run, blocks, seen, scored, duplicate)
+            duplicate = _score_one(job, run, blocks, seen, scored, duplicate, trim)
             del run
     # the errors of the whole run's table, in its order: a missing topic, a judgement given
     # twice, then the earliest document retrieved twice (partitions hold disjoint topics)
@@ -538,9 +568,11 @@ def _score_one(
     seen: list[pa.Array],
     scored: list[Part],
     duplicate: DuplicateDocError | None,
+    trim: Callable[[], None],
 ) -> DuplicateDocError | None:
     """Score one partition into ``scored`` (its topics into ``seen``); the earliest document
-    retrieved twice so far (``duplicate``, or this partition's if earlier)."""
+    retrieved twice so far (``duplicate``, or this partition's if earlier). ``trim`` then
+    gives freed memory back (:class:`_Trimmer`)."""
     import pyarrow.compute as pc
 
     from .parts import score_part
@@ -552,7 +584,7 @@ def _score_one(
     except DuplicateDocError as exc:  # the earliest line over all partitions is named
         return exc if duplicate is None or (exc.line or 0) < (duplicate.line or 0) else duplicate
     finally:
-        _release()
+        trim()
     if part is not None and duplicate is None:
         scored.append(part)
     return duplicate

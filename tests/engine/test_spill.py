@@ -590,3 +590,30 @@ def test_no_temporary_directory_is_one_line(cli, tmp_path, tmpdir_env, monkeypat
     with pytest.raises(TemporaryFilesError) as e:
         evaluate(q, r, ["map"], complete=True, stream=True, memory_limit="1K")
     assert str(e.value) == msg.replace("raise --memory-limit", "raise memory_limit")
+
+
+def test_freed_memory_is_given_back_only_once_the_process_has_grown(monkeypatch):
+    """After each partition, memory goes back to the system (a heap walk, and page faults
+    for the next partition) only when the process is TRIM_SLACK larger than after the
+    first partition; always where the resident size cannot be read."""
+    released: list[int] = []
+    sizes = iter([100 << 20, (100 << 20) + spill.TRIM_SLACK, (101 << 20) + spill.TRIM_SLACK, 90 << 20])
+    now = {"rss": 0}
+
+    def resident():
+        now["rss"] = next(sizes)
+        return now["rss"]
+
+    monkeypatch.setattr(spill, "_resident_bytes", resident)
+    monkeypatch.setattr(spill, "_release", lambda: released.append(now["rss"]))
+    trim = spill._Trimmer()
+    for _ in range(4):
+        trim()
+    assert released == [(101 << 20) + spill.TRIM_SLACK]  # the bound stays where the first set it
+
+    monkeypatch.setattr(spill, "_resident_bytes", lambda: 0)  # no /proc: every time
+    released.clear()
+    trim = spill._Trimmer()
+    trim()
+    trim()
+    assert len(released) == 2

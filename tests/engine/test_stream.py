@@ -693,3 +693,41 @@ def test_streamed_parse_errors_name_the_whole_files_line(tmp_path):
     assert _outcome(q, r, stream=False) == expected
     for chunk in (64, 500, 1 << 20):
         assert _outcome(q, r, stream=True, chunk_bytes=chunk) == expected
+
+
+def test_prefetch_shortens_the_switch_interval_while_its_worker_runs_and_restores_it():
+    """The worker's Python steps (read, byte checks) wait for the GIL at most the switch
+    interval: shortened while a worker runs (outermost first, restored by the last to stop,
+    also when the consumer fails), never lengthened."""
+    from irevalcli.engine.stream import SWITCH_INTERVAL, prefetch
+
+    before = sys.getswitchinterval()
+    try:
+        sys.setswitchinterval(0.005)
+        seen = []
+        with prefetch(iter(range(3))) as outer:
+            seen.append(sys.getswitchinterval())
+            with pytest.raises(ZeroDivisionError), prefetch(iter(range(3))) as inner:
+                next(inner)
+                seen.append(sys.getswitchinterval())
+                raise ZeroDivisionError
+            seen.append(sys.getswitchinterval())  # the outer worker still runs
+            assert list(outer) == [0, 1, 2]
+        assert seen == pytest.approx([SWITCH_INTERVAL] * 3, rel=0.05)
+        assert sys.getswitchinterval() == pytest.approx(0.005, rel=0.05)
+        sys.setswitchinterval(SWITCH_INTERVAL / 5)  # shorter already: left as it is
+        with prefetch(iter(range(2))) as it:
+            assert sys.getswitchinterval() == pytest.approx(SWITCH_INTERVAL / 5, rel=0.05)
+            assert list(it) == [0, 1]
+        assert sys.getswitchinterval() == pytest.approx(SWITCH_INTERVAL / 5, rel=0.05)
+    finally:
+        sys.setswitchinterval(before)
+
+
+def test_streamed_evaluation_restores_the_switch_interval(tmp_path):
+    before = sys.getswitchinterval()
+    qrels = write(tmp_path / "q", "1 0 a 1\n2 0 b 1\n")
+    run = write(tmp_path / "r", "".join(f"{q} Q0 {d} 1 {s} r\n" for q in (1, 2) for d, s in (("a", 2), ("b", 1))))
+    whole, streamed = both(str(qrels), str(run), ["map"], chunk=20)
+    assert trec(whole) == trec(streamed)
+    assert sys.getswitchinterval() == before
