@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import threading
 from collections.abc import Callable, Generator, Iterator
 from typing import IO, TYPE_CHECKING, Any
 
@@ -415,34 +414,6 @@ def _concat(pieces: list[Run]) -> Run:
 
 _DONE = object()
 
-# The prefetching worker needs the GIL for each of its Python steps (the read, the byte
-# checks before Arrow's parse, handing the table over) while the main thread scores the
-# chunk before, in Python and numpy; at Python's default switch interval (5 ms) each such
-# step may wait up to 5 ms for the main thread to let go, and the worker is the critical
-# path (on the 7M-line run, loaded machine, its 35 reads took 0.22-0.32 s of wall time for
-# 0.06 s of CPU time). A shorter interval while a worker runs lets it in sooner (the reads:
-# 0.11-0.19 s, three runs each, interleaved; CPU time the same within noise).
-SWITCH_INTERVAL = 0.0005  # seconds
-_switching: list[float] = []  # the interval to restore, while any worker runs
-_switching_lock = threading.Lock()
-
-
-def _quick_switching(on: bool) -> None:
-    """Shorten the interpreter's switch interval while a :class:`prefetch` worker runs (the
-    first to start shortens it, the last to stop restores it; never lengthened)."""
-    import sys
-
-    with _switching_lock:
-        if on:
-            _switching.append(sys.getswitchinterval())
-            if len(_switching) == 1:
-                sys.setswitchinterval(min(_switching[0], SWITCH_INTERVAL))
-        elif _switching:
-            first = _switching[0]
-            _switching.pop()
-            if not _switching:
-                sys.setswitchinterval(first)
-
 
 class prefetch:
     """Run the iterator ``items`` in a worker thread, ``depth`` items ahead.
@@ -521,12 +492,7 @@ class prefetch:
         self._put((_DONE, None))
 
     def __enter__(self) -> Iterator[Any]:
-        _quick_switching(True)
-        try:
-            self._worker.start()
-        except BaseException:
-            _quick_switching(False)
-            raise
+        self._worker.start()
         self._started = True
         return self._consume()
 
@@ -553,8 +519,6 @@ class prefetch:
             except queue.Empty:
                 pass
             self._worker.join(timeout=0.05)
-        self._started = False  # (closed once: the switch interval is restored once)
-        _quick_switching(False)
 
     def __exit__(self, *exc: object) -> None:
         self.close()
