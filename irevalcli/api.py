@@ -487,6 +487,40 @@ def _evaluate(
         raise UsageError(f"-R {s.rel_format}: --engine dask and --labelled read -R qrels judgements")
     if s.engine == "dask" and (_path(run) is None or _path(run) == "-"):
         raise UsageError("--engine dask reads the run from a file, a directory or a URL, not standard input")
+    begun = _begin_stream(run, stdin, s, fmt, progress)
+    try:
+        return _evaluate_read(qrels, run, requests, s, fmt, progress, stdin, begun)
+    finally:
+        if begun is not None:
+            begun.close()  # (the run not evaluated: an error in the judgements, or a usage error)
+
+
+def _begin_stream(
+    run: Any, stdin: BinaryIO | None, s: EvalSettings, fmt: TableBuilder, progress: ProgressReport
+) -> Any:
+    """A run file that will be streamed begins to be read and parsed now, beside its
+    judgements (:class:`irevalcli.engine.stream.Begun`), when no one watches the reading:
+    else None."""
+    path = _path(run)
+    if path is None or path == "-" or s.labelled or getattr(progress, "watching", True):
+        return None
+    if not _streams(RunInput(run, path, stdin, s, fmt, progress)):
+        return None
+    from .engine.stream import CHUNK_BYTES, Begun
+
+    return Begun(path, chunk_bytes=s.chunk_bytes or CHUNK_BYTES, hash=s.hash_inputs, ranks=s.read_ranks)
+
+
+def _evaluate_read(
+    qrels: Any,
+    run: Any,
+    requests: list[Request],
+    s: EvalSettings,
+    fmt: TableBuilder,
+    progress: ProgressReport,
+    stdin: BinaryIO | None,
+    begun: Any,
+) -> Evaluation:
     q, run = _judgements(qrels, run, s, fmt, progress)
     if s.labelled and s.engine == "local":
         done = _labelled(q, run, requests, s, progress)
@@ -505,7 +539,7 @@ def _evaluate(
         subtopics=subtopics,
         zscores=read_zscores(s.zscores) if s.zscores is not None and fmt.is_qrels else None,
     )
-    given = RunInput(run, _path(run), stdin, s, fmt, progress)
+    given = RunInput(run, _path(run), stdin, s, fmt, progress, begun=begun)
     for engine in ENGINES:
         if engine.applies(given):
             done = engine.run(job, given)
@@ -579,8 +613,9 @@ class RunInput(Record):
     progress: ProgressReport
     not_grouped: bool
     spooled: BinaryIO | None
+    begun: Any  # the run's stream begun beside its judgements (engine.stream.Begun), or None
 
-    def __init__(
+    def __init__(  # noqa: PLR0913  the fields of a record
         self,
         run: Any,
         path: str | None,
@@ -590,6 +625,7 @@ class RunInput(Record):
         progress: ProgressReport,
         not_grouped: bool = False,
         spooled: BinaryIO | None = None,
+        begun: Any = None,
     ) -> None:
         self.run = run
         self.path = path
@@ -599,6 +635,7 @@ class RunInput(Record):
         self.progress = progress
         self.not_grouped = not_grouped
         self.spooled = spooled
+        self.begun = begun
 
 
 class EngineChoice(FrozenRecord):
@@ -666,6 +703,7 @@ def _streamed(job: Job, given: RunInput) -> Evaluation | None:
                 progress=advance,
                 hash=given.settings.hash_inputs,
                 ranks=given.settings.read_ranks,
+                begun=given.begun,
             )
     except stream.NotGrouped as exc:
         # not grouped by topic (or, on standard input, not TREC text): standard input is

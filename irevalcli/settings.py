@@ -266,6 +266,8 @@ class ProgressReport(Protocol):
 class NoProgress:
     """A :class:`ProgressReport` that tells no one (the default of the Python API)."""
 
+    watching = False  # (a report without this attribute, or true, may show what is read)
+
     @contextmanager
     def reading(self, label: str, path: str) -> Iterator[Advance | None]:
         yield None

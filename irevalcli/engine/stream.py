@@ -547,6 +547,30 @@ def _parse_chunk(chunk: bytes, name: str, lines_before: int, ranks: bool) -> Run
     return run
 
 
+class Begun:
+    """A run file's stream begun before its judgements are read: its worker reads and parses
+    the first chunk meanwhile (the reading of a regular file, not standard input, with no one
+    watching its progress). Whatever goes wrong there, the file missing included, is raised
+    where the chunk is taken, in its turn, after the judgements' own errors. :meth:`close`
+    stops the worker (whether the run was evaluated or not); as a context manager it gives
+    the batches and closes on leaving."""
+
+    def __init__(self, path: str, *, chunk_bytes: int = CHUNK_BYTES, hash: bool = True, ranks: bool = False) -> None:
+        self.reader = ChunkReader(path, chunk_bytes, hash=hash, ranks=ranks)
+        self._worker = prefetch(topic_batches(self.reader, self.reader.name))
+        self.batches = self._worker.__enter__()  # the worker starts now
+
+    def close(self) -> None:
+        self._worker.close()
+        self.reader.close()
+
+    def __enter__(self) -> Iterator[tuple[Run, np.ndarray, pa.Array]]:
+        return self.batches
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 def evaluate_stream(
     job: Job,
     path: str,
@@ -556,6 +580,7 @@ def evaluate_stream(
     progress: Callable[[int], None] | None = None,
     hash: bool = True,
     ranks: bool = False,
+    begun: Begun | None = None,
 ) -> tuple[Results, str]:
     """Evaluate the run at ``path`` (``-``: standard input, or ``stdin``) chunk by chunk;
     returns the results and the run's SHA-256 ("" unless ``hash``). ``progress`` is called
@@ -564,10 +589,16 @@ def evaluate_stream(
 
     Raises :class:`NotGrouped` when the file is not grouped by topic; for standard
     input its ``rest`` is then the whole input again (spooled), to be read whole.
+    ``begun``: the stream of ``path`` begun already (:class:`Begun`; the other arguments it
+    was begun with are its own).
     """
-    reader = ChunkReader(path, chunk_bytes, stdin=stdin, progress=progress, hash=hash, ranks=ranks)
+    reader = (
+        begun.reader
+        if begun is not None
+        else ChunkReader(path, chunk_bytes, stdin=stdin, progress=progress, hash=hash, ranks=ranks)
+    )
     try:
-        return _evaluate_stream(job, reader)
+        return _evaluate_stream(job, reader, begun)
     except NotGrouped as exc:
         exc.rest = reader.rest() if reader.is_stdin and reader.spooled else None  # type: ignore[attr-defined]
         raise
@@ -575,7 +606,7 @@ def evaluate_stream(
         reader.close()
 
 
-def _evaluate_stream(job: Job, reader: ChunkReader) -> tuple[Results, str]:
+def _evaluate_stream(job: Job, reader: ChunkReader, begun: Begun | None = None) -> tuple[Results, str]:
     import pyarrow as pa
 
     path = reader.name
@@ -584,8 +615,13 @@ def _evaluate_stream(job: Job, reader: ChunkReader) -> tuple[Results, str]:
     runid = ""
     rows = 0
     duplicate: DuplicateDocError | None = None  # the first is the earliest line: topics come in file order
-    batched = topic_batches(reader, path)
-    with contextlib.closing(batched) if reader.interactive else prefetch(batched) as batches:
+    source: Any
+    if begun is not None:
+        source = begun
+    else:
+        batched = topic_batches(reader, path)
+        source = contextlib.closing(batched) if reader.interactive else prefetch(batched)
+    with source as batches:
         for batch, lengths, topics in batches:
             rows += len(batch)
             runid = batch.runid

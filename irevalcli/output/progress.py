@@ -138,6 +138,11 @@ class Named:
         self.path = path
         self.shown = shown
 
+    @property
+    def watching(self) -> bool:
+        """Whether anything is shown (when not, a run's reading may begin before its turn)."""
+        return self.progress.enabled
+
     def _name(self, path: str | None) -> str | None:
         return self.shown if path == self.path else path
 

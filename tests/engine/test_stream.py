@@ -693,3 +693,60 @@ def test_streamed_parse_errors_name_the_whole_files_line(tmp_path):
     assert _outcome(q, r, stream=False) == expected
     for chunk in (64, 500, 1 << 20):
         assert _outcome(q, r, stream=True, chunk_bytes=chunk) == expected
+
+
+def test_a_streamed_run_begins_beside_its_judgements_and_errors_keep_their_order(tmp_path, monkeypatch):
+    """A run file to be streamed begins to be read (engine.stream.Begun) before its judgements
+    are; the results are the same bytes, an error in the judgements still comes first, and the
+    begun reader's worker is stopped whether the run was evaluated or not."""
+    import threading
+
+    from irevalcli.engine import stream
+    from irevalcli.errors import IrevalError
+
+    qrels = write(tmp_path / "qrels.txt", "".join(f"{q} 0 D{d} {d % 3}\n" for q in range(1, 9) for d in range(12)))
+    run = write(
+        tmp_path / "run.txt",
+        "".join(f"{q} Q0 D{d} {d} {20 - d}.5 r\n" for q in range(1, 9) for d in range(0, 15, 2)),
+    )
+    bad_qrels = write(tmp_path / "bad_qrels.txt", "1 0 D1 x\n")
+    bad_run = write(tmp_path / "bad_run.txt", "1 Q0 D1 1 1.0 r\n1 Q0 D2 2 high r\n")
+    begun = []
+    real = stream.Begun.__init__
+
+    def counted(self, path, **kw):
+        begun.append(path)
+        real(self, path, **kw)
+
+    monkeypatch.setattr(stream.Begun, "__init__", counted)
+
+    def workers() -> int:
+        return sum(t.name == "ireval-prefetch" and t.is_alive() for t in threading.enumerate())
+
+    watched = evaluate(qrels, run, ["all_trec"], stream=True, chunk_bytes=64, progress=stream_watcher())
+    assert begun == []  # someone watches the reading: the run is read in its turn, with its bar
+    ev = evaluate(qrels, run, ["all_trec"], stream=True, chunk_bytes=64)
+    assert begun == [str(run)]
+    assert trec(ev) == trec(watched) == trec(evaluate(qrels, run, ["all_trec"], stream=False))
+    assert ev.run.sha256 == watched.run.sha256 == hashlib.sha256(Path(run).read_bytes()).hexdigest()
+    for q, r, says in [(bad_qrels, bad_run, "'x'"), (qrels, bad_run, "'high'"), (bad_qrels, run, "'x'")]:
+        with pytest.raises(IrevalError, match=says):
+            evaluate(q, r, ["map"], stream=True, chunk_bytes=64)
+        assert workers() == 0
+    assert begun[1:] == [str(bad_run), str(bad_run), str(run)]
+
+
+def stream_watcher():
+    """A progress report that watches (the API's default watches nothing)."""
+    from contextlib import contextmanager
+
+    class Watcher:
+        @contextmanager
+        def reading(self, label, path):
+            yield lambda n: None
+
+        @contextmanager
+        def step(self, label, path=None):
+            yield
+
+    return Watcher()
