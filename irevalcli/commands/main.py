@@ -453,9 +453,9 @@ def run_eval(
         engine_session,
     ):
         judgements: Any = qrels  # read by the first evaluation, once for every run
-        # the first run read beside the judgements, each next one while the one before it is
-        # evaluated (not with progress bars, which show each run being read)
-        take = read_ahead(run_paths, settings) if not prog.enabled else run_paths.__getitem__
+        # several runs: each read while the one before it is evaluated (not with progress bars,
+        # which show each run being read)
+        take = read_ahead(run_paths, settings) if len(run_paths) > 1 and not prog.enabled else run_paths.__getitem__
         for i, path in enumerate(run_paths):
             label = path if len(run_paths) == 1 else f"run {i + 1}/{len(run_paths)} {path}"
             ev = evaluate(judgements, take(i), measures, options=settings, progress=prog.naming(path, label))
