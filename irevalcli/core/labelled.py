@@ -13,6 +13,8 @@ their tables stay exactly ``build_table``'s).
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -53,13 +55,17 @@ def build_labelled_table(run: Run, labels: np.ndarray, has: np.ndarray, opts: Ev
     if opts.max_docs is not None or opts.only_query is not None or opts.ties == "rank" or not has.any():
         return None
     # topics: the judged ones, numbered in bytewise order (the qrels' qids are the run's)
+    own = numbers is not None  # (then every array below is this call's, to overwrite)
+    ndoc = 0  # distinct docnos (of a log read as numbers)
     if numbers is not None:
         # users and docnos: their ranks in bytewise order (equal for equal texts, compact),
         # side by side on two cores
         with ThreadPoolExecutor(1) as pool:
             docs = pool.submit(_value_ranks, numbers.doc)
             code, values = _value_ranks(numbers.user)
-            doc_rank = docs.result()[0]
+            doc_rank, doc_values = docs.result()
+            ndoc = len(doc_values)
+            del doc_values
         qid_dict = pc.cast(from_numpy(values), pa.large_string()).cast(pa.large_binary())
         numbers.user = numbers.doc = np.zeros(0, dtype=np.int64)
     else:
@@ -93,6 +99,19 @@ def build_labelled_table(run: Run, labels: np.ndarray, has: np.ndarray, opts: Ev
         same, key = _docno_keys(docno)
     if opts.compat == "9.0.8":
         score = score.astype(np.float32).astype(np.float64)  # 9.0.8 stores scores as float
+    nq = len(topics)
+    plain = every and labels.min() >= 0
+    # a log read as numbers, every row labelled (so every topic kept), ties by docno: each
+    # row's topic, score, docno and label packed in one integer, sorted in place of the scores
+    layout = _layout(nq, score, ndoc, labels) if own and plain and opts.ties == "docno" else None
+    if layout is not None:
+        del same, line, r_topic
+        ranked = _rank_packed(layout, g, score, key, labels)
+        del score, key
+        if ranked is None:
+            return None  # build_table names the document judged or retrieved twice
+        g, label = ranked
+        return _table(qid_dict, topics, g, label, g, label, opts, run.runid)
     with ThreadPoolExecutor(1) as pool:  # (the two sorts of a large log side by side, on two cores)
         twice = pool.submit(_has_duplicates, g, same) if len(g) >= BACKGROUND_ROWS else None
         if twice is None and _has_duplicates(g, same):
@@ -109,14 +128,12 @@ def build_labelled_table(run: Run, labels: np.ndarray, has: np.ndarray, opts: Ev
         if twice is not None and twice.result():
             return None
     # each row's label as the join would find it: -1 not judged, -2 judged negative
-    plain = every and labels.min() >= 0
     if plain:
         label = labels  # (not written to: reordered into a new array)
     else:
         label = np.where(has, np.where(labels < 0, -2, labels), -1)
     if not all_kept:
         label = label[keep]
-    nq = len(topics)
     if plain:  # the judgements are the ranked rows: one copy of each column
         g = g[order]
         label = label[order].astype(np.int64, copy=False)
@@ -132,6 +149,22 @@ def build_labelled_table(run: Run, labels: np.ndarray, has: np.ndarray, opts: Ev
         label = label[order].astype(np.int64, copy=False)
         del order
     del r_topic
+    return _table(qid_dict, topics, g, label, qg, qrel, opts, run.runid)
+
+
+def _table(
+    qid_dict: pa.Array,
+    topics: np.ndarray,
+    g: np.ndarray,
+    label: np.ndarray,
+    qg: np.ndarray,
+    qrel: np.ndarray,
+    opts: EvalOptions,
+    runid: str,
+) -> EvalTable:
+    """The table of ranked rows (``g``: each one's topic, ascending; ``label``), the
+    judgements ``qg``, ``qrel``; ``topics``: the codes of ``qid_dict`` evaluated."""
+    nq = len(topics)
     starts = np.zeros(nq + 1, dtype=np.int64)
     np.cumsum(np.bincount(g, minlength=nq), out=starts[1:])
     if opts.judged_only:
@@ -147,9 +180,109 @@ def build_labelled_table(run: Run, labels: np.ndarray, has: np.ndarray, opts: Ev
         qrel=qrel,
         missing=np.zeros(nq, dtype=bool),
         opts=opts,
-        runid=run.runid,
+        runid=runid,
         max_label=int(qrel.max()),
     )
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """How :func:`_rank_packed` packs a row in one int64: from the high bits, its topic,
+    its score's rank (scores descending: ``desc``, the distinct ones), ``ntie - 1`` minus
+    its tie key (docno rank: ties descending) and its label (``label_bits`` wide)."""
+
+    desc: np.ndarray  # float64, descending, no -0.0
+    ntie: int
+    label_bits: int
+
+    @property
+    def tie_shift(self) -> int:
+        return self.label_bits
+
+    @property
+    def score_shift(self) -> int:
+        return self.label_bits + max(self.ntie - 1, 0).bit_length()
+
+    @property
+    def topic_shift(self) -> int:
+        return self.score_shift + max(len(self.desc) - 1, 0).bit_length()
+
+
+def _layout(nq: int, score: np.ndarray, ntie: int, labels: np.ndarray) -> _Layout | None:
+    """The packing of :func:`_rank_packed` for ``nq`` topics, ``score``, tie keys below
+    ``ntie`` and labels (all at least 0), or None when it does not fit in 63 bits (or there
+    are more than PACKED_SCORES distinct scores)."""
+    import pyarrow.compute as pc
+
+    if not len(score) or score.dtype != np.float64 or not score.flags.c_contiguous or not score.flags.writeable:
+        return None
+    label_bits = int(labels.max()).bit_length()
+    room = 63 - max(nq - 1, 0).bit_length() - max(ntie - 1, 0).bit_length() - label_bits
+    if room < 0:
+        return None
+    most = min(PACKED_SCORES, 1 << room)
+    if len(pc.unique(from_numpy(score[: 1 << 16]))) > most:
+        return None
+    values = to_numpy(pc.unique(from_numpy(score)))
+    if len(values) > 2 * most or np.isnan(values).any():
+        return None
+    desc = np.unique(values + 0.0)[::-1]  # (-0.0 is 0.0: equal scores tie)
+    if len(desc) > most:
+        return None
+    return _Layout(np.ascontiguousarray(desc), ntie, label_bits)
+
+
+def _rank_packed(
+    layout: _Layout, g: np.ndarray, score: np.ndarray, tie: np.ndarray, labels: np.ndarray
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The rows by topic, score descending, then ``tie`` descending: each row's topic
+    (``g``'s buffer) and label (int64, ``score``'s buffer), or None when a topic has two
+    rows of the same ``tie`` (a document retrieved twice).
+
+    One int64 per row (:class:`_Layout`) is written over its score, a block at a time, and
+    the keys sorted: no permutation is gathered, and no full-length array is made. The
+    topic and tie bits of each slice of whole topics are then sorted again (a slice that
+    fits the cache) to find a document listed twice; ``g`` and ``tie`` are overwritten."""
+    import pyarrow.compute as pc
+
+    n = len(g)
+    ts, ss, gs = layout.tie_shift, layout.score_shift, layout.topic_shift
+    value_set = from_numpy(layout.desc)
+    key = score.view(np.int64)
+    for lo in range(0, n, BLOCK):
+        hi = min(lo + BLOCK, n)
+        srank = to_numpy(pc.index_in(from_numpy(score[lo:hi] + 0.0), value_set=value_set))
+        k = np.left_shift(g[lo:hi], gs)
+        k |= np.left_shift(srank, ss, dtype=np.int64)
+        t = np.subtract(layout.ntie - 1, tie[lo:hi])
+        k |= np.left_shift(t, ts, out=t)
+        k |= labels[lo:hi]
+        key[lo:hi] = k  # (the block's scores were read above)
+    del score, k, t, srank
+    key.sort()
+    # slices of whole topics: a topic starts at the first key at least its topic's lowest key
+    ends = [int(np.searchsorted(key, (int(key[r]) >> gs) << gs)) for r in range(BLOCK, n, BLOCK)]
+    cuts = sorted({0, n, *ends})
+    same_doc = ~((((1 << gs) - 1) ^ ((1 << ss) - 1)) | ((1 << ts) - 1))  # the topic and tie bits
+    low = (1 << layout.label_bits) - 1
+
+    def part(lo: int, hi: int) -> bool:
+        k = key[lo:hi]
+        both = np.bitwise_and(k, same_doc)
+        both.sort()
+        if bool((both[1:] == both[:-1]).any()):
+            return False
+        np.right_shift(k, gs, out=g[lo:hi])
+        np.bitwise_and(k, low, out=k)
+        return True
+
+    pairs = list(pairwise(cuts))
+    if n < BACKGROUND_ROWS or len(pairs) < 2:
+        ok = all(part(a, b) for a, b in pairs)
+    else:
+        with ThreadPoolExecutor(2) as pool:
+            ok = all(pool.map(lambda ab: part(*ab), pairs))
+    return (g, key) if ok else None
 
 
 def _value_ranks(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
