@@ -12,6 +12,7 @@ their tables stay exactly ``build_table``'s).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import pairwise
@@ -249,8 +250,8 @@ def _rank_packed(
     ts, ss, gs = layout.tie_shift, layout.score_shift, layout.topic_shift
     value_set = from_numpy(layout.desc)
     key = score.view(np.int64)
-    for lo in range(0, n, BLOCK):
-        hi = min(lo + BLOCK, n)
+
+    def pack(lo: int, hi: int) -> bool:
         srank = to_numpy(pc.index_in(from_numpy(score[lo:hi] + 0.0), value_set=value_set))
         k = np.left_shift(g[lo:hi], gs)
         k |= np.left_shift(srank, ss, dtype=np.int64)
@@ -258,11 +259,12 @@ def _rank_packed(
         k |= np.left_shift(t, ts, out=t)
         k |= labels[lo:hi]
         key[lo:hi] = k  # (the block's scores were read above)
-    del score, k, t, srank
+        return True
+
+    _each(list(pairwise([*range(0, n, BLOCK), n])), pack)
     key.sort()
     # slices of whole topics: a topic starts at the first key at least its topic's lowest key
     ends = [int(np.searchsorted(key, (int(key[r]) >> gs) << gs)) for r in range(BLOCK, n, BLOCK)]
-    cuts = sorted({0, n, *ends})
     same_doc = ~((((1 << gs) - 1) ^ ((1 << ss) - 1)) | ((1 << ts) - 1))  # the topic and tie bits
     low = (1 << layout.label_bits) - 1
 
@@ -276,13 +278,15 @@ def _rank_packed(
         np.bitwise_and(k, low, out=k)
         return True
 
-    pairs = list(pairwise(cuts))
-    if n < BACKGROUND_ROWS or len(pairs) < 2:
-        ok = all(part(a, b) for a, b in pairs)
-    else:
-        with ThreadPoolExecutor(2) as pool:
-            ok = all(pool.map(lambda ab: part(*ab), pairs))
-    return (g, key) if ok else None
+    return (g, key) if _each(list(pairwise(sorted({0, n, *ends}))), part) else None
+
+
+def _each(pairs: list[tuple[int, int]], work: Callable[[int, int], bool]) -> bool:
+    """Whether ``work(lo, hi)`` holds for every pair, two at a time on a large log."""
+    if not pairs or pairs[-1][1] < BACKGROUND_ROWS or len(pairs) < 2:
+        return all(work(lo, hi) for lo, hi in pairs)
+    with ThreadPoolExecutor(2) as pool:
+        return all(pool.map(lambda p: work(*p), pairs))
 
 
 def _value_ranks(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
