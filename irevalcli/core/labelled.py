@@ -27,6 +27,7 @@ from .table import EvalOptions, EvalTable, factorize_sorted, runs_of
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from ..io.dataset import LogNumbers
     from ..io.trec import Run
 
 
@@ -48,9 +49,6 @@ def build_labelled_table(run: Run, labels: np.ndarray, has: np.ndarray, opts: Ev
     is ranked from them (no id text); each array is let go as soon as it is used. When
     every row has a label of at least 0 the judgements are the ranked rows themselves
     (``qg is g``, ``qrel is label``: the same multiset of judgements, in ranked order)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     take = getattr(run, "take_numbers", None)
     numbers = take() if take is not None else None  # (let go here when not used)
     if opts.max_docs is not None or opts.only_query is not None or opts.ties == "rank" or not has.any():
@@ -58,23 +56,16 @@ def build_labelled_table(run: Run, labels: np.ndarray, has: np.ndarray, opts: Ev
     # topics: the judged ones, numbered in bytewise order (the qrels' qids are the run's)
     own = numbers is not None  # (then every array below is this call's, to overwrite)
     ndoc = 0  # distinct docnos (of a log read as numbers)
+    ids = None  # the buffer of their values (its int32 halves: as many int64 as rows)
     if numbers is not None:
-        # users and docnos: their ranks in bytewise order (equal for equal texts, compact),
-        # side by side on two cores
-        with ThreadPoolExecutor(1) as pool:
-            docs = pool.submit(_value_ranks, numbers.doc)
-            code, values = _value_ranks(numbers.user)
-            doc_rank, doc_values = docs.result()
-            ndoc = len(doc_values)
-            del doc_values
-        qid_dict = pc.cast(from_numpy(values), pa.large_string()).cast(pa.large_binary())
-        numbers.user = numbers.doc = np.zeros(0, dtype=np.int64)
+        ids = numbers.ids
+        code, qid_dict, doc_rank, ndoc = _number_codes(numbers)
     else:
         code, qid_dict = _topic_codes(run.qid)
     nqid = len(qid_dict)
     every = bool(has.all())  # every row has a label (then every topic is judged)
-    judged = np.bincount(code if every else code[has], minlength=nqid) > 0
-    topics = np.flatnonzero(judged)
+    # (the codes are compact: with every row labelled, every one is a judged topic)
+    topics = np.arange(nqid) if every else np.flatnonzero(np.bincount(code[has], minlength=nqid))
     keep: np.ndarray = np.ones(0, dtype=bool)  # (read only when not all_kept)
     if len(topics) == nqid:  # every topic judged (a log whose rows all have a label): codes are topics
         r_topic, all_kept = code, True
@@ -106,13 +97,17 @@ def build_labelled_table(run: Run, labels: np.ndarray, has: np.ndarray, opts: Ev
     # row's topic, score, docno and label packed in one integer, sorted in place of the scores
     layout = _layout(nq, score, ndoc, labels) if own and plain and opts.ties == "docno" else None
     if layout is not None:
+        assert ids is not None
         del same, line, r_topic
-        ranked = _rank_packed(layout, g, score, key, labels)
+        ranked = _rank_packed(layout, g, score, key, labels, g if g.dtype == np.int64 else ids.view(np.int64))
         del score, key
         if ranked is None:
             return None  # build_table names the document judged or retrieved twice
         g, label = ranked
         return _table(qid_dict, topics, g, label, g, label, opts, run.runid)
+    ids = None
+    r_topic, g, key = _int64_codes(r_topic, g, key)  # (int32 codes of a log read as numbers)
+    same = key if own else same
     with ThreadPoolExecutor(1) as pool:  # (the two sorts of a large log side by side, on two cores)
         twice = pool.submit(_has_duplicates, g, same) if len(g) >= BACKGROUND_ROWS else None
         if twice is None and _has_duplicates(g, same):
@@ -153,6 +148,28 @@ def build_labelled_table(run: Run, labels: np.ndarray, has: np.ndarray, opts: Ev
     return _table(qid_dict, topics, g, label, qg, qrel, opts, run.runid)
 
 
+def _number_codes(numbers: LogNumbers) -> tuple[np.ndarray, pa.Array, np.ndarray, int]:
+    """A log's users and docnos (its :class:`irevalcli.io.dataset.LogNumbers`, taken):
+    their ranks in bytewise order (equal for equal texts, compact), side by side on two
+    cores, in place of their values; the user ids in that order, and the number of docnos."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    with ThreadPoolExecutor(1) as pool:
+        docs = pool.submit(_value_ranks, numbers.doc)
+        code, values = _value_ranks(numbers.user)
+        doc_rank, doc_values = docs.result()
+    qid_dict = pc.cast(from_numpy(values), pa.large_string()).cast(pa.large_binary())
+    numbers.user = numbers.doc = np.zeros(0, dtype=np.int64)
+    return code, qid_dict, doc_rank, len(doc_values)
+
+
+def _int64_codes(r_topic: np.ndarray, g: np.ndarray, doc: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Codes as int64 (``g``: ``r_topic`` itself or its rows kept), for the general ranking."""
+    wide = r_topic.astype(np.int64, copy=False)
+    return wide, wide if g is r_topic else g.astype(np.int64, copy=False), doc.astype(np.int64, copy=False)
+
+
 def _table(
     qid_dict: pa.Array,
     topics: np.ndarray,
@@ -166,12 +183,10 @@ def _table(
     """The table of ranked rows (``g``: each one's topic, ascending; ``label``), the
     judgements ``qg``, ``qrel``; ``topics``: the codes of ``qid_dict`` evaluated."""
     nq = len(topics)
-    starts = np.zeros(nq + 1, dtype=np.int64)
-    np.cumsum(np.bincount(g, minlength=nq), out=starts[1:])
     if opts.judged_only:
         kept = label >= 0
         g, label = g[kept], label[kept]
-        starts[1:] = np.cumsum(np.bincount(g, minlength=nq))
+    starts = np.searchsorted(g, np.arange(nq + 1, dtype=np.int64))  # (g ascending)
     return EvalTable(
         qids=_texts(qid_dict.take(from_numpy(topics))),
         g=g,
@@ -234,16 +249,17 @@ def _layout(nq: int, score: np.ndarray, ntie: int, labels: np.ndarray) -> _Layou
 
 
 def _rank_packed(
-    layout: _Layout, g: np.ndarray, score: np.ndarray, tie: np.ndarray, labels: np.ndarray
+    layout: _Layout, g: np.ndarray, score: np.ndarray, tie: np.ndarray, labels: np.ndarray, out: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """The rows by topic, score descending, then ``tie`` descending: each row's topic
-    (``g``'s buffer) and label (int64, ``score``'s buffer), or None when a topic has two
-    rows of the same ``tie`` (a document retrieved twice).
+    (int64, written to ``out``, which may be ``g``'s or ``tie``'s memory) and label (int64,
+    ``score``'s buffer), or None when a topic has two rows of the same ``tie`` (a document
+    retrieved twice).
 
     One int64 per row (:class:`_Layout`) is written over its score, a block at a time, and
     the keys sorted: no permutation is gathered, and no full-length array is made. The
     topic and tie bits of each slice of whole topics are then sorted again (a slice that
-    fits the cache) to find a document listed twice; ``g`` and ``tie`` are overwritten."""
+    fits the cache) to find a document listed twice; ``score`` and ``out`` are overwritten."""
     import pyarrow.compute as pc
 
     n = len(g)
@@ -253,9 +269,9 @@ def _rank_packed(
 
     def pack(lo: int, hi: int) -> bool:
         srank = to_numpy(pc.index_in(from_numpy(score[lo:hi] + 0.0), value_set=value_set))
-        k = np.left_shift(g[lo:hi], gs)
+        k = np.left_shift(g[lo:hi], gs, dtype=np.int64)
         k |= np.left_shift(srank, ss, dtype=np.int64)
-        t = np.subtract(layout.ntie - 1, tie[lo:hi])
+        t = np.subtract(layout.ntie - 1, tie[lo:hi], dtype=np.int64)
         k |= np.left_shift(t, ts, out=t)
         k |= labels[lo:hi]
         key[lo:hi] = k  # (the block's scores were read above)
@@ -274,11 +290,11 @@ def _rank_packed(
         both.sort()
         if bool((both[1:] == both[:-1]).any()):
             return False
-        np.right_shift(k, gs, out=g[lo:hi])
+        np.right_shift(k, gs, out=out[lo:hi])
         np.bitwise_and(k, low, out=k)
         return True
 
-    return (g, key) if _each(list(pairwise(sorted({0, n, *ends}))), part) else None
+    return (out, key) if _each(list(pairwise(sorted({0, n, *ends}))), part) else None
 
 
 def _each(pairs: list[tuple[int, int]], work: Callable[[int, int], bool]) -> bool:
@@ -296,16 +312,22 @@ def _value_ranks(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if hi - lo < max(len(v) // 2, 1 << 20):  # a table over the range (see _topic_codes)
         if not v.flags.writeable:  # (a view of an Arrow buffer)
             v = v.copy()
-        v -= lo
+        # (a block at a time: numpy indexes with int64, a full-length copy of int32 values)
         present = np.zeros(hi - lo + 1, dtype=bool)
-        present[v] = True
+        for a in range(0, len(v), BLOCK):
+            part = v[a : a + BLOCK]
+            part -= lo
+            present[part] = True
         values = np.flatnonzero(present)
         del present
         values += lo
         values = values[_text_order(values)]
-        rank = np.zeros(hi - lo + 1, dtype=np.int64)
-        rank[values - lo] = np.arange(len(values), dtype=np.int64)
-        return np.take(rank, v, out=v, mode="clip"), values  # (in place: each value read before its slot is written)
+        rank = np.zeros(hi - lo + 1, dtype=v.dtype)
+        rank[values - lo] = np.arange(len(values), dtype=v.dtype)
+        for a in range(0, len(v), BLOCK):  # (in place: each value read before its slot is written)
+            part = v[a : a + BLOCK]
+            np.take(rank, part, out=part, mode="clip")
+        return v, values
     values, code = np.unique(v, return_inverse=True)
     order = _text_order(values)
     rank = np.empty(len(order), dtype=np.int64)

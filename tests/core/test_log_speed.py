@@ -154,15 +154,16 @@ def test_duplicates_of_docno_values_too_far_apart_to_pack_with_the_topic():
     )
 
 
-def _plain_log(path, rng: np.random.Generator, users: int = 40, labels=(0, 0, 0, 1, 2, 5)) -> None:
+def _plain_log(path, rng: np.random.Generator, users: int = 40, labels=(0, 0, 0, 1, 2, 5), wide: bool = False) -> None:
     """A log read as numbers whose every row is labelled (at least 0): numeric user ids and
-    docnos of different lengths ('10' < '9' bytewise), few distinct scores (ties), -0.0 and 0.0."""
+    docnos of different lengths ('10' < '9' bytewise), few distinct scores (ties), -0.0 and
+    0.0; ``wide``: some docnos past int32 (the ids read as int64)."""
     qid, docno, score, rel = [], [], [], []
     for u in range(users):
         n = int(rng.integers(1, 60))
         for d in rng.choice(3000, size=n, replace=False):
             qid.append(str(u * 7 % 53))
-            docno.append(str(int(d)))
+            docno.append(str(int(d) + (10**10 if wide and d % 2 else 0)))
             s = float(rng.integers(-2, 3)) / 4
             score.append(-0.0 if s == 0 and rng.random() < 0.5 else s)
             rel.append(int(rng.choice(labels)))
@@ -178,7 +179,8 @@ def _no_general_ranking(*args, **kwargs):
 @pytest.mark.parametrize(
     "opts", [EvalOptions(), EvalOptions(judged_only=True), EvalOptions(compat="9.0.8")], ids=["10", "-J", "9.0.8"]
 )
-def test_packed_ranking_is_build_tables(tmp_path, monkeypatch, block, background, opts):
+@pytest.mark.parametrize("wide", [False, True], ids=["int32", "int64"])
+def test_packed_ranking_is_build_tables(tmp_path, monkeypatch, block, background, opts, wide):
     """Every row labelled, ties by docno: topic, score, docno and label sorted as one
     integer written over the scores (in blocks, the duplicates looked for a slice of whole
     topics at a time): build_table's table, field for field."""
@@ -187,8 +189,9 @@ def test_packed_ranking_is_build_tables(tmp_path, monkeypatch, block, background
     if background:
         monkeypatch.setattr(labelled, "BACKGROUND_ROWS", 0)
     path = tmp_path / "log.parquet"
-    _plain_log(path, np.random.default_rng(block))
+    _plain_log(path, np.random.default_rng(block), wide=wide)
     got = read_labelled(str(path))
+    assert got.run._numbers.ids.dtype == (np.int64 if wide else np.int32)
     fast = build_labelled_table(got.run, got.labels, got.has, opts)
     assert fast is not None and fast.g.dtype == fast.label.dtype == np.int64
     ref = read_labelled(str(path))
