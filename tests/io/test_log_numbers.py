@@ -8,6 +8,7 @@ what is wrong. Its table may be scored a slice of users at a time
 from __future__ import annotations
 
 import dataclasses
+import mmap
 
 import numpy as np
 import pyarrow as pa
@@ -272,3 +273,23 @@ def test_ids_read_as_int32_when_they_fit(tmp_path, case, ids):
     ev = evaluate(None, spec, MEASURES, labelled=True)
     want = evaluate(ref.qrels, ref.run, MEASURES)
     assert ev.per_query.equals(want.per_query) and ev.summary.equals(want.summary)
+
+
+@pytest.mark.parametrize("mapped", [0, 1 << 40], ids=["mapped", "numpy"])
+def test_log_arrays_in_mapped_pages_read_the_same(tmp_path, monkeypatch, mapped):
+    """A large log's arrays are anonymous mappings of their own (no transparent huge pages):
+    writable, of the type asked for, and the ids' buffer viewed as int64 once used."""
+    from irevalcli.io import dataset
+
+    monkeypatch.setattr(dataset, "MAPPED_BYTES", mapped)
+    a = dataset._pages(6, np.int32)
+    assert a.dtype == np.int32 and len(a) == 6 and a.flags.writeable and a.flags.c_contiguous
+    a[:] = 7
+    assert a.view(np.int64).shape == (3,)
+    spec = _write(_table(np.random.default_rng(4), nulls=False, labels=(0, 1, 2)), tmp_path / "log.parquet")
+    got = read_labelled(spec)
+    assert isinstance(getattr(got.run._numbers.ids.base, "obj", None), mmap.mmap) == (mapped == 0)
+    ref = _general(spec)
+    fast = build_labelled_table(got.run, got.labels, got.has, EvalOptions())
+    assert fast is not None
+    same_log_tables(fast, build_table(ref.qrels, ref.run, EvalOptions(), doc_dict=False))
