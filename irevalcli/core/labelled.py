@@ -239,8 +239,11 @@ def _layout(nq: int, score: np.ndarray, ntie: int, labels: np.ndarray) -> _Layou
     most = min(PACKED_SCORES, 1 << room)
     if len(pc.unique(from_numpy(score[: 1 << 16]))) > most:
         return None
-    values = to_numpy(pc.unique(from_numpy(score)))
-    if len(values) > 2 * most or np.isnan(values).any():
+    n = len(score)
+    halves = [score[: n // 2], score[n // 2 :]] if n >= BACKGROUND_ROWS else [score]
+    with ThreadPoolExecutor(len(halves)) as pool:  # (two halves on two cores)
+        values = np.concatenate(list(pool.map(lambda h: to_numpy(pc.unique(from_numpy(h))), halves)))
+    if len(values) > 4 * most or np.isnan(values).any():
         return None
     desc = np.unique(values + 0.0)[::-1]  # (-0.0 is 0.0: equal scores tie)
     if len(desc) > most:
@@ -527,7 +530,12 @@ def slice_cuts(table: EvalTable, rows: int) -> list[tuple[int, int]]:
     lo, hi = int(label.min()), int(label.max())
     if hi - lo >= 1 << 16:
         return whole
-    seen = [np.bincount(label[starts[a] : starts[b]] - lo, minlength=hi - lo + 1) > 0 for a, b in pairs]
+
+    def levels(a: int, b: int) -> np.ndarray:
+        part = label[starts[a] : starts[b]]
+        return np.bincount(part - lo if lo else part, minlength=hi - lo + 1) > 0  # (labels from 0: no copy)
+
+    seen = [levels(a, b) for a, b in pairs]
     if not all(np.array_equal(s, seen[0]) for s in seen):
         return whole
     return pairs
