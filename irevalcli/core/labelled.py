@@ -12,7 +12,10 @@ their tables stay exactly ``build_table``'s).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -24,6 +27,7 @@ from .table import EvalOptions, EvalTable, factorize_sorted, runs_of
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from ..io.dataset import LogNumbers
     from ..io.trec import Run
 
 
@@ -45,29 +49,23 @@ def build_labelled_table(run: Run, labels: np.ndarray, has: np.ndarray, opts: Ev
     is ranked from them (no id text); each array is let go as soon as it is used. When
     every row has a label of at least 0 the judgements are the ranked rows themselves
     (``qg is g``, ``qrel is label``: the same multiset of judgements, in ranked order)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     take = getattr(run, "take_numbers", None)
     numbers = take() if take is not None else None  # (let go here when not used)
     if opts.max_docs is not None or opts.only_query is not None or opts.ties == "rank" or not has.any():
         return None
     # topics: the judged ones, numbered in bytewise order (the qrels' qids are the run's)
+    own = numbers is not None  # (then every array below is this call's, to overwrite)
+    ndoc = 0  # distinct docnos (of a log read as numbers)
+    ids = None  # the buffer of their values (its int32 halves: as many int64 as rows)
     if numbers is not None:
-        # users and docnos: their ranks in bytewise order (equal for equal texts, compact),
-        # side by side on two cores
-        with ThreadPoolExecutor(1) as pool:
-            docs = pool.submit(_value_ranks, numbers.doc)
-            code, values = _value_ranks(numbers.user)
-            doc_rank = docs.result()[0]
-        qid_dict = pc.cast(from_numpy(values), pa.large_string()).cast(pa.large_binary())
-        numbers.user = numbers.doc = np.zeros(0, dtype=np.int64)
+        ids = numbers.ids
+        code, qid_dict, doc_rank, ndoc = _number_codes(numbers)
     else:
         code, qid_dict = _topic_codes(run.qid)
     nqid = len(qid_dict)
     every = bool(has.all())  # every row has a label (then every topic is judged)
-    judged = np.bincount(code if every else code[has], minlength=nqid) > 0
-    topics = np.flatnonzero(judged)
+    # (the codes are compact: with every row labelled, every one is a judged topic)
+    topics = np.arange(nqid) if every else np.flatnonzero(np.bincount(code[has], minlength=nqid))
     keep: np.ndarray = np.ones(0, dtype=bool)  # (read only when not all_kept)
     if len(topics) == nqid:  # every topic judged (a log whose rows all have a label): codes are topics
         r_topic, all_kept = code, True
@@ -93,6 +91,23 @@ def build_labelled_table(run: Run, labels: np.ndarray, has: np.ndarray, opts: Ev
         same, key = _docno_keys(docno)
     if opts.compat == "9.0.8":
         score = score.astype(np.float32).astype(np.float64)  # 9.0.8 stores scores as float
+    nq = len(topics)
+    plain = every and labels.min() >= 0
+    # a log read as numbers, every row labelled (so every topic kept), ties by docno: each
+    # row's topic, score, docno and label packed in one integer, sorted in place of the scores
+    layout = _layout(nq, score, ndoc, labels) if own and plain and opts.ties == "docno" else None
+    if layout is not None:
+        assert ids is not None
+        del same, line, r_topic
+        ranked = _rank_packed(layout, g, score, key, labels, g if g.dtype == np.int64 else ids.view(np.int64))
+        del score, key
+        if ranked is None:
+            return None  # build_table names the document judged or retrieved twice
+        g, label = ranked
+        return _table(qid_dict, topics, g, label, g, label, opts, run.runid)
+    ids = None
+    r_topic, g, key = _int64_codes(r_topic, g, key)  # (int32 codes of a log read as numbers)
+    same = key if own else same
     with ThreadPoolExecutor(1) as pool:  # (the two sorts of a large log side by side, on two cores)
         twice = pool.submit(_has_duplicates, g, same) if len(g) >= BACKGROUND_ROWS else None
         if twice is None and _has_duplicates(g, same):
@@ -109,14 +124,12 @@ def build_labelled_table(run: Run, labels: np.ndarray, has: np.ndarray, opts: Ev
         if twice is not None and twice.result():
             return None
     # each row's label as the join would find it: -1 not judged, -2 judged negative
-    plain = every and labels.min() >= 0
     if plain:
         label = labels  # (not written to: reordered into a new array)
     else:
         label = np.where(has, np.where(labels < 0, -2, labels), -1)
     if not all_kept:
         label = label[keep]
-    nq = len(topics)
     if plain:  # the judgements are the ranked rows: one copy of each column
         g = g[order]
         label = label[order].astype(np.int64, copy=False)
@@ -132,12 +145,48 @@ def build_labelled_table(run: Run, labels: np.ndarray, has: np.ndarray, opts: Ev
         label = label[order].astype(np.int64, copy=False)
         del order
     del r_topic
-    starts = np.zeros(nq + 1, dtype=np.int64)
-    np.cumsum(np.bincount(g, minlength=nq), out=starts[1:])
+    return _table(qid_dict, topics, g, label, qg, qrel, opts, run.runid)
+
+
+def _number_codes(numbers: LogNumbers) -> tuple[np.ndarray, pa.Array, np.ndarray, int]:
+    """A log's users and docnos (its :class:`irevalcli.io.dataset.LogNumbers`, taken):
+    their ranks in bytewise order (equal for equal texts, compact), side by side on two
+    cores, in place of their values; the user ids in that order, and the number of docnos."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    with ThreadPoolExecutor(1) as pool:
+        docs = pool.submit(_value_ranks, numbers.doc)
+        code, values = _value_ranks(numbers.user)
+        doc_rank, doc_values = docs.result()
+    qid_dict = pc.cast(from_numpy(values), pa.large_string()).cast(pa.large_binary())
+    numbers.user = numbers.doc = np.zeros(0, dtype=np.int64)
+    return code, qid_dict, doc_rank, len(doc_values)
+
+
+def _int64_codes(r_topic: np.ndarray, g: np.ndarray, doc: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Codes as int64 (``g``: ``r_topic`` itself or its rows kept), for the general ranking."""
+    wide = r_topic.astype(np.int64, copy=False)
+    return wide, wide if g is r_topic else g.astype(np.int64, copy=False), doc.astype(np.int64, copy=False)
+
+
+def _table(
+    qid_dict: pa.Array,
+    topics: np.ndarray,
+    g: np.ndarray,
+    label: np.ndarray,
+    qg: np.ndarray,
+    qrel: np.ndarray,
+    opts: EvalOptions,
+    runid: str,
+) -> EvalTable:
+    """The table of ranked rows (``g``: each one's topic, ascending; ``label``), the
+    judgements ``qg``, ``qrel``; ``topics``: the codes of ``qid_dict`` evaluated."""
+    nq = len(topics)
     if opts.judged_only:
         kept = label >= 0
         g, label = g[kept], label[kept]
-        starts[1:] = np.cumsum(np.bincount(g, minlength=nq))
+    starts = np.searchsorted(g, np.arange(nq + 1, dtype=np.int64))  # (g ascending)
     return EvalTable(
         qids=_texts(qid_dict.take(from_numpy(topics))),
         g=g,
@@ -147,9 +196,116 @@ def build_labelled_table(run: Run, labels: np.ndarray, has: np.ndarray, opts: Ev
         qrel=qrel,
         missing=np.zeros(nq, dtype=bool),
         opts=opts,
-        runid=run.runid,
+        runid=runid,
         max_label=int(qrel.max()),
     )
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """How :func:`_rank_packed` packs a row in one int64: from the high bits, its topic,
+    its score's rank (scores descending: ``desc``, the distinct ones), ``ntie - 1`` minus
+    its tie key (docno rank: ties descending) and its label (``label_bits`` wide)."""
+
+    desc: np.ndarray  # float64, descending, no -0.0
+    ntie: int
+    label_bits: int
+
+    @property
+    def tie_shift(self) -> int:
+        return self.label_bits
+
+    @property
+    def score_shift(self) -> int:
+        return self.label_bits + max(self.ntie - 1, 0).bit_length()
+
+    @property
+    def topic_shift(self) -> int:
+        return self.score_shift + max(len(self.desc) - 1, 0).bit_length()
+
+
+def _layout(nq: int, score: np.ndarray, ntie: int, labels: np.ndarray) -> _Layout | None:
+    """The packing of :func:`_rank_packed` for ``nq`` topics, ``score``, tie keys below
+    ``ntie`` and labels (all at least 0), or None when it does not fit in 63 bits (or there
+    are more than PACKED_SCORES distinct scores)."""
+    import pyarrow.compute as pc
+
+    if not len(score) or score.dtype != np.float64 or not score.flags.c_contiguous or not score.flags.writeable:
+        return None
+    label_bits = int(labels.max()).bit_length()
+    room = 63 - max(nq - 1, 0).bit_length() - max(ntie - 1, 0).bit_length() - label_bits
+    if room < 0:
+        return None
+    most = min(PACKED_SCORES, 1 << room)
+    if len(pc.unique(from_numpy(score[: 1 << 16]))) > most:
+        return None
+    n = len(score)
+    halves = [score[: n // 2], score[n // 2 :]] if n >= BACKGROUND_ROWS else [score]
+    with ThreadPoolExecutor(len(halves)) as pool:  # (two halves on two cores)
+        values = np.concatenate(list(pool.map(lambda h: to_numpy(pc.unique(from_numpy(h))), halves)))
+    if len(values) > 4 * most or np.isnan(values).any():
+        return None
+    desc = np.unique(values + 0.0)[::-1]  # (-0.0 is 0.0: equal scores tie)
+    if len(desc) > most:
+        return None
+    return _Layout(np.ascontiguousarray(desc), ntie, label_bits)
+
+
+def _rank_packed(
+    layout: _Layout, g: np.ndarray, score: np.ndarray, tie: np.ndarray, labels: np.ndarray, out: np.ndarray
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The rows by topic, score descending, then ``tie`` descending: each row's topic
+    (int64, written to ``out``, which may be ``g``'s or ``tie``'s memory) and label (int64,
+    ``score``'s buffer), or None when a topic has two rows of the same ``tie`` (a document
+    retrieved twice).
+
+    One int64 per row (:class:`_Layout`) is written over its score, a block at a time, and
+    the keys sorted: no permutation is gathered, and no full-length array is made. The
+    topic and tie bits of each slice of whole topics are then sorted again (a slice that
+    fits the cache) to find a document listed twice; ``score`` and ``out`` are overwritten."""
+    import pyarrow.compute as pc
+
+    n = len(g)
+    ts, ss, gs = layout.tie_shift, layout.score_shift, layout.topic_shift
+    value_set = from_numpy(layout.desc)
+    key = score.view(np.int64)
+
+    def pack(lo: int, hi: int) -> bool:
+        srank = to_numpy(pc.index_in(from_numpy(score[lo:hi] + 0.0), value_set=value_set))
+        k = np.left_shift(g[lo:hi], gs, dtype=np.int64)
+        k |= np.left_shift(srank, ss, dtype=np.int64)
+        t = np.subtract(layout.ntie - 1, tie[lo:hi], dtype=np.int64)
+        k |= np.left_shift(t, ts, out=t)
+        k |= labels[lo:hi]
+        key[lo:hi] = k  # (the block's scores were read above)
+        return True
+
+    _each(list(pairwise([*range(0, n, BLOCK), n])), pack)
+    key.sort()
+    # slices of whole topics: a topic starts at the first key at least its topic's lowest key
+    ends = [int(np.searchsorted(key, (int(key[r]) >> gs) << gs)) for r in range(BLOCK, n, BLOCK)]
+    same_doc = ~((((1 << gs) - 1) ^ ((1 << ss) - 1)) | ((1 << ts) - 1))  # the topic and tie bits
+    low = (1 << layout.label_bits) - 1
+
+    def part(lo: int, hi: int) -> bool:
+        k = key[lo:hi]
+        both = np.bitwise_and(k, same_doc)
+        both.sort()
+        if bool((both[1:] == both[:-1]).any()):
+            return False
+        np.right_shift(k, gs, out=out[lo:hi])
+        np.bitwise_and(k, low, out=k)
+        return True
+
+    return (out, key) if _each(list(pairwise(sorted({0, n, *ends}))), part) else None
+
+
+def _each(pairs: list[tuple[int, int]], work: Callable[[int, int], bool]) -> bool:
+    """Whether ``work(lo, hi)`` holds for every pair, two at a time on a large log."""
+    if not pairs or pairs[-1][1] < BACKGROUND_ROWS or len(pairs) < 2:
+        return all(work(lo, hi) for lo, hi in pairs)
+    with ThreadPoolExecutor(2) as pool:
+        return all(pool.map(lambda p: work(*p), pairs))
 
 
 def _value_ranks(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -159,16 +315,22 @@ def _value_ranks(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if hi - lo < max(len(v) // 2, 1 << 20):  # a table over the range (see _topic_codes)
         if not v.flags.writeable:  # (a view of an Arrow buffer)
             v = v.copy()
-        v -= lo
+        # (a block at a time: numpy indexes with int64, a full-length copy of int32 values)
         present = np.zeros(hi - lo + 1, dtype=bool)
-        present[v] = True
+        for a in range(0, len(v), BLOCK):
+            part = v[a : a + BLOCK]
+            part -= lo
+            present[part] = True
         values = np.flatnonzero(present)
         del present
         values += lo
         values = values[_text_order(values)]
-        rank = np.zeros(hi - lo + 1, dtype=np.int64)
-        rank[values - lo] = np.arange(len(values), dtype=np.int64)
-        return np.take(rank, v, out=v, mode="clip"), values  # (in place: each value read before its slot is written)
+        rank = np.zeros(hi - lo + 1, dtype=v.dtype)
+        rank[values - lo] = np.arange(len(values), dtype=v.dtype)
+        for a in range(0, len(v), BLOCK):  # (in place: each value read before its slot is written)
+            part = v[a : a + BLOCK]
+            np.take(rank, part, out=part, mode="clip")
+        return v, values
     values, code = np.unique(v, return_inverse=True)
     order = _text_order(values)
     rank = np.empty(len(order), dtype=np.int64)
@@ -368,7 +530,12 @@ def slice_cuts(table: EvalTable, rows: int) -> list[tuple[int, int]]:
     lo, hi = int(label.min()), int(label.max())
     if hi - lo >= 1 << 16:
         return whole
-    seen = [np.bincount(label[starts[a] : starts[b]] - lo, minlength=hi - lo + 1) > 0 for a, b in pairs]
+
+    def levels(a: int, b: int) -> np.ndarray:
+        part = label[starts[a] : starts[b]]
+        return np.bincount(part - lo if lo else part, minlength=hi - lo + 1) > 0  # (labels from 0: no copy)
+
+    seen = [levels(a, b) for a, b in pairs]
     if not all(np.array_equal(s, seen[0]) for s in seen):
         return whole
     return pairs

@@ -20,9 +20,10 @@ if TYPE_CHECKING:
     from ..core.table import EvalTable
     from .job import Job
 
-# Rows per slice: the measures' full-length temporaries of a slice (a few tens of MB) are
-# then reused by the allocator rather than mapped afresh for every measure.
-SLICE_ROWS = 1 << 21
+# Rows per slice: the measures' full-length temporaries of a slice (a few MB) are then
+# reused by the allocator rather than mapped afresh for every measure, and stay in the
+# cache (the 50M- and 5M-row logs: 15-30% less CPU than with slices of 2M rows).
+SLICE_ROWS = 1 << 19
 
 
 def _workers() -> int:

@@ -150,3 +150,77 @@ def test_duplicates_of_docno_values_too_far_apart_to_pack_with_the_topic():
     assert labelled._has_duplicates(
         np.array([0, 4, 4], dtype=np.int64), np.array([4, 1 << 62, 1 << 62], dtype=np.int64)
     )
+
+
+def _plain_log(path, rng: np.random.Generator, users: int = 40, labels=(0, 0, 0, 1, 2, 5), wide: bool = False) -> None:
+    """A log read as numbers whose every row is labelled (at least 0): numeric user ids and
+    docnos of different lengths ('10' < '9' bytewise), few distinct scores (ties), -0.0 and
+    0.0; ``wide``: some docnos past int32 (the ids read as int64)."""
+    qid, docno, score, rel = [], [], [], []
+    for u in range(users):
+        n = int(rng.integers(1, 60))
+        for d in rng.choice(3000, size=n, replace=False):
+            qid.append(str(u * 7 % 53))
+            docno.append(str(int(d) + (10**10 if wide and d % 2 else 0)))
+            s = float(rng.integers(-2, 3)) / 4
+            score.append(-0.0 if s == 0 and rng.random() < 0.5 else s)
+            rel.append(int(rng.choice(labels)))
+    pq.write_table(pa.table({"qid": qid, "docno": docno, "score": score, "rel": pa.array(rel, pa.int8())}), path)
+
+
+def _no_general_ranking(*args, **kwargs):
+    raise AssertionError("the packed ranking was expected")
+
+
+@pytest.mark.parametrize("block", [7, 64, 1 << 20])
+@pytest.mark.parametrize("background", [True, False], ids=["threads", "inline"])
+@pytest.mark.parametrize(
+    "opts", [EvalOptions(), EvalOptions(judged_only=True), EvalOptions(compat="9.0.8")], ids=["10", "-J", "9.0.8"]
+)
+@pytest.mark.parametrize("wide", [False, True], ids=["int32", "int64"])
+def test_packed_ranking_is_build_tables(tmp_path, monkeypatch, block, background, opts, wide):
+    """Every row labelled, ties by docno: topic, score, docno and label sorted as one
+    integer written over the scores (in blocks, the duplicates looked for a slice of whole
+    topics at a time): build_table's table, field for field."""
+    monkeypatch.setattr(labelled, "BLOCK", block)
+    monkeypatch.setattr(labelled, "_ranking", _no_general_ranking)
+    if background:
+        monkeypatch.setattr(labelled, "BACKGROUND_ROWS", 0)
+    path = tmp_path / "log.parquet"
+    _plain_log(path, np.random.default_rng(block), wide=wide)
+    got = read_labelled(str(path))
+    assert got.run._numbers.ids.dtype == (np.int64 if wide else np.int32)
+    fast = build_labelled_table(got.run, got.labels, got.has, opts)
+    assert fast is not None and fast.g.dtype == fast.label.dtype == np.int64
+    ref = read_labelled(str(path))
+    _same_table(fast, build_table(ref.qrels, ref.run, opts, doc_dict=False))
+
+
+@pytest.mark.parametrize("block", [5, 1 << 20])
+@pytest.mark.parametrize("background", [True, False], ids=["threads", "inline"])
+def test_packed_ranking_finds_a_document_listed_twice(tmp_path, monkeypatch, block, background):
+    """A docno twice for a topic with different scores (not adjacent once ranked), in the
+    last slice of topics: no table (build_table names it), as the general path says."""
+    monkeypatch.setattr(labelled, "BLOCK", block)
+    monkeypatch.setattr(labelled, "_ranking", _no_general_ranking)
+    if background:
+        monkeypatch.setattr(labelled, "BACKGROUND_ROWS", 0)
+    qid = [str(q) for q in range(9) for _ in range(4)]
+    docno = [str(10 * q + d) for q in range(9) for d in range(4)]
+    docno[-1] = docno[-4]  # topic 8: its first document again, scored lower
+    score = [float(-d) for _ in range(9) for d in range(4)]
+    path = tmp_path / "dup.parquet"
+    pq.write_table(pa.table({"qid": qid, "docno": docno, "score": score, "rel": [1, 0, 0, 2] * 9}), path)
+    got = read_labelled(str(path))
+    assert build_labelled_table(got.run, got.labels, got.has, EvalOptions()) is None
+
+
+def test_a_log_too_wide_to_pack_is_ranked_the_general_way(monkeypatch):
+    """Topic, score and docno bits past 63, or more distinct scores than PACKED_SCORES: no
+    layout (the general ranking ranks it)."""
+    score = np.array([1.0, 0.5, 0.5])
+    labels = np.array([0, 1, 1], dtype=np.int8)
+    assert labelled._layout(3, score, 3, labels) is not None
+    assert labelled._layout(1 << 40, score, 1 << 22, labels) is None
+    monkeypatch.setattr(labelled, "PACKED_SCORES", 1)
+    assert labelled._layout(3, score, 3, labels) is None

@@ -8,6 +8,7 @@ what is wrong. Its table may be scored a slice of users at a time
 from __future__ import annotations
 
 import dataclasses
+import mmap
 
 import numpy as np
 import pyarrow as pa
@@ -226,3 +227,69 @@ def test_a_row_group_arrow_refuses_is_left_to_the_general_reading(tmp_path, monk
     monkeypatch.setattr(pq.ParquetFile, "read_row_group", refuse)
     got = read_labelled(spec)
     assert not isinstance(got.run, LogRun) and got.run.qid.equals(_general(spec).run.qid)
+
+
+def _ids_log(path, qid: list, docno: list, **write) -> str:
+    n = len(qid)
+    rng = np.random.default_rng(n)
+    t = pa.table({"qid": qid, "docno": docno, "score": rng.integers(0, 3, n) / 2, "rel": rng.integers(0, 3, n)})
+    pq.write_table(t, path, row_group_size=max(n // 3, 1), **write)
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    "case, ids",
+    [
+        ("narrow", np.int32),
+        ("stats-guess-wrong", np.int64),  # bytewise least '1', greatest '9', and 5000000000 between
+        ("integers-past-int32", np.int64),
+        ("no-statistics", np.int64),
+        ("negative-integers", np.int32),
+    ],
+)
+def test_ids_read_as_int32_when_they_fit(tmp_path, case, ids):
+    """A log's ids are read as int32 when every row group's statistics say they fit, and
+    read again as int64 when a text id does not after all: the same table either way."""
+    users = [str(u) for u in range(1, 10)] * 6
+    docs = [str(d) for d in range(54)]
+    write = {}
+    if case == "stats-guess-wrong":
+        docs[40] = "5000000000"
+    elif case == "integers-past-int32":
+        users = [int(u) * 10**10 for u in users]
+    elif case == "no-statistics":
+        write = {"write_statistics": False}
+    elif case == "negative-integers":
+        users = [-(2**31) + int(u) for u in users]
+        docs = [-int(d) for d in docs]
+    spec = _ids_log(tmp_path / "log.parquet", users, docs, **write)
+    got = read_labelled(spec)
+    assert isinstance(got.run, LogRun) and got.run._numbers.ids.dtype == ids
+    ref = _general(spec)
+    for opts in (EvalOptions(), EvalOptions(ties="input")):
+        fast = build_labelled_table(read_labelled(spec).run, got.labels, got.has, opts)
+        assert fast is not None
+        same_log_tables(fast, build_table(ref.qrels, ref.run, opts, doc_dict=False))
+    ev = evaluate(None, spec, MEASURES, labelled=True)
+    want = evaluate(ref.qrels, ref.run, MEASURES)
+    assert ev.per_query.equals(want.per_query) and ev.summary.equals(want.summary)
+
+
+@pytest.mark.parametrize("mapped", [0, 1 << 40], ids=["mapped", "numpy"])
+def test_log_arrays_in_mapped_pages_read_the_same(tmp_path, monkeypatch, mapped):
+    """A large log's arrays are anonymous mappings of their own (no transparent huge pages):
+    writable, of the type asked for, and the ids' buffer viewed as int64 once used."""
+    from irevalcli.io import dataset
+
+    monkeypatch.setattr(dataset, "MAPPED_BYTES", mapped)
+    a = dataset._pages(6, np.int32)
+    assert a.dtype == np.int32 and len(a) == 6 and a.flags.writeable and a.flags.c_contiguous
+    a[:] = 7
+    assert a.view(np.int64).shape == (3,)
+    spec = _write(_table(np.random.default_rng(4), nulls=False, labels=(0, 1, 2)), tmp_path / "log.parquet")
+    got = read_labelled(spec)
+    assert isinstance(getattr(got.run._numbers.ids.base, "obj", None), mmap.mmap) == (mapped == 0)
+    ref = _general(spec)
+    fast = build_labelled_table(got.run, got.labels, got.has, EvalOptions())
+    assert fast is not None
+    same_log_tables(fast, build_table(ref.qrels, ref.run, EvalOptions(), doc_dict=False))
