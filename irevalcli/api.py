@@ -498,12 +498,20 @@ def _evaluate(
 def _begin_stream(
     run: Any, stdin: BinaryIO | None, s: EvalSettings, fmt: TableBuilder, progress: ProgressReport
 ) -> Any:
-    """A run file that will be streamed begins to be read and parsed now, beside its
+    """A regular run file that will be streamed begins to be read and parsed now, beside its
     judgements (:class:`irevalcli.engine.stream.Begun`), when no one watches the reading:
-    else None."""
+    else None. (Not a pipe or FIFO named as a path: its spool's handles share one offset,
+    read one at a time.)"""
+    import stat
+
     path = _path(run)
     if path is None or path == "-" or s.labelled or getattr(progress, "watching", True):
         return None
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+    except (OSError, ValueError):
+        return None  # (the error is the reading's, in its turn)
     if not _streams(RunInput(run, path, stdin, s, fmt, progress)):
         return None
     from .engine.stream import CHUNK_BYTES, Begun
@@ -659,6 +667,8 @@ class EngineChoice(FrozenRecord):
 def _streams(given: RunInput) -> bool:
     """Whether the run is evaluated topic block by topic block (see ``stream`` in :func:`evaluate`)."""
     s, path = given.settings, given.path
+    if given.begun is not None:
+        return True  # (decided before it was begun: not asked again of a file being read)
     return (
         path is not None
         and s.engine == "local"
