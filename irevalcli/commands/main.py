@@ -543,7 +543,6 @@ def _invoke(cmd: click.Command, args: list[str], prog_name: str) -> None:
     # failed-gate code) and prints a blank line on Ctrl-C. Shell completion is
     # answered in entry(), only when a shell asks (completion.requested).
     from ..errors import IN_CLI
-    from ..io.source import reading_session
     from ..output.files import COMMAND_INPUTS, command_inputs
 
     token = IN_CLI.set(True)  # errors name the command line's options, not the API's
@@ -556,7 +555,10 @@ def _invoke(cmd: click.Command, args: list[str], prog_name: str) -> None:
             inputs = COMMAND_INPUTS.set(command_inputs(ctx.params))
             try:
                 # every input that is not a regular file is read from its source once, and every
-                # file read is known to the writers, which refuse to replace it
+                # file read is known to the writers, which refuse to replace it (imported only
+                # now: --help and a usage error end in make_context, without the byte source)
+                from ..io.source import reading_session
+
                 with reading_session():
                     cmd.invoke(ctx)
             finally:

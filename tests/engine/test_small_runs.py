@@ -94,6 +94,14 @@ def test_trec_text_runs_never_import_the_real_pyarrow_compute():
         assert "pyarrow.compute" in modules and "pyarrow._compute_docstrings" not in modules
 
 
+def test_help_and_a_usage_error_never_load_the_byte_source():
+    """--help and a usage error end in click's make_context: nothing is read, so neither the
+    byte source (io/source.py: compression modules, the reading session) nor pyarrow."""
+    out, modules = _modules(["--help"])
+    assert out.startswith("Usage: ireval")
+    assert [m for m in ("irevalcli.io.source", "gzip", "pyarrow", "numpy") if m in modules] == []
+
+
 def test_version_loads_neither_completion_nor_shutil():
     out, modules = _modules(["-v"])
     assert out == f"ireval {cli.__version__} (trec_eval 10.0 semantics)\n"
