@@ -326,9 +326,13 @@ def test_every_install_instruction_works_as_written():
 def test_make_run_installs_only_the_runtime_and_conformance_stays_in_the_repo():
     make = (ROOT / "Makefile").read_text()
     stamp = make[make.index("$(STAMP): pyproject.toml") : make.index("$(TEST_STAMP): $(STAMP)")]
-    assert "pip install --quiet -e .\n" in stamp and "[" not in stamp  # no extras for `make run`
+    # no extras for `make run`; editable as a path (compat), else the default editable install
+    assert "pip install --quiet -e . $(COMPAT) || $(BIN)/pip install --quiet -e .\n" in stamp
+    assert "[" not in stamp and "EXTRAS" not in stamp
+    assert "COMPAT := --config-settings editable_mode=compat\n" in make
     assert "run: $(STAMP)\n" in make and "test: $(TEST_STAMP)\n" in make
-    assert "$(BIN)/pip install --quiet -e '.[test,plot,lint,dask,datasets]'" in make  # make test: every extra
+    assert "EXTRAS := '.[test,plot,lint,dask,datasets]'\n" in make  # make test: every extra
+    assert "$(BIN)/pip install --quiet -e $(EXTRAS) $(COMPAT) || $(BIN)/pip install --quiet -e $(EXTRAS)\n" in make
     conformance = make[make.index("conformance: ") :]
     assert conformance.split("\n")[1] == "\t$(BIN)/python tests/run_conformance.py $(BIN)/ireval tests/data/trec_eval"
     assert ".." not in make  # nothing outside the clone
