@@ -89,11 +89,12 @@ def test_numeric_ids_of_a_slice():
     assert np.asarray(_numeric_ids(arr)).tolist() == [12, 3]
 
 
-def test_has_empty_field_across_the_1_mib_blocks_it_checks():
+@pytest.mark.parametrize("block", [1 << 18, 1 << 20])  # (1 MiB: the blocks it checks; 256 KiB: their former size)
+def test_has_empty_field_across_the_blocks_it_checks(block):
     line = b"q Q0 doc 1 1.0 r\n"
-    data = line * ((1 << 20) // len(line) + 5)
+    data = line * (block // len(line) + 5)
     assert _has_empty_field(data, b" ") is False
-    for at in (len(line) * 100, (1 << 20) - 1, 1 << 20, (1 << 20) + 1, len(data) - 3):
+    for at in (len(line) * 100, block - 1, block, block + 1, len(data) - 3):
         bad = data[:at] + b" " + data[at + 1 :] if data[at : at + 1] != b" " else data[:at] + b"  " + data[at + 1 :]
         seps = np.frombuffer(bad, dtype=np.uint8) <= 32
         assert _has_empty_field(bad, b" ") is bool((seps[1:] & seps[:-1]).any())
