@@ -356,17 +356,18 @@ def _open_partition(path: str) -> Any:
 
 def _parsed_chunks(reader: Any, name: str) -> Iterator[tuple[Run, int, bool]]:
     """(rows, decompressed bytes, last) for each chunk of the run, in file order."""
-    from .stream import parse_chunk
+    from .stream import in_file, parse_chunk
 
     chunks = reader.chunks()
     try:
         base = 0  # physical lines before the chunk
-        counted = None  # lines in the chunk before, told to the reader
         while True:
-            data, last = chunks.send(counted)
+            try:
+                data, last, _ = next(chunks)
+            except InputError as exc:
+                raise in_file(exc, base) from None
             run = parse_chunk(data, name, base, ranks=reader.ranks)
-            counted = run.lines or data.count(b"\n")
-            base += counted
+            base += run.lines or data.count(b"\n")
             size = len(data)
             del data
             yield run, size, last

@@ -29,7 +29,6 @@ from ..io.source import DECOMPRESS_ERRORS, HEAD_BYTES, Tap, corrupt, is_compress
 from ..io.trec import (
     Run,
     Source,
-    line_too_long,
     parse_run,
 )
 from .evaluate import Results
@@ -163,19 +162,23 @@ class ChunkReader:
             self._spool.close()
             self._spool = None
 
-    def chunks(self) -> Generator[tuple[bytearray, bool], Any, None]:
-        """Yields ``(data, last)``: ``data`` ends at a line end unless ``last``. Send the
-        number of physical lines in ``data`` (None: the reader counts them), or ``(lines,
-        again)``: the last ``again`` bytes of ``data`` (whole lines) are given once more at the
-        head of the next chunk, and ``lines`` counts the lines before them."""
+    def chunks(self, *, cut_topics: bool = False) -> Generator[tuple[bytearray, bool, bool], None, None]:
+        """Yields ``(data, last, whole)``: ``data`` ends at a line end unless ``last``.
+        ``cut_topics``: a chunk whose last topic is short ends before it, where the bytes
+        say it begins (:func:`_last_topic_at`), and that topic leads the next chunk; ``whole``
+        says a chunk was so cut (its topics end in it). The errors it raises about a line (a NUL
+        byte, a line too long) number lines from the first of the chunk being read: the caller
+        knows the lines before it (:func:`in_file`)."""
         fh, spool = self._open()
         try:
-            yield from self._chunks(fh, spool)
+            yield from self._chunks(fh, spool, cut_topics)
         finally:
             if not self.is_stdin:
                 fh.close()
 
-    def _chunks(self, fh: IO[bytes], spool: IO[bytes] | None) -> Generator[tuple[bytearray, bool], Any, None]:
+    def _chunks(
+        self, fh: IO[bytes], spool: IO[bytes] | None, cut_topics: bool
+    ) -> Generator[tuple[bytearray, bool, bool], None, None]:
         raw = self._raw = Tap(fh, hash=self.hash, progress=self.progress, spool=spool, name=self.name)
         head = raw.head(HEAD_BYTES)
         buffered = io.BufferedReader(raw, buffer_size=1 << 20)
@@ -183,9 +186,8 @@ class ChunkReader:
         if sniff and head.startswith(b"PAR1"):
             raise NotGrouped  # read whole: Parquet is not streamed
         stream: Any = open_decompressed(buffered, head)
-        carry = b""  # a line begun at the end of the last block
+        carry = b""  # a line begun at the end of the last block (and, cutting, the topic it ends)
         last = False
-        lines = 0  # physical lines in the chunks given so far
         while not last:
             lead = carry
             # a line longer than a chunk is read on in blocks at least as long as what is
@@ -206,27 +208,75 @@ class ChunkReader:
                 sniff = False
                 if detect(bytes(buf[: 1 << 16])) != "trec":
                     raise NotGrouped
-            nul = buf.find(b"\0", len(lead))
-            if nul >= 0:  # TREC text: a NUL is an error wherever it is, found before reading on
-                raise InputError(self.name, "contains a NUL byte", lines + buf.count(b"\n", 0, nul) + 1)
+            whole = False
             if not last:
                 cut = buf.rfind(b"\n")
                 if cut < 0:  # no line end in this block: read on, up to the limit for one line
+                    # (the line begins the chunk: its line 1, which the consumer renumbers)
+                    if buf.find(b"\0") >= 0:  # TREC text: a NUL is an error wherever it is
+                        raise InputError(self.name, "contains a NUL byte", 1)
                     if len(buf) > readers.MAX_LINE:
-                        raise line_too_long(self.name, lines + 1)
+                        raise readers.line_too_long(self.name, 1)
                     carry = bytes(buf)
                     continue
-                carry = bytes(buf[cut + 1 :])
-                del buf[cut + 1 :]
+                at = _last_topic_at(buf, cut + 1) if cut_topics else None
+                whole = at is not None
+                cut = at if at is not None else cut + 1
+                carry = bytes(buf[cut:])
+                del buf[cut:]
             else:
                 while buffered.read(1 << 20):  # hash whatever the decompressor left unread
                     pass
                 self.sha256 = raw.hexdigest()
-            reply = yield buf, last
-            counted, again = reply if isinstance(reply, tuple) else (reply, 0)
-            lines += counted if counted is not None else buf.count(b"\n")
-            if again:  # the chunk's last lines lead the next chunk too (before its partial line)
-                carry = bytes(buf[len(buf) - again :]) + carry
+            yield buf, last, whole
+
+
+def in_file(exc: InputError, base: int) -> InputError:
+    """The error ``exc`` about a chunk, which numbers lines from the chunk's first, numbering
+    them from the file's (``base`` lines precede the chunk); as it is without a line."""
+    return exc if exc.line is None or not base else type(exc)(exc.path, exc.detail, base + exc.line)
+
+
+def _last_topic_at(data: bytearray, end: int) -> int | None:
+    """Where the lines of the last topic of ``data[:end]`` (whole lines) begin, as the bytes
+    say: the lines that start with the last line's first field and a blank. None when that is
+    not sure (the last line, or the line before them, starts with a blank or is a comment or
+    blank line, which the tokenizer reads otherwise), when they begin the data or when they
+    are more than an eighth of it (a long topic: its rows are joined when parsed instead).
+    A wrong answer costs time, never a result: a topic found in two batches makes the run be
+    read whole (:class:`NotGrouped`)."""
+    start = data.rfind(b"\n", 0, end - 1) + 1  # the last line
+    qid_end = start
+    while qid_end < end and data[qid_end] > 32:
+        qid_end += 1
+    if qid_end == start or qid_end - start > 256 or data[qid_end] not in b" \t" or data[start] == ord("#"):
+        return None  # a blank or comment line, or one that starts with a blank
+    key = np.frombuffer(bytes(data[start:qid_end]), dtype=np.uint8)
+    limit = max(end // 8, 1)
+    width = 1 << 16
+    while True:
+        lo = max(end - width, 0)
+        view = np.frombuffer(memoryview(data)[lo:end], dtype=np.uint8)
+        # line starts in the window (after each LF but the last; the window's first byte too
+        # when it is the data's)
+        starts = np.flatnonzero(view[:-1] == 10) + 1
+        if lo == 0:
+            starts = np.concatenate(([0], starts))
+        room = starts + len(key) < len(view)
+        same = room.copy()
+        for j, byte in enumerate(key.tolist()):
+            same[room] &= view[starts[room] + j] == byte
+        same[room] &= np.isin(view[starts[room] + len(key)], (9, 32))
+        other = np.flatnonzero(~same)
+        if len(other):
+            before = int(starts[other[-1]])  # the last line of another topic
+            if view[before] <= 32 or view[before] == ord("#"):
+                return None
+            at = lo + int(starts[other[-1] + 1])
+            return at if end - at <= limit else None
+        if lo == 0 or width >= limit:
+            return None  # the topic begins the data, or is long
+        width *= 4
 
 
 def _fill(stream: IO[bytes], view: memoryview) -> int:
@@ -257,21 +307,6 @@ def _last_topic_start(qid: pa.Array) -> int:
         width *= 4
 
 
-def topic_batches(reader: ChunkReader, name: str) -> Generator[tuple[Run, np.ndarray, pa.Array], None, None]:
-    """(run rows of complete topics, rows per topic, topic ids) from a grouped run file.
-
-    The last topic of a chunk may go on in the next one, so its parsed rows are
-    kept (zero-copy slices) and joined to the next chunk's rows of the same topic
-    when it ends; the rows before it are handed on as a zero-copy slice. Raises :class:`NotGrouped` when a topic reappears
-    after its block ended.
-    """
-    chunks = reader.chunks()
-    try:
-        yield from _topic_batches(chunks, name, reader.ranks)
-    finally:
-        chunks.close()  # the file and the decompressor, now, whatever happened
-
-
 def _first_topic_end(qid: pa.Array) -> int:
     """Row where the first topic's block ends (looks forward from the start, widening)."""
     import pyarrow.compute as pc
@@ -289,33 +324,58 @@ def _first_topic_end(qid: pa.Array) -> int:
         width *= 4
 
 
-def _topic_batches(
-    chunks: Generator[tuple[bytearray, bool], Any, None], name: str, ranks: bool
-) -> Iterator[tuple[Run, np.ndarray, pa.Array]]:
+Parsed = tuple[Run, int, bool, bool]  # a chunk's rows, its physical lines, last, whole (topics end in it)
+
+
+def topic_batches(reader: ChunkReader, name: str) -> Generator[tuple[Run, np.ndarray, pa.Array], None, None]:
+    """(run rows of complete topics, rows per topic, topic ids) from a grouped run file,
+    its chunks parsed in this thread (:class:`ParsedChunks` parses them in two).
+
+    A chunk's short last topic is carried to the next chunk as bytes; a long one may go on in
+    the next chunk, so its parsed rows are kept (zero-copy slices) and joined to the next
+    chunk's rows of the same topic when it ends. Raises :class:`NotGrouped` when a topic
+    reappears after its block ended.
+    """
+    chunks = reader.chunks(cut_topics=True)
+
+    def parsed() -> Iterator[Parsed]:
+        for data, last, whole in chunks:
+            yield _parsed(data, name, reader.ranks, last, whole)
+
+    try:
+        yield from in_order(parsed(), name)
+    finally:
+        chunks.close()  # the file and the decompressor, now, whatever happened
+
+
+def _parsed(data: bytearray, name: str, ranks: bool, last: bool, whole: bool, threads: bool | None = None) -> Parsed:
+    run = _parse_chunk(data, name, 0, ranks, threads)  # type: ignore[arg-type]  # a bytearray reads as bytes
+    return run, run.lines or data.count(b"\n"), last, whole  # non-last chunks end in a line end
+
+
+def in_order(items: Iterator[Parsed], name: str) -> Iterator[tuple[Run, np.ndarray, pa.Array]]:
+    """The batches of complete topics of the parsed chunks ``items`` (their lines numbered
+    from each chunk's first: renumbered here, in file order, as are the lines their errors
+    name)."""
     seen: set[bytes] = set()
     base = 0  # physical lines of the file before the current chunk
-    reply: Any = None  # told to the reader: the chunk's lines, and its bytes to give again
-    # The rows of the last, possibly unfinished, topic. A short one (at most 1/8 of the
-    # chunk's rows: a run's topic) is parsed again at the head of the next chunk: its bytes
-    # are given again by the reader, and the chunk's complete topics go on as a zero-copy
-    # slice. A long one is kept as parsed pieces, joined when it ends: each byte of the file
-    # is parsed at most twice, however many chunks a topic spans.
+    # The rows of the last topic of a chunk that did not end with whole topics (one longer
+    # than an eighth of a chunk, or one the bytes did not tell for sure): kept as parsed
+    # pieces, joined when it ends, so each byte of the file is parsed once.
     pending: list[Run] = []
     while True:
-        data, last = chunks.send(reply)
-        run = _parse_chunk(data, name, base, ranks)  # type: ignore[arg-type]  # a bytearray reads as bytes
-        counted = run.lines or data.count(b"\n")  # non-last chunks end in a line end
-        again_lines = again = 0
-        start = len(run) if last or not len(run) else _last_topic_start(run.qid)
-        short = 0 < start < len(run) and not pending and (len(run) - start) * 8 <= len(run)
-        if short:
-            again_lines = counted - int(run.lineno[start] - base) + 1  # from its first line on
-            again = len(data) - _line_start(data, again_lines)
-        del data
+        try:
+            run, counted, last, whole = next(items)
+        except StopIteration:  # (a reader that gave no last chunk: stopped)
+            return
+        except InputError as exc:
+            raise in_file(exc, base) from None
+        if base:
+            run.lineno += base
+        base += counted
         if len(run):
-            if short:
-                yield _checked(run.slice(0, start), seen)
-            elif start == 0:  # the chunk is one topic: it continues the pending one, or ends it
+            start = len(run) if last or whole else _last_topic_start(run.qid)
+            if start == 0:  # the chunk is one topic: it continues the pending one, or ends it
                 if pending and pending[0].qid[0].as_py() != run.qid[0].as_py():
                     yield _checked(_concat(pending), seen)
                     pending = []
@@ -337,25 +397,119 @@ def _topic_batches(
             if pending:
                 yield _checked(_concat(pending), seen)
             return
-        reply = (counted - again_lines, again)
-        base += counted - again_lines
         del run
 
 
-def _line_start(data: bytearray, lines: int) -> int:
-    """Where the last ``lines`` lines of ``data`` (which ends at a line end) begin."""
-    import numpy as np
+class ParsedChunks:
+    """The reader's chunks, cut at topic boundaries, parsed in ``workers`` threads and given in
+    file order (:data:`Parsed`; a chunk's error is raised in its turn).
 
-    tail = min(len(data), 1 << 16)
-    width = 4096 + 2 * lines * (tail // max(data.count(b"\n", len(data) - tail), 1) + 1)  # twice their bytes, guessed
-    while True:
-        lo = max(len(data) - width, 0)
-        ends = np.flatnonzero(np.frombuffer(memoryview(data)[lo:], dtype=np.uint8) == 10)
-        if len(ends) > lines:  # the line end before them
-            return lo + int(ends[-lines - 1]) + 1
-        if lo == 0:
-            return 0
-        width *= 4
+    A worker takes the next chunk from the reader (one at a time), then parses it beside the
+    others, each with one of Arrow's threads: on two cores, two chunks parsed at once and the
+    evaluation of a third keep both busy, where one chunk parsed on Arrow's two threads left a
+    core idle whenever the reading thread ran Python. At most ``ahead`` chunks are read and not
+    yet taken (the memory of that many chunks and their rows), as many as there are workers.
+    The workers run in copies of the caller's context (the reading session of
+    :func:`irevalcli.io.source.reading_session`, which finds a pipe's spool, is the caller's).
+
+    Use it as a context manager: leaving the block stops the workers, waits for them (each
+    finishes the chunk it parses), then closes the reader's file. Workers are not daemon
+    threads, for the reason :class:`prefetch` gives.
+    """
+
+    def __init__(self, reader: ChunkReader, name: str, *, workers: int = 2, ahead: int | None = None) -> None:
+        import contextvars
+        import threading
+
+        self._chunks = reader.chunks(cut_topics=True)
+        self._name = name
+        self._ranks = reader.ranks
+        self._read = threading.Lock()  # one worker at a time takes a chunk from the reader
+        self._ready = threading.Condition()
+        self._done: dict[int, tuple[Any, BaseException | None]] = {}
+        self._next = 0  # the number of the next chunk to read
+        self._end: int | None = None  # the number after the last chunk (or the one that failed)
+        self._slots = threading.Semaphore(ahead or workers)
+        self._stop = threading.Event()
+        self._workers = [
+            threading.Thread(target=contextvars.copy_context().run, args=(self._work,), name="ireval-parse")
+            for _ in range(workers)
+        ]
+        for w in self._workers:
+            w.start()
+
+    def _slot(self) -> bool:
+        while not self._stop.is_set():
+            if self._slots.acquire(timeout=0.05):
+                return True
+        return False
+
+    def _work(self) -> None:
+        while self._slot():
+            with self._read:
+                if self._end is not None or self._stop.is_set():
+                    self._slots.release()
+                    return
+                seq = self._next
+                self._next += 1
+                try:
+                    data, last, whole = next(self._chunks)
+                except StopIteration:  # (a reader always ends with a last chunk)
+                    self._finish(seq, None)
+                    return
+                except BaseException as exc:
+                    self._finish(seq, exc)
+                    return
+                if last:
+                    self._end = seq + 1
+            if self._stop.is_set():
+                return  # (not taken: nothing waits for it)
+            try:
+                item: Any = _parsed(data, self._name, self._ranks, last, whole, threads=False)
+                error = None
+            except BaseException as exc:
+                item, error = None, exc
+            del data
+            with self._ready:
+                self._done[seq] = (item, error)
+                self._ready.notify_all()
+
+    def _finish(self, seq: int, error: BaseException | None) -> None:
+        """The reader ended (or failed: ``error``) at chunk ``seq``, under the reading lock."""
+        self._end = seq if error is None else seq + 1
+        with self._ready:
+            if error is not None:
+                self._done[seq] = (None, error)
+            self._ready.notify_all()
+
+    def __iter__(self) -> Iterator[Parsed]:
+        seq = 0
+        while True:
+            with self._ready:
+                while seq not in self._done:
+                    if self._end is not None and seq >= self._end:
+                        return
+                    self._ready.wait(0.05)
+                item, error = self._done.pop(seq)
+            self._slots.release()
+            if error is not None:
+                raise error
+            yield item
+            seq += 1
+
+    def close(self) -> None:
+        """Stop the workers, wait for them, close the reader's file."""
+        self._stop.set()
+        for w in self._workers:
+            w.join()
+        self._done.clear()
+        self._chunks.close()
+
+    def __enter__(self) -> Iterator[tuple[Run, np.ndarray, pa.Array]]:
+        return in_order(iter(self), self._name)
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def _checked(batch: Run, seen: set[bytes]) -> tuple[Run, np.ndarray, pa.Array]:
@@ -527,45 +681,54 @@ class prefetch:
 def parse_chunk(chunk: bytes, name: str, lines_before: int, *, ranks: bool = False) -> Run:
     """A chunk's rows, numbered by the file's physical lines (``lines_before`` precede it;
     ``ranks``: with the rank column). :class:`NotGrouped` for lone CR line ends and for a
-    malformed line (the whole file's parser then names the line it would name)."""
+    malformed line (the whole file's parser then names the line it would name); an
+    :class:`InputError` for a NUL byte, naming its line."""
     return _parse_chunk(chunk, name, lines_before, ranks)
 
 
-def _parse_chunk(chunk: bytes, name: str, lines_before: int, ranks: bool) -> Run:
-    from ..io.trec import has_bare_cr
+def _parse_chunk(chunk: bytes, name: str, lines_before: int, ranks: bool, threads: bool | None = None) -> Run:
+    from ..io.trec import fast_run, has_bare_cr
 
-    if has_bare_cr(chunk):
-        raise NotGrouped  # lone CR line ends: read the file whole, where they become line ends
-    try:
-        run = parse_run(Source(name=name, data=chunk, sha256=""), allow_empty=True, ranks=ranks)
-    except InputError:
-        # The whole file's parser checks every line's field count before any score, and
-        # hints from line 1: the first bad chunk need not hold the line it names (a later
-        # line may lack fields). Read the file whole, to say exactly what it says.
-        raise NotGrouped from None
-    run.lineno = run.lineno + lines_before
+    src = Source(name=name, data=chunk, sha256="")
+    # Arrow's parser takes a plain chunk (its checks find any NUL, CR or other control byte
+    # in the same pass); only a chunk it does not take is scanned for what is wrong
+    run = fast_run(src, ranks=ranks, release=False, threads=threads) if chunk else None
+    if run is None:
+        nul = chunk.find(b"\0")
+        if nul >= 0:  # TREC text: a NUL is an error wherever it is, found before reading on
+            raise InputError(name, "contains a NUL byte", lines_before + chunk.count(b"\n", 0, nul) + 1)
+        if has_bare_cr(chunk):
+            raise NotGrouped  # lone CR line ends: read the file whole, where they become line ends
+        try:
+            run = parse_run(src, allow_empty=True, ranks=ranks, fast=False)
+        except InputError:
+            # The whole file's parser checks every line's field count before any score, and
+            # hints from line 1: the first bad chunk need not hold the line it names (a later
+            # line may lack fields). Read the file whole, to say exactly what it says.
+            raise NotGrouped from None
+    if lines_before:
+        run.lineno += lines_before
     return run
 
 
 class Begun:
-    """A run file's stream begun before its judgements are read: its worker reads and parses
-    the first chunk meanwhile (the reading of a regular file, not standard input, with no one
+    """A run file's stream begun before its judgements are read: its workers read and parse
+    the first chunks meanwhile (the reading of a regular file, not standard input, with no one
     watching its progress). Whatever goes wrong there, the file missing included, is raised
     where the chunk is taken, in its turn, after the judgements' own errors. :meth:`close`
-    stops the worker (whether the run was evaluated or not); as a context manager it gives
+    stops the workers (whether the run was evaluated or not); as a context manager it gives
     the batches and closes on leaving."""
 
     def __init__(self, path: str, *, chunk_bytes: int = CHUNK_BYTES, hash: bool = True, ranks: bool = False) -> None:
         self.reader = ChunkReader(path, chunk_bytes, hash=hash, ranks=ranks)
-        self._worker = prefetch(topic_batches(self.reader, self.reader.name))
-        self.batches = self._worker.__enter__()  # the worker starts now
+        self._parsed = ParsedChunks(self.reader, self.reader.name)  # the workers start now
 
     def close(self) -> None:
-        self._worker.close()
+        self._parsed.close()
         self.reader.close()
 
     def __enter__(self) -> Iterator[tuple[Run, np.ndarray, pa.Array]]:
-        return self.batches
+        return self._parsed.__enter__()
 
     def __exit__(self, *exc: object) -> None:
         self.close()
@@ -619,8 +782,7 @@ def _evaluate_stream(job: Job, reader: ChunkReader, begun: Begun | None = None) 
     if begun is not None:
         source = begun
     else:
-        batched = topic_batches(reader, path)
-        source = contextlib.closing(batched) if reader.interactive else prefetch(batched)
+        source = contextlib.closing(topic_batches(reader, path)) if reader.interactive else ParsedChunks(reader, path)
     with source as batches:
         for batch, lengths, topics in batches:
             rows += len(batch)

@@ -198,35 +198,55 @@ def _csv_block_size(nbytes: int) -> int:
 
 def _has_empty_field(data: bytes, delimiter: bytes) -> bool:
     """Whether a file of ``delimiter``-separated fields and LF line ends has an empty field
-    (a doubled, leading or trailing delimiter, or a blank line): two separators side by
-    side, or one at either end. Checked on the bytes, in blocks of the file (bounded
-    temporaries), so the columns nobody reads need not be converted to be checked."""
+    (a doubled, leading or trailing delimiter, or a blank line): :func:`_separators` is None."""
+    return _separators(data, delimiter) is None
+
+
+def _separators(data: bytes, delimiter: bytes) -> int | None:
+    """The number of bytes at most 32 (the delimiter, LF and every other control byte) in a
+    file of ``delimiter``-separated fields and LF line ends, or None when it has an empty
+    field (a doubled, leading or trailing delimiter, or a blank line): two such bytes side
+    by side, or one at either end. Checked on the bytes, in blocks of the file (bounded
+    temporaries), so the columns nobody reads need not be converted to be checked.
+
+    The count is what the caller compares with the delimiters and line ends of the rows the
+    CSV parser found: equal only when no other control byte (CR, VT, FF, NUL, the other
+    delimiter) is in the file, which so costs no scan of its own."""
     import numpy as np
 
     if not data or data[:1] in (delimiter, b"\n") or data[-1:] == delimiter:
-        return True
+        return None
     buf = np.frombuffer(data, dtype=np.uint8)
     # blocks of 1 MiB (8 a streamed chunk: each numpy call of the reading thread takes the
     # GIL back from the main thread), into two reused temporaries
     step = min(1 << 20, len(buf))
     sep = np.empty(step + 1, dtype=bool)
     both = np.empty(step, dtype=bool)
+    count = int(buf[-1] <= 32)  # (each block counts its bytes but its last, the next block's first)
     for lo in range(0, len(buf) - 1, step):  # blocks of bytes, not lines
         block = buf[lo : lo + step + 1]
         # one comparison marks both separators (space 32 or tab 9, and LF 10); it also marks
         # other control bytes, which at worst report an empty field that is not one: the
-        # general path then reads the file (the caller refuses CR, VT, FF, NUL and the other
-        # delimiter before, so a real separator is never missed)
+        # general path then reads the file (the caller refuses the file when the count has
+        # any byte but its delimiters and line ends, so a real separator is never missed)
         s = np.less_equal(block, 32, out=sep[: len(block)])
         if np.logical_and(s[1:], s[:-1], out=both[: len(block) - 1]).any():
-            return True
-    return False
+            return None
+        count += int(np.count_nonzero(s[:-1]))
+    return count
 
 
 def fast_table(
-    data: bytes, ncols: int | None, min_cols: int, types: dict, *, only_wanted: bool = False, release: bool = True
+    data: bytes,
+    ncols: int | None,
+    min_cols: int,
+    types: dict,
+    *,
+    only_wanted: bool = False,
+    release: bool = True,
+    threads: bool | None = None,
 ) -> pa.Table | None:
-    """pyarrow's multithreaded CSV parser, used only when its reading is provably
+    """pyarrow's CSV parser (multithreaded), used only when its reading is provably
     the same as trec_eval's: a single delimiter (space or tab), no other
     whitespace or CR, a constant number of fields, no empty field (so no
     doubled, leading or trailing delimiter and no blank line) and no comment
@@ -238,11 +258,60 @@ def fast_table(
     the bytes instead; otherwise every column is converted and checked. ``release``: give the parser's freed blocks back to
     the system at once (a whole file: they would add to the peak of every later step); a
     streamed chunk keeps them for the next chunk's parse, which would fault them in again.
+    ``threads``: whether Arrow parses on its threads (None: when there is more than one block).
     """
     import pyarrow as pa
     import pyarrow.compute as pc
-    import pyarrow.csv as csv
 
+    found = _delimiter(data, ncols, min_cols)
+    if found is None:
+        return None
+    d, other, k = found
+    if not only_wanted:
+        for bad in (other, b"\r", b"\v", b"\f", b"\x00"):  # single bytes: memchr speed
+            if data.find(bad) >= 0:
+                return None
+    # Arrow's integer conversion reads 0x1 as 1 (trec_eval's atol: 0); the general path refuses it.
+    # A file without any x byte (one memchr pass) has no 0x: the two-byte search is 30x slower.
+    if any(pa.types.is_integer(t) for t in types.values()) and any(
+        data.find(x) >= 0 and data.find(b"0" + x) >= 0 for x in (b"x", b"X")
+    ):
+        return None
+    names = [f"f{i}" for i in range(k)]
+    wanted = [f"f{i}" for i in sorted(types)]
+    # columns not asked for are only checked for empty fields: 32-bit offsets convert
+    # faster (a block of the reader is at most a few MiB, far from their limit)
+    col_types = {} if only_wanted else {n: pa.binary() for n in names}
+    col_types.update({f"f{i}": t for i, t in types.items()})
+    # only_wanted: the empty fields and the control bytes (the other delimiter, CR, VT, FF,
+    # NUL), in one pass over the bytes; the count is compared with the parsed rows below
+    controls = _separators(data, d) if only_wanted else 0
+    if controls is None:
+        return None
+    # a comment line: no field is empty, so a line's first byte is its first field's
+    # (a file without any # byte, one memchr pass, has none: the two-byte search costs 40x more)
+    if data.find(b"#") >= 0 and (data[:1] == b"#" or data.find(b"\n#") >= 0):
+        return None
+    table = _read_plain(data, d, names, wanted if only_wanted else [], col_types, release, threads)
+    if table is None:
+        return None
+    if only_wanted:
+        # every row has k fields (else the parser raised), so its k - 1 delimiters and its
+        # line end (the last line's may be missing) are all the control bytes a plain file has
+        rows = table.num_rows
+        if controls != k * rows - (0 if data.endswith(b"\n") else 1):
+            return None
+    for name in [] if only_wanted else names:  # (only_wanted: checked on the bytes)
+        col = table.column(name)
+        is_text = pa.types.is_large_binary(col.type) or pa.types.is_binary(col.type)
+        if is_text and len(col) and pc.min(pc.binary_length(col)).as_py() == 0:
+            return None  # an empty field: doubled, leading or trailing delimiter, or a blank line
+    return table.select(wanted)
+
+
+def _delimiter(data: bytes, ncols: int | None, min_cols: int) -> tuple[bytes, bytes, int] | None:
+    """(the delimiter, the other one, the number of fields) of the first line, when it has
+    one delimiter of the two and ``ncols`` (at least ``min_cols``) fields; else None."""
     end = data.find(b"\n", 0, 1 << 16)
     if end < 0:
         return None  # no line end in the first 64 KiB: not a plain table (the tokenizer says why)
@@ -256,36 +325,27 @@ def fast_table(
     k = first.count(d) + 1
     if k < min_cols or (ncols is not None and k != ncols):
         return None
-    for bad in (other, b"\r", b"\v", b"\f", b"\x00"):  # single bytes: memchr speed
-        if data.find(bad) >= 0:
-            return None
-    # Arrow's integer conversion reads 0x1 as 1 (trec_eval's atol: 0); the general path refuses it.
-    # A file without any x byte (one memchr pass) has no 0x: the two-byte search is 30x slower.
-    if any(pa.types.is_integer(t) for t in types.values()) and any(
-        data.find(x) >= 0 and data.find(b"0" + x) >= 0 for x in (b"x", b"X")
-    ):
-        return None
-    names = [f"f{i}" for i in range(k)]
-    wanted = [f"f{i}" for i in sorted(types)]
-    # columns not asked for are only checked for empty fields: 32-bit offsets convert
-    # faster (a block of the reader is at most a few MiB, far from their limit)
-    col_types = {} if only_wanted else {n: pa.binary() for n in names}
-    col_types.update({f"f{i}": t for i, t in types.items()})
-    if only_wanted and _has_empty_field(data, d):
-        return None
-    # a comment line: no field is empty, so a line's first byte is its first field's
-    # (a file without any # byte, one memchr pass, has none: the two-byte search costs 40x more)
-    if data.find(b"#") >= 0 and (data[:1] == b"#" or data.find(b"\n#") >= 0):
-        return None
+    return d, other, k
+
+
+def _read_plain(
+    data: bytes, d: bytes, names: list[str], include: list[str], types: dict, release: bool, threads: bool | None
+) -> pa.Table | None:
+    """Arrow's CSV reading of ``data`` (fields ``names`` split by ``d``, no quoting; ``include``:
+    the columns kept, [] for all), or None when it refuses it."""
+    import pyarrow as pa
+    import pyarrow.csv as csv
+
     block = _csv_block_size(len(data))
+    use_threads = source.arrow_threads(len(data), block) if threads is None else threads
     try:
-        table = csv.read_csv(
+        return csv.read_csv(
             pa.BufferReader(data),
-            csv.ReadOptions(column_names=names, use_threads=source.arrow_threads(len(data), block), block_size=block),
+            csv.ReadOptions(column_names=names, use_threads=use_threads, block_size=block),
             csv.ParseOptions(delimiter=d.decode(), quote_char=False, escape_char=False, ignore_empty_lines=False),
             csv.ConvertOptions(
-                include_columns=wanted if only_wanted else [],
-                column_types=col_types,
+                include_columns=include,
+                column_types=types,
                 null_values=[],
                 strings_can_be_null=False,
                 quoted_strings_can_be_null=False,
@@ -296,12 +356,6 @@ def fast_table(
     finally:
         if release:
             pa.default_memory_pool().release_unused()
-    for name in [] if only_wanted else names:  # (only_wanted: checked on the bytes)
-        col = table.column(name)
-        is_text = pa.types.is_large_binary(col.type) or pa.types.is_binary(col.type)
-        if is_text and len(col) and pc.min(pc.binary_length(col)).as_py() == 0:
-            return None  # an empty field: doubled, leading or trailing delimiter, or a blank line
-    return table.select(wanted)
 
 
 def _first_bad(mask: np.ndarray) -> int:
@@ -609,36 +663,20 @@ def read_run(
     return parse_run(src, ranks=ranks)
 
 
-def parse_run(src: Source, *, allow_empty: bool = False, ranks: bool = False) -> Run:
+def parse_run(src: Source, *, allow_empty: bool = False, ranks: bool = False, fast: bool = True) -> Run:
     """Parse a whole run (or, with ``allow_empty``, a chunk that may hold no data line).
     ``ranks``: keep the rank column as int64 ``Run.rank`` (only ``--ties rank`` orders by
-    it; trec_eval never reads it, so otherwise it is not parsed, nor checked)."""
+    it; trec_eval never reads it, so otherwise it is not parsed, nor checked). ``fast``:
+    try :func:`fast_run` first (False: the caller has, and it gave None)."""
     import numpy as np
-    import pyarrow as pa
 
     if allow_empty and not src.data:
         return Run.empty(src.name)
     refuse_bom(src)
-
-    want = {0: pa.large_binary(), 2: pa.large_binary(), 4: pa.float64()}
-    if ranks:
-        want[3] = pa.large_binary()
-    fast = fast_table(src.data, None, 6, want, only_wanted=True, release=not allow_empty)
-    if fast is not None and len(fast):
-        score = to_numpy(fast.column("f4"))
-        if not np.isnan(score).any():
-            lineno = np.arange(1, len(fast) + 1, dtype=np.int64)
-            return Run(
-                name=src.name,
-                sha256=src.sha256,
-                qid=fast.column("f0").combine_chunks(),
-                docno=fast.column("f2").combine_chunks(),
-                score=score,
-                lineno=lineno,
-                runid=_last_runid(src.data),
-                lines=len(fast),  # the fast path refuses blank and comment lines: one row a line
-                rank=parse_ranks(fast.column("f3").combine_chunks(), lineno, src.name) if ranks else None,
-            )
+    if fast:
+        run = fast_run(src, ranks=ranks, release=not allow_empty)
+        if run is not None:
+            return run
     lines = tokenize(src.data, src.name, blank_lines_ok=True, what="run")
     if len(lines.ntok) == 0 and allow_empty:
         return Run.empty(src.name)
@@ -667,6 +705,38 @@ def parse_run(src: Source, *, allow_empty: bool = False, ranks: bool = False) ->
         lineno=np.asarray(lines.lineno, dtype=np.int64),
         runid=runid,
         rank=parse_ranks(take_tokens(lines, f0 + 3), lines.lineno, src.name) if ranks else None,
+    )
+
+
+def fast_run(src: Source, *, ranks: bool = False, release: bool = True, threads: bool | None = None) -> Run | None:
+    """The run read by Arrow's CSV parser (:func:`fast_table`) when its reading is provably
+    trec_eval's and every score is a number, else None (then :func:`parse_run` reads it, and
+    says what is wrong). ``release`` and ``threads``: as for :func:`fast_table`."""
+    import numpy as np
+    import pyarrow as pa
+
+    if src.data.startswith(BOM):
+        return None  # refused by parse_run, in its words
+    want = {0: pa.large_binary(), 2: pa.large_binary(), 4: pa.float64()}
+    if ranks:
+        want[3] = pa.large_binary()
+    fast = fast_table(src.data, None, 6, want, only_wanted=True, release=release, threads=threads)
+    if fast is None or not len(fast):
+        return None
+    score = to_numpy(fast.column("f4"))
+    if np.isnan(score).any():
+        return None
+    lineno = np.arange(1, len(fast) + 1, dtype=np.int64)
+    return Run(
+        name=src.name,
+        sha256=src.sha256,
+        qid=fast.column("f0").combine_chunks(),
+        docno=fast.column("f2").combine_chunks(),
+        score=score,
+        lineno=lineno,
+        runid=_last_runid(src.data),
+        lines=len(fast),  # the fast path refuses blank and comment lines: one row a line
+        rank=parse_ranks(fast.column("f3").combine_chunks(), lineno, src.name) if ranks else None,
     )
 
 

@@ -184,10 +184,12 @@ def test_carried_topics_with_comments_blank_lines_and_no_final_newline(tmp_path,
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("newline", ["\n", "\r\n"])
 def test_short_last_topics_are_read_again_with_the_next_chunk(tmp_path, monkeypatch, seed, newline):
-    """A chunk's unfinished last topic, when short (a run's topic among many), is parsed
-    again at the head of the next chunk instead of being joined to it: every byte at most
-    twice, the same values, and errors name the same lines (a duplicate, a NUL byte)
-    whatever comment and blank lines precede them."""
+    """A chunk's unfinished last topic, when short (a run's topic among many), is carried to
+    the head of the next chunk as bytes (where the bytes say it begins), or its parsed rows are
+    joined to the next chunk's where the bytes do not say for sure (after a comment, a blank
+    line or a line that starts with a blank): every byte parsed once, the same values, and
+    errors name the same lines (a duplicate, a NUL byte) whatever comment and blank lines
+    precede them."""
     rng = random.Random(seed)
     q = write(tmp_path / "q", "".join(f"{t} 0 d{d} {d % 3}\n" for t in range(1, 301) for d in range(0, 12, 2)))
     lines = []
@@ -202,7 +204,7 @@ def test_short_last_topics_are_read_again_with_the_next_chunk(tmp_path, monkeypa
     for chunk in (1000, 4096):
         whole, streamed = both(q, r, ["all_trec"], chunk=chunk)
         assert trec(whole) == trec(streamed)
-    assert len(text.encode()) < sum(parsed) < 3 * len(text.encode())  # some bytes twice, none more
+    assert sum(parsed) == 2 * len(text.encode())  # two evaluations, each byte parsed once
     at = rng.randrange(len(lines) // 2, len(lines))
     t, _, d = next(x for x in lines[at:] if x.strip() and not x.startswith("#")).split()[:3]
     for bad in (f"{t} Q0 {d} 0 0.5 run", "1 Q0 d\0 1 1 run"):
@@ -721,7 +723,7 @@ def test_a_streamed_run_begins_beside_its_judgements_and_errors_keep_their_order
     monkeypatch.setattr(stream.Begun, "__init__", counted)
 
     def workers() -> int:
-        return sum(t.name == "ireval-prefetch" and t.is_alive() for t in threading.enumerate())
+        return sum(t.name in ("ireval-prefetch", "ireval-parse") and t.is_alive() for t in threading.enumerate())
 
     watched = evaluate(qrels, run, ["all_trec"], stream=True, chunk_bytes=64, progress=stream_watcher())
     assert begun == []  # someone watches the reading: the run is read in its turn, with its bar
@@ -750,3 +752,67 @@ def stream_watcher():
             yield
 
     return Watcher()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (b"1 Q0 a 1 3 r\n2 Q0 b 1 3 r\n2 Q0 c 2 2 r\n", 13),  # topic 2's lines lead the next chunk
+        (b"1\tQ0\ta\t1\t3\tr\r\n2\tQ0\tb\t1\t3\tr\r\n", 14),  # tabs, CRLF
+        (b"10 Q0 a 1 3 r\n1 Q0 b 1 3 r\n", 14),  # "1" is not "10"
+        (b"1 Q0 a 1 3 r\n# a note\n2 Q0 b 1 3 r\n", None),  # a comment before it
+        (b"1 Q0 a 1 3 r\n\n2 Q0 b 1 3 r\n", None),  # a blank line before it
+        (b"1 Q0 a 1 3 r\n 2 Q0 b 1 3 r\n2 Q0 c 2 2 r\n", None),  # a line that starts with a blank
+        (b"1 Q0 a 1 3 r\n2 Q0 b 1 3 r\n# a note\n", None),  # the last line is a comment
+        (b"1 Q0 a 1 3 r\n2 Q0 b 1 3 r\n 2 Q0 c 2 2 r\n", None),  # the last line starts with a blank
+    ],
+)
+def test_the_last_topic_is_found_on_the_bytes(text, expected):
+    """Where a chunk is cut so that its topics end in it (engine.stream._last_topic_at): the
+    lines of the last line's topic, when the bytes say so for sure; None otherwise."""
+    from irevalcli.engine.stream import _last_topic_at
+
+    padded = bytearray(b"9 Q0 z 1 1 r\n" * 64 + text)  # the last topic is short beside the chunk
+    assert _last_topic_at(padded, len(padded)) == (None if expected is None else 64 * 13 + expected)
+    assert _last_topic_at(bytearray(text), len(text)) is None  # more than an eighth of the data
+    one = bytearray(b"1 Q0 a 1 3 r\n" * 64)
+    assert _last_topic_at(one, len(one)) is None  # one topic: it begins the data
+
+
+def test_a_long_last_topic_is_not_cut_on_the_bytes():
+    from irevalcli.engine.stream import _last_topic_at
+
+    data = bytearray(b"1 Q0 a 1 3 r\n" * 100 + b"2 Q0 b 1 3 r\n" * 20)
+    assert _last_topic_at(data, len(data)) is None  # 20 lines of 120: more than an eighth
+    data = bytearray(b"1 Q0 a 1 3 r\n" * 200 + b"2 Q0 b 1 3 r\n" * 20)
+    assert _last_topic_at(data, len(data)) == 200 * 13
+
+
+@pytest.mark.parametrize("fail", ["consumer", "chunk", "reader"])
+def test_parsed_chunks_keep_order_and_errors_and_join_their_workers(tmp_path, monkeypatch, fail):
+    """Chunks parsed in two threads come out in file order; an error in a chunk (here a NUL
+    byte) is raised in its turn, naming the file's line, after the batches before it; and
+    whatever fails, the workers are joined when the block is left."""
+    import threading
+
+    from irevalcli.engine import stream
+
+    lines = [f"{t} Q0 d{d} {d} {20 - d} r\n" for t in range(1, 400) for d in range(5)]
+    if fail == "chunk":
+        lines[1500] = "300 Q0 d\0 1 1 r\n"
+    if fail == "reader":
+        lines[1500] = "\0" * 5000 + "\n"  # a block without a line end: refused by the reader
+    path = write(tmp_path / "run", "".join(lines))
+    got = []
+    with pytest.raises((InputError, ZeroDivisionError)) as err:
+        with stream.ParsedChunks(stream.ChunkReader(str(path), chunk_bytes=512), str(path)) as batches:
+            for run, _, _ in batches:
+                got.extend(run.lineno.tolist())
+                if fail == "consumer" and len(got) > 1000:
+                    raise ZeroDivisionError
+        raise ZeroDivisionError  # (only "consumer" gets here without an error: it never does)
+    assert got == list(range(1, len(got) + 1))  # in file order, numbered as in the file
+    if fail != "consumer":
+        assert str(err.value) == f"{path}:1501: contains a NUL byte"
+        assert got[-1] < 1501
+    assert not [t for t in threading.enumerate() if t.name == "ireval-parse"]

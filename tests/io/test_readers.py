@@ -203,14 +203,26 @@ def test_line_longer_than_the_limit_is_an_error_naming_it(cli, tmp_path, monkeyp
 
 
 def test_nul_after_the_first_chunk_is_found_before_reading_on(tmp_path):
-    from irevalcli.engine.stream import ChunkReader
+    """The reader refuses a block of NUL bytes without a line end at once (its line 1, counted
+    from the chunk it begins); the batches name the file's line, in both the sequential and the
+    parallel parsing."""
+    from irevalcli.engine.stream import ChunkReader, ParsedChunks, topic_batches
     from irevalcli.errors import InputError
 
     p = tmp_path / "r"
     p.write_bytes(b"1 Q0 a 1 2 r\n" * 50 + b"\0" * 10000)
     reader = ChunkReader(str(p), chunk_bytes=256)
+    seen = []
     with pytest.raises(InputError) as err:
-        for _ in reader.chunks():
+        for data, _, _ in reader.chunks():
+            seen.append(data.count(b"\n"))
+    assert str(err.value) == f"{p}:1: contains a NUL byte" and sum(seen) == 50
+    with pytest.raises(InputError) as err:
+        for _ in topic_batches(ChunkReader(str(p), chunk_bytes=256), str(p)):
+            pass
+    assert str(err.value) == f"{p}:51: contains a NUL byte"
+    with pytest.raises(InputError) as err, ParsedChunks(ChunkReader(str(p), chunk_bytes=256), str(p)) as batches:
+        for _ in batches:
             pass
     assert str(err.value) == f"{p}:51: contains a NUL byte"
 
