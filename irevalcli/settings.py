@@ -28,6 +28,7 @@ from typing import Any, Protocol
 
 from .core.table import TIE_RULES, EvalOptions
 from .errors import IrevalError, UsageError
+from .machine import cpus
 
 REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")  # -R (api.TABLE_BUILDERS builds each)
 COMPAT_MODES = ("10.0", "9.0.8")  # --compat
@@ -35,17 +36,10 @@ ENGINES = ("local", "dask")  # --engine
 WORKERS_PER_CPU = 4  # --workers: the most processes a local Dask cluster may start, per CPU
 
 
-def _cpus() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
-
-
 def max_local_workers() -> int:
     """The most worker processes ``--workers`` may start (each is a Python process with numpy,
     pandas and Arrow loaded): 4 per CPU this process may run on."""
-    return WORKERS_PER_CPU * _cpus()
+    return WORKERS_PER_CPU * cpus()
 
 
 TABLE_FIELDS = frozenset(EvalOptions._fields)
@@ -187,7 +181,7 @@ class EvalSettings:
         if self.workers is not None and self.workers > max_local_workers():
             raise UsageError(
                 f"--workers {self.workers}: a local cluster has at most {max_local_workers()} workers "
-                f"({WORKERS_PER_CPU} per CPU, {_cpus()} CPUs here)"
+                f"({WORKERS_PER_CPU} per CPU, {cpus()} CPUs here)"
             )
         if self.partitioned and self.engine != "dask":
             raise UsageError("--partitioned-by-topic applies to --engine dask")

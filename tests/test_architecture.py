@@ -24,6 +24,7 @@ LAYERS = {
     "version": 0,
     "signals": 0,  # the one SIGINT/SIGTERM/SIGHUP handler: used by output, engine and commands
     "records": 0,  # value classes without a dataclass's creation cost: used by every layer
+    "machine": 0,  # facts about the machine (its CPUs), asked in one place
     "io": 1,
     "core": 2,
     "settings": 2,  # the options object: nests core's table options, read by engine, api and commands

@@ -27,6 +27,7 @@ from typing import Any
 
 from .. import signals
 from ..errors import IrevalError, OutputError
+from ..machine import cpus
 from ..output.files import silence_broken_pipe
 
 
@@ -223,13 +224,6 @@ def has_room(nbytes: int) -> bool:
     return True
 
 
-def _cpus() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
-
-
 # Address space a native library needs when it loads, in MiB: (its code and tables, and per
 # CPU its OpenBLAS thread buffers). Measured as the growth of VmSize on import (numpy 1 and 2
 # CPUs: 84 and 124 MiB; scipy.stats on top: 140 and 180 MiB), with a margin. OpenBLAS, in
@@ -252,7 +246,7 @@ class NativeImportGuard:
         if need is not None and fullname not in self.checked:
             self.checked.add(fullname)
             fixed, per_cpu = need
-            if not has_room((fixed + per_cpu * _cpus()) << 20):
+            if not has_room((fixed + per_cpu * cpus()) << 20):
                 raise MemoryError(f"not enough address space left to load {fullname}")
         return None
 

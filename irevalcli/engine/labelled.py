@@ -9,11 +9,11 @@ measures' temporaries are then a slice's, not the log's, and both cores are busy
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 from ..core.labelled import slice_cuts, table_slice
+from ..machine import cpus
 from .evaluate import Results, TopicColumn, compute_topics, concat_topics, evaluate_table, summarize
 
 if TYPE_CHECKING:
@@ -26,13 +26,6 @@ if TYPE_CHECKING:
 SLICE_ROWS = 1 << 19
 
 
-def _workers() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover  (not Linux)
-        return max(1, os.cpu_count() or 1)
-
-
 def evaluate_labelled(job: Job, table: EvalTable, rows: int = SLICE_ROWS) -> Results:
     """:func:`irevalcli.engine.evaluate.evaluate_table`, a slice of users at a time."""
     cuts = slice_cuts(table, rows)
@@ -43,7 +36,7 @@ def evaluate_labelled(job: Job, table: EvalTable, rows: int = SLICE_ROWS) -> Res
         part = table_slice(table, *cut)
         return part.qids, compute_topics(part, job.requests)
 
-    with ThreadPoolExecutor(min(_workers(), len(cuts))) as pool:
+    with ThreadPoolExecutor(min(cpus(), len(cuts))) as pool:
         parts = list(pool.map(one, cuts))
     qids, columns = concat_topics(parts)
     return summarize(job, qids, columns, runid=table.runid, opts=table.opts)

@@ -401,8 +401,8 @@ def in_order(items: Iterator[Parsed], name: str) -> Iterator[tuple[Run, np.ndarr
 
 
 class ParsedChunks:
-    """The reader's chunks, cut at topic boundaries, parsed in ``workers`` threads and given in
-    file order (:data:`Parsed`; a chunk's error is raised in its turn).
+    """The reader's chunks, cut at topic boundaries, parsed in ``workers`` threads (two; one on a
+    single CPU) and given in file order (:data:`Parsed`; a chunk's error is raised in its turn).
 
     A worker takes the next chunk from the reader (one at a time), then parses it beside the
     others, each with one of Arrow's threads: on two cores, two chunks parsed at once and the
@@ -417,9 +417,13 @@ class ParsedChunks:
     threads, for the reason :class:`prefetch` gives.
     """
 
-    def __init__(self, reader: ChunkReader, name: str, *, workers: int = 2, ahead: int | None = None) -> None:
+    def __init__(self, reader: ChunkReader, name: str, *, workers: int | None = None, ahead: int | None = None) -> None:
         import contextvars
         import threading
+
+        from ..machine import cpus
+
+        workers = workers or min(2, cpus())  # (one CPU: one worker, the memory of fewer chunks)
 
         self._chunks = reader.chunks(cut_topics=True)
         self._name = name
@@ -439,10 +443,7 @@ class ParsedChunks:
             w.start()
 
     def _slot(self) -> bool:
-        while not self._stop.is_set():
-            if self._slots.acquire(timeout=0.05):
-                return True
-        return False
+        return _acquire_unless(self._slots, self._stop)
 
     def _work(self) -> None:
         while self._slot():
@@ -569,6 +570,15 @@ def _concat(pieces: list[Run]) -> Run:
 _DONE = object()
 
 
+def _acquire_unless(slots: Any, stop: Any) -> bool:
+    """Take one of ``slots`` (a semaphore), waiting until one is free; False, without one, once
+    ``stop`` (an event) is set: a worker waiting for room sees a stop within 50 ms."""
+    while not stop.is_set():
+        if slots.acquire(timeout=0.05):
+            return True
+    return False
+
+
 class prefetch:
     """Run the iterator ``items`` in a worker thread, ``depth`` items ahead.
 
@@ -620,10 +630,7 @@ class prefetch:
         return False
 
     def _slot(self) -> bool:
-        while not self._stop.is_set():
-            if self._slots.acquire(timeout=0.05):
-                return True
-        return False
+        return _acquire_unless(self._slots, self._stop)
 
     def _work(self) -> None:
         try:

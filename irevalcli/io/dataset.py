@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import DuplicateDocError, InputError, UsageError
+from ..machine import cpus
 from .source import is_url
 from .trec import Qrels, Run, Source
 
@@ -859,13 +860,6 @@ def _pages(n: int, dtype: Any) -> np.ndarray:
     return np.frombuffer(mmap.mmap(-1, size), dtype=dtype)
 
 
-def _threads() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover  (not Linux)
-        return max(1, os.cpu_count() or 1)
-
-
 def read_log(ds: Dataset, columns: Mapping[str, str], *, wide: bool = False) -> Labelled | None:  # noqa: C901  one check per case left to the general reading
     """A local labelled table of Parquet files whose user ids and docnos are all canonical
     decimals or integers, read as numbers: row groups decoded in parallel straight into the
@@ -976,7 +970,7 @@ def read_log(ds: Dataset, columns: Mapping[str, str], *, wide: bool = False) -> 
         return True
 
     try:
-        with ThreadPoolExecutor(min(_threads(), len(groups))) as pool:
+        with ThreadPoolExecutor(min(cpus(), len(groups))) as pool:
             if not all(pool.map(one, groups)):
                 return None
     except _Wide:

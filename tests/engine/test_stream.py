@@ -816,3 +816,28 @@ def test_parsed_chunks_keep_order_and_errors_and_join_their_workers(tmp_path, mo
         assert str(err.value) == f"{path}:1501: contains a NUL byte"
         assert got[-1] < 1501
     assert not [t for t in threading.enumerate() if t.name == "ireval-parse"]
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_parsed_chunks_give_the_same_batches_with_any_number_of_workers(tmp_path, workers):
+    """One worker (a single CPU: machine.cpus() is 1) or more give the same batches as the
+    sequential reading, in the same order."""
+    from irevalcli.engine import stream
+    from irevalcli.machine import cpus
+
+    assert 1 <= cpus() <= (os.cpu_count() or 1)
+    rng = random.Random(workers)
+    lines = [
+        f"{t} Q0 d{d} {d} {rng.choice([1.0, 2.0, rng.random()])} r\n"
+        for t in range(300)
+        for d in range(rng.randint(1, 9))
+    ]
+    path = write(tmp_path / "run", "".join(lines))
+
+    def rows(batches):
+        return [(b.qid.to_pylist(), b.docno.to_pylist(), b.score.tolist(), b.lineno.tolist()) for b, _, _ in batches]
+
+    expected = rows(stream.topic_batches(stream.ChunkReader(str(path), chunk_bytes=700), str(path)))
+    with stream.ParsedChunks(stream.ChunkReader(str(path), chunk_bytes=700), str(path), workers=workers) as batches:
+        assert rows(batches) == expected
+    assert len(expected) > 20
