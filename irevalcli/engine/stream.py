@@ -493,6 +493,9 @@ class ParsedChunks:
                 while seq not in self._done:
                     if self._end is not None and seq >= self._end:
                         return
+                    if not any(w.is_alive() for w in self._workers) and seq not in self._done:
+                        # (a worker records every chunk it takes or its error: cannot happen)
+                        raise RuntimeError("the run's parsing threads ended without its chunk")  # pragma: no cover
                     self._ready.wait(0.05)
                 item, error = self._done.pop(seq)
             self._slots.release()
