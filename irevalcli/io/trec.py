@@ -196,12 +196,6 @@ def _csv_block_size(nbytes: int) -> int:
     return min(max(nbytes // 6, 1 << 20), 4 << 20)
 
 
-def _has_empty_field(data: bytes, delimiter: bytes) -> bool:
-    """Whether a file of ``delimiter``-separated fields and LF line ends has an empty field
-    (a doubled, leading or trailing delimiter, or a blank line): :func:`_separators` is None."""
-    return _separators(data, delimiter) is None
-
-
 def _separators(data: bytes, delimiter: bytes) -> int | None:
     """The number of bytes at most 32 (the delimiter, LF and every other control byte) in a
     file of ``delimiter``-separated fields and LF line ends, or None when it has an empty

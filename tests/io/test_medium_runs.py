@@ -2,7 +2,7 @@
 is what the general ones give.
 
 - a run read by the CSV fast path converts only qid, docno and score, and finds empty
-  fields on the bytes (:func:`irevalcli.io.trec._has_empty_field`);
+  fields on the bytes (:func:`irevalcli.io.trec._separators`);
 - a regular file is read in one call (:func:`irevalcli.io.source._read_regular`).
 """
 
@@ -14,7 +14,7 @@ import pytest
 
 from irevalcli.errors import InputError
 from irevalcli.io import source
-from irevalcli.io.trec import Source, _has_empty_field, parse_run, read_run, tokenize
+from irevalcli.io.trec import Source, _separators, parse_run, read_run, tokenize
 
 
 def _run(text: bytes) -> Source:
@@ -60,7 +60,7 @@ def test_fast_run_runid_of_a_last_line_without_line_end_and_with_extra_fields():
     ],
 )
 def test_has_empty_field(data, empty):
-    assert _has_empty_field(data, b" ") is empty
+    assert (_separators(data, b" ") is None) is empty
 
 
 @pytest.mark.parametrize(

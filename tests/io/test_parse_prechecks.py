@@ -11,7 +11,7 @@ import pyarrow as pa
 import pytest
 
 from irevalcli.core.table import _numeric_ids
-from irevalcli.io.trec import Source, _has_empty_field, fast_table, parse_run, tokenize
+from irevalcli.io.trec import Source, _separators, fast_table, parse_run, tokenize
 
 RUN_TYPES = {0: pa.large_binary(), 2: pa.large_binary(), 4: pa.float64()}
 
@@ -54,7 +54,7 @@ def test_a_comment_line_leaves_the_fast_path(data):
     ],
 )
 def test_a_control_byte_next_to_a_separator_reads_as_the_tokenizer_reads_it(data):
-    assert _has_empty_field(data, b" ") is True  # conservative: the general path reads it
+    assert (_separators(data, b" ") is None) is True  # conservative: the general path reads it
     assert _fast(data) is None
     run = _run(data)
     lines = tokenize(data, "run.txt", blank_lines_ok=True, what="run")
@@ -64,12 +64,12 @@ def test_a_control_byte_next_to_a_separator_reads_as_the_tokenizer_reads_it(data
 
 @pytest.mark.parametrize("data", [b"a\tb\tc\n", b"a\tb\tc\na\tb\tc\n"])
 def test_tab_separated_fields_are_not_empty(data):
-    assert _has_empty_field(data, b"\t") is False
+    assert (_separators(data, b"\t") is None) is False
 
 
 @pytest.mark.parametrize("data", [b"a\t\tb\tc\n", b"a\tb\tc\t\n", b"a\tb\tc\n\na\tb\tc\n", b"\ta\tb\n"])
 def test_tab_separated_empty_fields_are_found(data):
-    assert _has_empty_field(data, b"\t") is True
+    assert (_separators(data, b"\t") is None) is True
 
 
 def test_numeric_ids_read_canonical_decimals():
@@ -93,10 +93,10 @@ def test_numeric_ids_of_a_slice():
 def test_has_empty_field_across_the_blocks_it_checks(block):
     line = b"q Q0 doc 1 1.0 r\n"
     data = line * (block // len(line) + 5)
-    assert _has_empty_field(data, b" ") is False
+    assert (_separators(data, b" ") is None) is False
     for at in (len(line) * 100, block - 1, block, block + 1, len(data) - 3):
         bad = data[:at] + b" " + data[at + 1 :] if data[at : at + 1] != b" " else data[:at] + b"  " + data[at + 1 :]
         seps = np.frombuffer(bad, dtype=np.uint8) <= 32
-        assert _has_empty_field(bad, b" ") is bool((seps[1:] & seps[:-1]).any())
+        assert (_separators(bad, b" ") is None) is bool((seps[1:] & seps[:-1]).any())
     for short in (b"a", b"a\n", b"a b", b"a  b"):
-        assert _has_empty_field(short, b" ") is (short == b"a  b")
+        assert (_separators(short, b" ") is None) is (short == b"a  b")
