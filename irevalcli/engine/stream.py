@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
@@ -325,6 +325,10 @@ def _first_topic_end(qid: pa.Array) -> int:
 
 
 Parsed = tuple[Run, int, bool, bool]  # a chunk's rows, its physical lines, last, whole (topics end in it)
+# ParsedChunks' items: Parsed's, then the bytes of text parsed, the bytes of the file read up to
+# the chunk's end (ChunkReader.raw_read then: compressed, if it is) and what ``then`` made of the
+# rows (None without it; with it the rows are None: see ParsedChunks.then)
+Taken = tuple[Any, int, bool, bool, int, int, Any]
 
 
 def topic_batches(reader: ChunkReader, name: str) -> Generator[tuple[Run, np.ndarray, pa.Array], None, None]:
@@ -353,8 +357,9 @@ def _parsed(data: bytearray, name: str, ranks: bool, last: bool, whole: bool, th
     return run, run.lines or data.count(b"\n"), last, whole  # non-last chunks end in a line end
 
 
-def in_order(items: Iterator[Parsed], name: str) -> Iterator[tuple[Run, np.ndarray, pa.Array]]:
-    """The batches of complete topics of the parsed chunks ``items`` (their lines numbered
+def in_order(items: Iterator[Sequence[Any]], name: str) -> Iterator[tuple[Run, np.ndarray, pa.Array]]:
+    """The batches of complete topics of the parsed chunks ``items`` (:data:`Parsed` or
+    :data:`Taken`: their first four fields are read; their lines numbered
     from each chunk's first: renumbered here, in file order, as are the lines their errors
     name)."""
     seen: set[bytes] = set()
@@ -365,11 +370,13 @@ def in_order(items: Iterator[Parsed], name: str) -> Iterator[tuple[Run, np.ndarr
     pending: list[Run] = []
     while True:
         try:
-            run, counted, last, whole = next(items)
+            item = next(items)
         except StopIteration:  # (a reader that gave no last chunk: stopped)
             return
         except InputError as exc:
             raise in_file(exc, base) from None
+        run: Run = item[0]
+        counted, last, whole = item[1], item[2], item[3]
         if base:
             run.lineno += base
         base += counted
@@ -402,7 +409,13 @@ def in_order(items: Iterator[Parsed], name: str) -> Iterator[tuple[Run, np.ndarr
 
 class ParsedChunks:
     """The reader's chunks, cut at topic boundaries, parsed in ``workers`` threads (two; one on a
-    single CPU) and given in file order (:data:`Parsed`; a chunk's error is raised in its turn).
+    single CPU) and given in file order (:data:`Taken`; a chunk's error is raised in its turn).
+    ``cut_topics``: chunks end where their topics do (:meth:`ChunkReader.chunks`), and a first
+    chunk with a topic in two blocks is :class:`NotGrouped` as soon as it is parsed, so no more is
+    read ahead (any chunk's error stops the reading: the consumer stops there). ``follow``: the
+    workers also do the consumer's work on the rows of every chunk after the first, which the
+    consumer names when it has seen the first (:meth:`then`; the out-of-core pass splits them by
+    partition so).
 
     A worker takes the next chunk from the reader (one at a time), then parses it beside the
     others, each with one of Arrow's threads: on two cores, two chunks parsed at once and the
@@ -420,7 +433,16 @@ class ParsedChunks:
     threads, for the reason :class:`prefetch` gives.
     """
 
-    def __init__(self, reader: ChunkReader, name: str, *, workers: int | None = None, ahead: int | None = None) -> None:
+    def __init__(
+        self,
+        reader: ChunkReader,
+        name: str,
+        *,
+        workers: int | None = None,
+        ahead: int | None = None,
+        cut_topics: bool = True,
+        follow: bool = False,
+    ) -> None:
         import contextvars
         import threading
 
@@ -428,7 +450,9 @@ class ParsedChunks:
 
         workers = workers or min(2, cpus())  # (one CPU: one worker, the memory of fewer chunks)
 
-        self._chunks = reader.chunks(cut_topics=True)
+        self._reader = reader
+        self._chunks = reader.chunks(cut_topics=cut_topics)
+        self._grouped = cut_topics  # the first chunk's topics are checked where it is parsed
         self._name = name
         self._ranks = reader.ranks
         self._read = threading.Lock()  # one worker at a time takes a chunk from the reader
@@ -438,6 +462,12 @@ class ParsedChunks:
         self._end: int | None = None  # the number after the last chunk (or the one that failed)
         self._slots = threading.Semaphore(ahead or workers + 1)
         self._stop = threading.Event()
+        # follow: what to do with the rows of every chunk after the first, once the consumer has
+        # seen the first (:meth:`then`); the workers wait for that word before they give one
+        self._then: Callable[[Run], Any] | None = None
+        self._decided = threading.Event()
+        if not follow:
+            self._decided.set()
         self._workers = [
             threading.Thread(target=contextvars.copy_context().run, args=(self._work,), name="ireval-parse")
             for _ in range(workers)
@@ -466,17 +496,50 @@ class ParsedChunks:
                     return
                 if last:
                     self._end = seq + 1
+                raw = self._reader.raw_read  # (the file's bytes read up to this chunk's end)
             if self._stop.is_set():
                 return  # (not taken: nothing waits for it)
+            size = len(data)
+            item: Taken | None = None
+            error: BaseException | None = None
             try:
-                item: Any = _parsed(data, self._name, self._ranks, last, whole, threads=False)
-                error = None
+                parsed = _parsed(data, self._name, self._ranks, last, whole, threads=False)
             except BaseException as exc:
-                item, error = None, exc
-            del data
+                error = exc
+            del data  # (parsed: the bytes go before the work on the rows)
+            if error is None:
+                try:
+                    item = self._after_parse(seq, parsed, size, raw)
+                except BaseException as exc:
+                    error = exc
+            if error is not None:
+                self._failed(seq)
             with self._ready:
                 self._done[seq] = (item, error)
                 self._ready.notify_all()
+
+    def _after_parse(self, seq: int, parsed: Parsed, size: int, raw: int) -> Taken:
+        """Chunk ``seq`` as the consumer takes it: its first chunk's topics checked, the later
+        chunks' rows given to :meth:`then`'s function, once it is known."""
+        run, lines, last, whole = parsed
+        if seq == 0 and self._grouped and len(run) and not _may_be_grouped(run.qid):
+            raise NotGrouped  # (said here, the rest is not read ahead: see _failed)
+        if seq > 0 and len(run) and _wait_unless(self._decided, self._stop) and self._then is not None:
+            return None, lines, last, whole, size, raw, self._then(run)  # (the rows: taken by then)
+        return run, lines, last, whole, size, raw, None
+
+    def then(self, follow: Callable[[Run], Any] | None) -> None:
+        """``follow(rows)`` is what the workers do with the rows of every chunk after the first
+        (its result is the chunk's ``followed``, its rows then None); None: nothing. Said once,
+        by the consumer of a ``follow=True`` stream, when it has seen the first chunk."""
+        self._then = follow
+        self._decided.set()
+
+    def _failed(self, seq: int) -> None:
+        """Chunk ``seq`` failed: no chunk after it is read (the consumer stops at its error)."""
+        with self._read:
+            if self._end is None or self._end > seq + 1:
+                self._end = seq + 1
 
     def _finish(self, seq: int, error: BaseException | None) -> None:
         """The reader ended (or failed: ``error``) at chunk ``seq``, under the reading lock."""
@@ -486,7 +549,7 @@ class ParsedChunks:
                 self._done[seq] = (None, error)
             self._ready.notify_all()
 
-    def __iter__(self) -> Iterator[Parsed]:
+    def __iter__(self) -> Iterator[Taken]:
         seq = 0
         while True:
             with self._ready:
@@ -574,6 +637,24 @@ def _concat(pieces: list[Run]) -> Run:
 
 
 _DONE = object()
+
+
+def _may_be_grouped(qid: pa.Array) -> bool:
+    """False when a topic has two blocks of rows in ``qid`` (a chunk's topic ids): a run out of
+    topic order, found as its first chunk is parsed (a shuffled run's first chunk holds
+    thousands of such topics, whose ids the consumer's check would make into Python objects)."""
+    import pyarrow.compute as pc
+
+    _, topics = runs_of(qid)
+    return len(topics) < 2 or int(pc.count_distinct(topics).as_py()) == len(topics)
+
+
+def _wait_unless(event: Any, stop: Any) -> bool:
+    """Wait for ``event``; False, without it, once ``stop`` (an event) is set."""
+    while not stop.is_set():
+        if event.wait(0.05):
+            return True
+    return False
 
 
 def _acquire_unless(slots: Any, stop: Any) -> bool:
@@ -691,15 +772,11 @@ class prefetch:
         self.close()
 
 
-def parse_chunk(chunk: bytes, name: str, lines_before: int, *, ranks: bool = False) -> Run:
+def _parse_chunk(chunk: bytes, name: str, lines_before: int, ranks: bool, threads: bool | None = None) -> Run:
     """A chunk's rows, numbered by the file's physical lines (``lines_before`` precede it;
     ``ranks``: with the rank column). :class:`NotGrouped` for lone CR line ends and for a
     malformed line (the whole file's parser then names the line it would name); an
     :class:`InputError` for a NUL byte, naming its line."""
-    return _parse_chunk(chunk, name, lines_before, ranks)
-
-
-def _parse_chunk(chunk: bytes, name: str, lines_before: int, ranks: bool, threads: bool | None = None) -> Run:
     from ..io.trec import fast_run, has_bare_cr
 
     src = Source(name=name, data=chunk, sha256="")

@@ -238,6 +238,44 @@ def test_plan_estimates_the_run_from_its_first_chunk(monkeypatch):
     assert spill.plan(rows=1000, stored=0, limit=1 << 10, **dict(args, last=True)) == spill.MAX_PARTITIONS
 
 
+def test_plan_is_given_the_first_chunks_bytes_whatever_was_read_ahead(tmp_path, tmpdir_env, monkeypatch):
+    """The pass's threads read on while the first chunk is planned: the plan is given the file's
+    bytes read up to that chunk's end, not the reader's count when it plans (the 10M-line run's
+    text-to-bytes ratio then looked like 1:3, and it was cut into half the partitions)."""
+    from irevalcli.engine import stream
+
+    monkeypatch.delenv("IREVAL_TEST_SPILL_PARTITIONS", raising=False)
+    seen = []
+    real = spill.plan
+
+    def plan(**kw):
+        seen.append(kw)
+        return real(**kw)
+
+    class Slow(stream.ParsedChunks):
+        def __iter__(self):
+            items = super().__iter__()
+            first = next(items)
+            time.sleep(0.3)  # the threads read ahead meanwhile
+            yield first
+            yield from items
+
+    monkeypatch.setattr(spill, "plan", plan)
+    monkeypatch.setattr(stream, "ParsedChunks", Slow)
+    rng = random.Random(3)
+    lines = [f"{t} Q0 d{t}x{i} 1 {rng.random():.4f} r\n" for i in range(80) for t in range(3000)]
+    rng.shuffle(lines)
+    r = write(tmp_path / "run", "".join(lines))
+    q = write(tmp_path / "qrels", "".join(f"{t} 0 d{t}x1 1\n" for t in range(3000)))
+    chunk = 1 << 20
+    assert r.stat().st_size > 5 * chunk
+    ooc = evaluate(q, r, ["map"], stream=True, memory_limit="64M", chunk_bytes=chunk)
+    assert trec(ooc, q=False) == trec(evaluate(q, r, ["map"], stream=False), q=False)
+    (kw,) = seen
+    assert chunk - 100 < kw["text"] <= chunk
+    assert kw["raw"] <= 2 * chunk  # that chunk and at most the reader's buffer beyond it
+
+
 def test_topic_hash_depends_on_the_bytes_only():
     import numpy as np
     import pyarrow as pa
@@ -249,8 +287,15 @@ def test_topic_hash_depends_on_the_bytes_only():
     assert np.array_equal(h, spill.topic_hash(sliced))
     assert len(set(h.tolist())) == len(ids)
     many = spill.topic_hash(pa.array([str(i).encode() for i in range(100_000)]))
-    counts = np.bincount((many % np.uint64(64)).astype(np.int64), minlength=64)
-    assert counts.min() > 1300 and counts.max() < 1850  # 1562 a partition on average
+    for n in (2, 3, 64, spill.MAX_PARTITIONS):
+        part = spill.partition_of(many, n)
+        assert part.dtype == np.uint16 and int(part.max()) < n
+        counts = np.bincount(part.astype(np.int64), minlength=n)
+        mean, spread = 100_000 / n, 5 * (100_000 / n) ** 0.5  # five standard deviations
+        assert counts.min() > mean - spread and counts.max() < mean + spread
+    # the partition leaves the high bits free: the rows of one partition still differ there
+    one = many[spill.partition_of(many, 64) == 0] >> np.uint64(40)
+    assert len(np.unique(one)) > 0.9 * len(one)
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ import os
 import random
 import shlex
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -841,3 +842,81 @@ def test_parsed_chunks_give_the_same_batches_with_any_number_of_workers(tmp_path
     with stream.ParsedChunks(stream.ChunkReader(str(path), chunk_bytes=700), str(path), workers=workers) as batches:
         assert rows(batches) == expected
     assert len(expected) > 20
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_parsed_chunks_follow_every_chunk_after_the_first_once_told(tmp_path, workers):
+    """``follow=True``: the workers wait for the consumer's word (:meth:`then`), given after the
+    first chunk, and then do its work on the rows of every later chunk, in the workers; the
+    first chunk comes as parsed. Chunks are not cut at topics (``cut_topics=False``)."""
+    import threading
+
+    from irevalcli.engine import stream
+
+    lines = [f"{t % 7} Q0 d{i} 1 {i} r\n" for i, t in enumerate(range(3000))]  # out of topic order
+    path = write(tmp_path / "run", "".join(lines))
+    where = []
+
+    def follow(run):
+        where.append(threading.current_thread().name)
+        return run.lineno.tolist()
+
+    chunks = stream.ParsedChunks(
+        stream.ChunkReader(str(path), chunk_bytes=4096), str(path), workers=workers, cut_topics=False, follow=True
+    )
+    try:
+        items = iter(chunks)
+        first, lines_first, last, _, size, raw, followed = next(items)
+        assert followed is None and not last and len(first) == lines_first
+        assert size <= 4096 and raw >= size  # the bytes parsed, and the file's read to there
+        chunks.then(follow)
+        got = [first.lineno.tolist()]
+        while not last:
+            rows, counted, last, _, _, _, followed = next(items)
+            assert rows is None and len(followed) == counted  # (taken by follow)
+            got.append(followed)
+    finally:
+        chunks.close()
+    assert where and set(where) == {"ireval-parse"}
+    # each chunk's lines numbered from its first: the consumer knows the lines before it
+    assert [n for piece in got for n in piece] == [n for piece in got for n in range(1, len(piece) + 1)]
+    assert sum(len(piece) for piece in got) == 3000
+    assert not [t for t in threading.enumerate() if t.name == "ireval-parse"]
+
+
+def test_parsed_chunks_never_told_what_to_follow_still_close(tmp_path):
+    import threading
+
+    from irevalcli.engine import stream
+
+    path = write(tmp_path / "run", "".join(f"1 Q0 d{i} 1 1 r\n" for i in range(2000)))
+    chunks = stream.ParsedChunks(stream.ChunkReader(str(path), chunk_bytes=2048), str(path), follow=True)
+    next(iter(chunks))  # the workers wait for then(): closing stops them
+    chunks.close()
+    assert not [t for t in threading.enumerate() if t.name == "ireval-parse"]
+
+
+def test_a_first_chunk_out_of_topic_order_stops_the_reading(tmp_path, monkeypatch):
+    """A topic in two blocks of the first chunk is NotGrouped where the chunk is parsed, and an
+    error in a chunk stops the reading ahead: the reader gives no chunk after it."""
+    from irevalcli.engine import stream
+
+    lines = [f"{i % 2} Q0 d{i} 1 1 r\n" for i in range(20_000)]
+    path = write(tmp_path / "run", "".join(lines))
+    read = []
+    original = stream.ChunkReader.chunks
+
+    def counting(self, **kw):
+        for chunk in original(self, **kw):
+            read.append(len(chunk[0]))
+            yield chunk
+
+    monkeypatch.setattr(stream.ChunkReader, "chunks", counting)
+    with pytest.raises(stream.NotGrouped):
+        reader = stream.ChunkReader(str(path), chunk_bytes=4096)
+        with stream.ParsedChunks(reader, str(path), workers=1, ahead=10) as batches:
+            time.sleep(0.5)  # without the stop, the worker would fill every slot meanwhile (ten)
+            next(batches)
+    assert len(read) == 1  # (one worker: with more, those begun beside the first are read too)
+    assert not stream._may_be_grouped(__import__("pyarrow").array([b"1", b"2", b"1"]))
+    assert stream._may_be_grouped(__import__("pyarrow").array([b"1", b"1", b"2"]))

@@ -157,3 +157,22 @@ import pyarrow.compute as real
 print(pickle.loads(light) == (real.take, real.sort_indices, real.SortOptions))
 """
     assert _in_fresh_process(code) == "True\n"
+
+
+def test_take_rows_checks_positions_itself():
+    import numpy as np
+    import pyarrow as pa
+    import pytest
+
+    from irevalcli.io.arrow import take_rows
+
+    arr = pa.array([b"a", b"bb", b"", b"ccc"], type=pa.large_binary())
+    assert take_rows(arr, np.array([3, 0, 0, 2])).to_pylist() == [b"ccc", b"a", b"a", b""]
+    assert take_rows(arr, np.zeros(0, dtype=np.int64)).to_pylist() == []
+    batch = pa.record_batch([arr, pa.array([1.0, 2.0, 3.0, 4.0])], names=["d", "s"])
+    assert take_rows(batch, np.array([1, 3], dtype=np.int32)).column("s").to_pylist() == [2.0, 4.0]
+    for bad in ([4], [-1], [0, 7]):
+        with pytest.raises(ValueError, match="out of range"):
+            take_rows(arr, np.array(bad))
+    with pytest.raises(TypeError):
+        take_rows(arr, np.array([0.0]))
