@@ -183,10 +183,10 @@ def concat_topics(parts: list[tuple[list[str], list[TopicColumn]]]) -> tuple[lis
     """Join per-topic columns of disjoint topic sets, in bytewise topic order."""
     import pyarrow.compute as pc
 
-    from ..io.arrow import binary_array, to_numpy
+    from ..io.arrow import text_keys, to_numpy
 
     qids = [q for part_qids, _ in parts for q in part_qids]
-    keys = binary_array([q.encode("utf-8", "surrogateescape") for q in qids])
+    keys = text_keys(qids)
     idx = to_numpy(pc.sort_indices(keys)).astype(np.int64, copy=False)  # bytewise, stable
     order = idx.tolist()
     columns = []
@@ -201,7 +201,7 @@ def concat_topics(parts: list[tuple[list[str], list[TopicColumn]]]) -> tuple[lis
             merged: np.ndarray = np.concatenate(pieces)  # type: ignore[arg-type]
             w = None if first.weights is None else np.concatenate([cols[j].weights for _, cols in parts])[idx]
             columns.append(TopicColumn(first.label, first.measure, merged[idx], w))
-    return [qids[i] for i in order], columns
+    return list(map(qids.__getitem__, order)), columns
 
 
 def _plain_sums(topic_columns: list[TopicColumn], nq: int) -> dict[int, float]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..core.memo import once
 from ..core.table import EvalOptions, EvalTable, build_table, missing_topic_error
 from ..errors import NoQueriesError
 from ..io.arrow import to_numpy
@@ -100,7 +101,8 @@ def absent_topics(job: Job, seen: pa.Array, *, path: str) -> pa.Array:
     import pyarrow.compute as pc
 
     qrels, opts = job.qrels, job.opts
-    qtopics = pc.unique(qrels.qid.cast(pa.large_binary()))
+    # (the same for every run of the judgements, and asked twice of each: see whole_run_checks)
+    qtopics = once(qrels.qid, "unique_topics", lambda: pc.unique(qrels.qid.cast(pa.large_binary())))
     absent = qtopics.filter(pc.invert(pc.is_in(qtopics, value_set=seen.cast(pa.large_binary()))))
     if len(absent) and len(absent) == len(qtopics) and opts.only_query is None:  # with or without -c
         raise NoQueriesError(f"{path}: the run shares no topic with {qrels.name}: nothing to evaluate")

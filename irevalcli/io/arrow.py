@@ -102,6 +102,22 @@ def binary_array(values: list[bytes]) -> pa.Array:
     )
 
 
+def text_keys(texts: list[str]) -> pa.Array:
+    """The ids ``texts`` (:func:`decode_id`'s) as a large_binary array of their bytes, which
+    sort as trec_eval orders ids: when every id is ASCII, one encoding of them all (a tenth of
+    the time of encoding each: 100k topic ids); else each its own."""
+    import pyarrow as pa
+
+    joined = "".join(texts)
+    if not joined.isascii():
+        return binary_array([t.encode("utf-8", "surrogateescape") for t in texts])
+    offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)), out=offsets[1:])
+    return pa.Array.from_buffers(
+        pa.large_binary(), len(texts), [None, pa.py_buffer(offsets), pa.py_buffer(joined.encode("ascii"))]
+    )
+
+
 def decode_id(b: bytes) -> str:
     """A topic or document id read as bytes, as text (undecodable bytes kept as surrogates)."""
     return b.decode("utf-8", "surrogateescape")

@@ -176,3 +176,15 @@ def test_take_rows_checks_positions_itself():
             take_rows(arr, np.array(bad))
     with pytest.raises(TypeError):
         take_rows(arr, np.array([0.0]))
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [[], [""], ["301", "10", "", "9"], ["b", "é", "a\udcff", "a"], ["q" * 300, "q"]],
+)
+def test_text_keys_are_the_bytes_of_each_id(texts):
+    from irevalcli.io.arrow import text_keys
+
+    keys = text_keys(texts)
+    assert keys.type == pa.large_binary()
+    assert keys.to_pylist() == [t.encode("utf-8", "surrogateescape") for t in texts]
