@@ -430,13 +430,15 @@ def _null_rows(data: bytes, col: str) -> np.ndarray | None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from .arrow import to_numpy
+
     pf = pq.ParquetFile(pa.BufferReader(data))
     if col not in pf.schema_arrow.names:
         return None  # a hive column: never null
     arr = pf.read(columns=[col]).column(col)
     if not arr.null_count:
         return None
-    return arr.is_null().to_numpy(zero_copy_only=False)
+    return to_numpy(arr.is_null())
 
 
 def read_qrels_part(
@@ -802,6 +804,8 @@ def _id_values(ids: pa.Array, integers: bool, out: np.ndarray) -> bool:
     import numpy as np
     import pyarrow as pa
 
+    from .arrow import to_numpy
+
     if not integers:
         got = decimal_ids(ids)
         if got is None:
@@ -810,7 +814,7 @@ def _id_values(ids: pa.Array, integers: bool, out: np.ndarray) -> bool:
     else:
         if ids.null_count:
             return False  # the general reading says where ('no qid value')
-        v = ids.to_numpy(zero_copy_only=False)
+        v = to_numpy(ids)
         if ids.type == pa.uint64() and len(v) and int(v.max()) > np.iinfo(np.int64).max:
             return False
     if out.dtype != v.dtype and len(v):
@@ -881,6 +885,7 @@ def read_log(ds: Dataset, columns: Mapping[str, str], *, wide: bool = False) -> 
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from .arrow import to_numpy
     from .tabular import default_runid, find_column
 
     if ds.fs is not None or "rank" in columns:
@@ -956,17 +961,18 @@ def read_log(ds: Dataset, columns: Mapping[str, str], *, wide: bool = False) -> 
         s = t.column(scol).combine_chunks()
         if s.null_count:
             return False
-        score[part] = s.to_numpy(zero_copy_only=False)
+        score[part] = to_numpy(s)
         if np.isnan(score[part]).any():
             return False
         r = t.column(rcol).combine_chunks()
+        label[part] = to_numpy(r, nulls_ok=True)
         if r.null_count:
             with lock:
                 if not has:
                     has.append(np.ones(n, dtype=bool))
-            has[0][part] = r.is_valid().to_numpy(zero_copy_only=False)
-            r = r.fill_null(0)
-        label[part] = r.to_numpy(zero_copy_only=False)
+            valid = to_numpy(r.is_valid())
+            has[0][part] = valid
+            label[part][~valid] = 0  # (as fill_null(0), which would import pandas for its scalar)
         return True
 
     try:

@@ -83,6 +83,38 @@ def test_out_of_core_evaluation_does_not_import_pandas(tmp_path):
     assert r.stderr.strip().splitlines()[-1] == "pandas not imported"
 
 
+@pytest.mark.parametrize("with_null_label", [False, True])
+def test_labelled_log_evaluation_does_not_import_pandas(tmp_path, with_null_label):
+    """An impression log read by row group (io.dataset.read_log) converts its columns with
+    io.arrow.to_numpy: pyarrow's own to_numpy imported pandas there (its float scores, and a
+    label column's null mask)."""
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(7)
+    n = 3000
+    rel = pa.array(rng.integers(0, 2, n), pa.int64())
+    if with_null_label:
+        rel = pa.array([None if i == 5 else int(v) for i, v in enumerate(rel.to_pylist())], pa.int64())
+    table = pa.table(
+        {
+            "qid": pa.array(np.repeat(np.arange(n // 30), 30), pa.int64()),
+            "docno": pa.array(np.tile(np.arange(30), n // 30), pa.int64()),
+            "score": pa.array(rng.random(n), pa.float32()),
+            "rel": rel,
+        }
+    )
+    log = tmp_path / "log.parquet"
+    pq.write_table(table, log, row_group_size=1000)
+    r = subprocess.run(
+        [sys.executable, "-c", PROBE, "--labelled", "-m", "auc", "-m", "gauc", "-m", "ndcg_cut.10", str(log)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "\nauc " in r.stdout
+    assert r.stderr.strip().splitlines()[-1] == "pandas not imported"
+
+
 # The process entry point (``ireval``'s console script), run to its end; instead of leaving
 # with os._exit it prints what was imported and which Arrow allocator served the run.
 ENTRY_PROBE = """

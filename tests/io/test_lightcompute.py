@@ -188,3 +188,15 @@ def test_text_keys_are_the_bytes_of_each_id(texts):
     keys = text_keys(texts)
     assert keys.type == pa.large_binary()
     assert keys.to_pylist() == [t.encode("utf-8", "surrogateescape") for t in texts]
+
+
+def test_to_numpy_widens_half_floats_and_refuses_what_is_not_a_number():
+    import numpy as np
+
+    from irevalcli.io.arrow import to_numpy
+
+    half = pa.array(np.array([0.5, 1.25, -2.0], dtype=np.float16))
+    got = to_numpy(half)
+    assert got.dtype == np.float64 and got.tolist() == [0.5, 1.25, -2.0]
+    with pytest.raises(TypeError, match="not a numeric"):
+        to_numpy(pa.array(["a"]))
