@@ -46,6 +46,10 @@ if TYPE_CHECKING:
 # loaded machine) and peak at 217 MiB against 299 MiB (C trec_eval 10.0: 599 MiB); 4 MiB
 # chunks peak lower still (about 170 MiB) at more fixed cost per chunk.
 CHUNK_BYTES = 8 << 20  # decompressed bytes parsed at a time
+# A stream's first chunk, then twice as large each time up to CHUNK_BYTES: the main thread, done
+# with the judgements, waited 40-60 ms for a whole first chunk's read and parse (7M-line run,
+# timestamps: its first topics were scored at 252-280 ms, now at 210-215).
+FIRST_CHUNK_BYTES = 1 << 20
 STREAM_THRESHOLD = 32 << 20  # run files at least this large are streamed automatically
 
 
@@ -162,8 +166,11 @@ class ChunkReader:
             self._spool.close()
             self._spool = None
 
-    def chunks(self, *, cut_topics: bool = False) -> Generator[tuple[bytearray, bool, bool], None, None]:
+    def chunks(
+        self, *, cut_topics: bool = False, first: int | None = None
+    ) -> Generator[tuple[bytearray, bool, bool], None, None]:
         """Yields ``(data, last, whole)``: ``data`` ends at a line end unless ``last``.
+        ``first``: the first chunk's size, doubled for each next one up to ``chunk_bytes``.
         ``cut_topics``: a chunk whose last topic is short ends before it, where the bytes
         say it begins (:func:`_last_topic_at`), and that topic leads the next chunk; ``whole``
         says a chunk was so cut (its topics end in it). The errors it raises about a line (a NUL
@@ -171,13 +178,13 @@ class ChunkReader:
         knows the lines before it (:func:`in_file`)."""
         fh, spool = self._open()
         try:
-            yield from self._chunks(fh, spool, cut_topics)
+            yield from self._chunks(fh, spool, cut_topics, first)
         finally:
             if not self.is_stdin:
                 fh.close()
 
     def _chunks(
-        self, fh: IO[bytes], spool: IO[bytes] | None, cut_topics: bool
+        self, fh: IO[bytes], spool: IO[bytes] | None, cut_topics: bool, first: int | None
     ) -> Generator[tuple[bytearray, bool, bool], None, None]:
         raw = self._raw = Tap(fh, hash=self.hash, progress=self.progress, spool=spool, name=self.name)
         head = raw.head(HEAD_BYTES)
@@ -192,7 +199,10 @@ class ChunkReader:
             lead = carry
             # a line longer than a chunk is read on in blocks at least as long as what is
             # carried: its bytes are copied O(1) times each, not once a chunk
-            want = max(self.chunk_bytes, len(carry))
+            size = self.chunk_bytes if first is None else min(first, self.chunk_bytes)
+            if first is not None:
+                first = first * 2 if first * 2 < self.chunk_bytes else None
+            want = max(size, len(carry))
             buf = bytearray(len(lead) + want)
             buf[: len(lead)] = lead
             try:
@@ -451,7 +461,10 @@ class ParsedChunks:
         workers = workers or min(2, cpus())  # (one CPU: one worker, the memory of fewer chunks)
 
         self._reader = reader
-        self._chunks = reader.chunks(cut_topics=cut_topics)
+        # a stream's first chunks grow from FIRST_CHUNK_BYTES: the evaluation begins as soon as the
+        # judgements are read, not a whole chunk's read and parse later (the out-of-core pass
+        # plans on its first chunk: a whole one)
+        self._chunks = reader.chunks(cut_topics=cut_topics, first=FIRST_CHUNK_BYTES if cut_topics else None)
         self._grouped = cut_topics  # the first chunk's topics are checked where it is parsed
         self._name = name
         self._ranks = reader.ranks

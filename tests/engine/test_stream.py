@@ -920,3 +920,25 @@ def test_a_first_chunk_out_of_topic_order_stops_the_reading(tmp_path, monkeypatc
     assert len(read) == 1  # (one worker: with more, those begun beside the first are read too)
     assert not stream._may_be_grouped(__import__("pyarrow").array([b"1", b"2", b"1"]))
     assert stream._may_be_grouped(__import__("pyarrow").array([b"1", b"1", b"2"]))
+
+
+def test_first_chunks_grow_to_the_chunk_size(tmp_path, monkeypatch):
+    """``first``: the first chunk is that large, each next one twice the last, up to the chunk
+    size; a stream's workers read so (FIRST_CHUNK_BYTES), and give the same batches."""
+    from irevalcli.engine import stream
+
+    lines = [f"{t} Q0 d{d} {d} {20 - d} r\n" for t in range(300) for d in range(12)]
+    path = write(tmp_path / "run", "".join(lines))
+    sizes = [len(c) for c, _, _ in stream.ChunkReader(str(path), chunk_bytes=4096).chunks(first=512)]
+    assert len(sizes) > 8
+    for size, bound in zip(sizes, [512, 1024, 2048, 4096, 4096]):
+        assert abs(size - bound) < 40  # (cut at a line end, and led by the last one's cut line)
+    assert sum(sizes) == path.stat().st_size
+
+    def rows(batches):  # (the batches end elsewhere: the rows are the same)
+        return [row for b, _, _ in batches for row in zip(b.qid.to_pylist(), b.docno.to_pylist(), b.lineno.tolist())]
+
+    expected = rows(stream.topic_batches(stream.ChunkReader(str(path), chunk_bytes=4096), str(path)))
+    monkeypatch.setattr(stream, "FIRST_CHUNK_BYTES", 300)
+    with stream.ParsedChunks(stream.ChunkReader(str(path), chunk_bytes=4096), str(path)) as batches:
+        assert rows(batches) == expected
