@@ -172,11 +172,13 @@ class Tap(io.RawIOBase):
         spool: IO[bytes] | None = None,
         name: str = "<stdin>",
     ) -> None:
-        import hashlib
-
         self.fh = fh
         self.progress = progress
-        self.sha = hashlib.sha256()
+        self.sha: Any = None  # hashlib's sha256, when ``hash`` (hashlib is imported only then)
+        if hash:
+            import hashlib
+
+            self.sha = hashlib.sha256()
         self.enabled = hash
         self.spool = spool
         self.name = name
