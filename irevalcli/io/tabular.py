@@ -428,7 +428,13 @@ def parse_labelled_parquet(
             if not (pa.types.is_integer(label.type) or pa.types.is_floating(label.type)):
                 raise NotPlain
             nulls = to_numpy(label.is_null())
-            tab.cols["rel"] = label.fill_null(pa.scalar(0, label.type))
+            # the nulls as 0 in numpy (fill_null(pa.scalar(0)) went through pyarrow's pandas
+            # shim: pandas imported, a quarter of a second), of the column's own type
+            values = to_numpy(label, nulls_ok=True).copy()
+            values[nulls] = 0
+            tab.cols["rel"] = pa.Array.from_buffers(
+                pa.from_numpy_dtype(values.dtype), len(values), [None, pa.py_buffer(values)]
+            )
         score = _floats(tab, "score", "score")
         runid = default_runid(src.name)
         if "runid" in tab.cols:
@@ -539,7 +545,7 @@ def _parse_msmarco(src: Source, ranks: bool) -> Run:
     fast = fast_table(src.data, 3, 3, {0: pa.large_binary(), 1: pa.large_binary(), 2: pa.int64()})
     if fast is not None and len(fast):
         qid, docno = fast.column("f0").combine_chunks(), fast.column("f1").combine_chunks()
-        rank = fast.column("f2").to_numpy()
+        rank = to_numpy(fast.column("f2"))
         lineno = np.arange(1, len(fast) + 1, dtype=np.int64)
     else:
         lines = tokenize(src.data, src.name, blank_lines_ok=True, what="run")
@@ -949,7 +955,7 @@ def _first_null(tab: _Table, arr: pa.Array, role: str) -> None:
     import numpy as np
 
     if arr.null_count:
-        i = int(np.argmax(arr.is_null().to_numpy(zero_copy_only=False)))
+        i = int(np.argmax(to_numpy(arr.is_null())))
         raise tab.error(f"no {role} value", i)
 
 

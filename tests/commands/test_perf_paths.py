@@ -83,11 +83,12 @@ def test_out_of_core_evaluation_does_not_import_pandas(tmp_path):
     assert r.stderr.strip().splitlines()[-1] == "pandas not imported"
 
 
-@pytest.mark.parametrize("with_null_label", [False, True])
-def test_labelled_log_evaluation_does_not_import_pandas(tmp_path, with_null_label):
+@pytest.mark.parametrize(("with_null_label", "text_ids"), [(False, False), (True, False), (True, True)])
+def test_labelled_log_evaluation_does_not_import_pandas(tmp_path, with_null_label, text_ids):
     """An impression log read by row group (io.dataset.read_log) converts its columns with
     io.arrow.to_numpy: pyarrow's own to_numpy imported pandas there (its float scores, and a
-    label column's null mask)."""
+    label column's null mask), and so did the general labelled reading's fill_null (ids that
+    are not numbers)."""
     import pyarrow.parquet as pq
 
     rng = np.random.default_rng(7)
@@ -95,10 +96,11 @@ def test_labelled_log_evaluation_does_not_import_pandas(tmp_path, with_null_labe
     rel = pa.array(rng.integers(0, 2, n), pa.int64())
     if with_null_label:
         rel = pa.array([None if i == 5 else int(v) for i, v in enumerate(rel.to_pylist())], pa.int64())
+    qid, docno = np.repeat(np.arange(n // 30), 30), np.tile(np.arange(30), n // 30)
     table = pa.table(
         {
-            "qid": pa.array(np.repeat(np.arange(n // 30), 30), pa.int64()),
-            "docno": pa.array(np.tile(np.arange(30), n // 30), pa.int64()),
+            "qid": pa.array([f"q{q}" for q in qid] if text_ids else qid),
+            "docno": pa.array([f"d{d}" for d in docno] if text_ids else docno),
             "score": pa.array(rng.random(n), pa.float32()),
             "rel": rel,
         }
