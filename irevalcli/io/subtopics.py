@@ -98,12 +98,14 @@ def _check_duplicates(sub: SubtopicQrels) -> None:
     import numpy as np
     import pyarrow as pa
 
+    from .arrow import to_numpy
+
     if len(sub.rel) == 0:
         return
     chunked = pa.chunked_array([a.cast(pa.large_binary()) for a in (sub.qid, sub.subtopic, sub.docno)])
     codes = chunked.dictionary_encode()
     n = len(sub.rel)
-    idx = np.concatenate([c.indices.to_numpy(zero_copy_only=False).astype(np.int64) for c in codes.chunks])
+    idx = np.concatenate([to_numpy(c.indices).astype(np.int64) for c in codes.chunks])
     q, s, d = idx[:n], idx[n : 2 * n], idx[2 * n :]
     order = np.lexsort((sub.lineno, d, s, q))
     qo, so, do = q[order], s[order], d[order]

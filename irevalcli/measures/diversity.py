@@ -22,17 +22,21 @@ divided by S), ireval normalises every k.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..core.table import EvalTable
 from ..errors import MeasureParamError, UsageError
+from ..io.arrow import from_numpy, text_keys, to_numpy, valid_mask
 from ..records import Record
 from ._util import opt, pair
 from .dcg import discount
 from .registry import LONG_CUTOFFS, PAIRS, Params, measure
 from .spellings import Build, Target, int_cutoff, number_opts, rel_view, spelling
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 ALPHA = 0.5
 BETA = 0.5
@@ -84,6 +88,11 @@ def _prepare(t: EvalTable) -> _Subtopics:
     return t.memo(("subtopics", t.level), lambda: _subtopics(t))
 
 
+def _found_at(idx: pa.Array) -> np.ndarray:
+    """``pc.index_in``'s positions as int64, -1 where a value was not found (its nulls)."""
+    return np.where(valid_mask(idx), to_numpy(idx, nulls_ok=True), -1).astype(np.int64)
+
+
 def _subtopics(t: EvalTable) -> _Subtopics:
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -91,30 +100,28 @@ def _subtopics(t: EvalTable) -> _Subtopics:
     sub = t.subtopics
     if sub is None:
         raise UsageError("the diversity measures need subtopic judgements: give --subtopics FILE")
-    qset = pa.array([q.encode("utf-8", "surrogateescape") for q in t.qids], pa.large_binary())
-    topic = pc.index_in(sub.qid.cast(pa.large_binary()), value_set=qset).to_numpy(zero_copy_only=False)
-    topic = np.where(np.isnan(topic.astype(np.float64)), -1, topic).astype(np.int64)
+    qset = text_keys(t.qids)
+    topic = _found_at(pc.index_in(sub.qid.cast(pa.large_binary()), value_set=qset))
     keep = topic >= 0
     topic = topic[keep]
-    docno = sub.docno.cast(pa.large_binary()).filter(pa.array(keep))
-    subtopic = sub.subtopic.cast(pa.large_binary()).filter(pa.array(keep))
+    docno = sub.docno.cast(pa.large_binary()).filter(from_numpy(keep))
+    subtopic = sub.subtopic.cast(pa.large_binary()).filter(from_numpy(keep))
     rel = (sub.rel[keep] >= t.level).astype(np.int64)
     # documents: (topic, docno) pairs, docno in bytewise order within a topic
     denc = docno.dictionary_encode()
     ddict = denc.dictionary
     drank = np.empty(len(ddict), dtype=np.int64)
-    drank[pc.sort_indices(ddict).to_numpy()] = np.arange(len(ddict))
-    dcode = drank[denc.indices.to_numpy(zero_copy_only=False).astype(np.int64)] if len(ddict) else np.zeros(0, np.int64)
+    drank[to_numpy(pc.sort_indices(ddict))] = np.arange(len(ddict))
+    dcode = drank[to_numpy(denc.indices).astype(np.int64)] if len(ddict) else np.zeros(0, np.int64)
     pairkey = np.unique(topic * max(len(ddict), 1) + dcode)
     doc_of_row = np.searchsorted(pairkey, topic * max(len(ddict), 1) + dcode)
     doc_topic = pairkey // max(len(ddict), 1)
     doc_start = np.zeros(t.nq + 1, dtype=np.int64)
     np.cumsum(np.bincount(doc_topic, minlength=t.nq), out=doc_start[1:])
-    sorted_docs = ddict.take(pa.array(pc.sort_indices(ddict).to_numpy()))
-    doc_docno = sorted_docs.take(pa.array(pairkey % max(len(ddict), 1))) if len(pairkey) else sorted_docs
+    sorted_docs = ddict.take(pc.sort_indices(ddict))
+    doc_docno = sorted_docs.take(from_numpy(pairkey % max(len(ddict), 1))) if len(pairkey) else sorted_docs
     if t.doc_dict is not None and len(pairkey):
-        code = pc.index_in(doc_docno, value_set=t.doc_dict.cast(pa.large_binary())).to_numpy(zero_copy_only=False)
-        doc_code = np.where(np.isnan(code.astype(np.float64)), -1, code).astype(np.int64)
+        doc_code = _found_at(pc.index_in(doc_docno, value_set=t.doc_dict.cast(pa.large_binary())))
     else:
         doc_code = np.full(len(pairkey), -1, dtype=np.int64)
     # subtopics: (topic, subtopic) pairs
@@ -123,7 +130,7 @@ def _subtopics(t: EvalTable) -> _Subtopics:
     srank = np.empty(len(sdict), dtype=np.int64)
     skeys = _subtopic_key(sdict)
     srank[sorted(range(len(sdict)), key=lambda i: skeys[i])] = np.arange(len(sdict))
-    scode = srank[senc.indices.to_numpy(zero_copy_only=False).astype(np.int64)] if len(sdict) else np.zeros(0, np.int64)
+    scode = srank[to_numpy(senc.indices).astype(np.int64)] if len(sdict) else np.zeros(0, np.int64)
     m = rel > 0
     skey = topic[m] * max(len(sdict), 1) + scode[m]
     uniq, pair_sub = np.unique(skey, return_inverse=True)

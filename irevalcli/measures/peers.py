@@ -15,6 +15,7 @@ import numpy as np
 
 from ..core.table import EvalTable, distinct
 from ..errors import MeasureParamError
+from ..io.arrow import from_numpy, text_keys, to_numpy, valid_mask
 from . import dcg as dcg_kernel
 from ._util import opt, safe_div
 from .ap import judged_nonrel_rows
@@ -190,18 +191,14 @@ def _subtopic_entries_of(t: EvalTable) -> tuple[np.ndarray, np.ndarray, np.ndarr
     sub = t.subtopics
     if sub is None:
         raise UsageError("PrecisionIAMetric and AlphaDCGMetric need subtopic judgements: give --subtopics FILE")
-    qset = pa.array([q.encode("utf-8", "surrogateescape") for q in t.qids], pa.large_binary())
+    qset = text_keys(t.qids)
     topic = pc.index_in(sub.qid.cast(pa.large_binary()), value_set=qset)
-    keep = np.asarray(topic.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
-    topic = np.asarray(topic.fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64)[keep]
+    keep = valid_mask(topic)
+    topic = to_numpy(topic, nulls_ok=True).astype(np.int64)[keep]
     label = sub.rel[keep]
     # subtopic ids per (topic, subtopic)
-    scode = np.asarray(
-        sub.subtopic.cast(pa.large_binary())
-        .filter(pa.array(keep))
-        .dictionary_encode()
-        .indices.to_numpy(zero_copy_only=False),
-        dtype=np.int64,
+    scode = to_numpy(sub.subtopic.cast(pa.large_binary()).filter(from_numpy(keep)).dictionary_encode().indices).astype(
+        np.int64
     )
     width = int(scode.max(initial=0)) + 1
     sid = topic * width + scode
@@ -211,10 +208,10 @@ def _subtopic_entries_of(t: EvalTable) -> tuple[np.ndarray, np.ndarray, np.ndarr
     row = np.full(len(topic), -1, dtype=np.int64)
     if t.doc is not None and t.doc_dict is not None and len(topic) and len(t.g):
         code = pc.index_in(
-            sub.docno.cast(pa.large_binary()).filter(pa.array(keep)), value_set=t.doc_dict.cast(pa.large_binary())
+            sub.docno.cast(pa.large_binary()).filter(from_numpy(keep)), value_set=t.doc_dict.cast(pa.large_binary())
         )
-        has = np.asarray(code.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
-        code = np.asarray(code.fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64)
+        has = valid_mask(code)
+        code = np.where(has, to_numpy(code, nulls_ok=True), 0).astype(np.int64)
         dwidth = int(max(code.max(initial=0), t.doc.max(initial=0))) + 1
         row_key = t.g * dwidth + t.doc
         order = np.argsort(row_key, kind="stable")

@@ -52,6 +52,34 @@ def test_trec_evaluation_does_not_import_pandas(args):
     assert r.stderr.strip().splitlines()[-1] == "pandas not imported"
 
 
+@pytest.mark.parametrize("measures", [["alpha_ndcg_cut.10", "err_ia_cut.10"], ["PrecisionIAMetric@10"]])
+def test_diversity_measures_do_not_import_pandas(tmp_path, measures):
+    """The subtopic judgements' reading and the diversity measures convert with io.arrow
+    (pyarrow's to_numpy, pa.array and fill_null imported pandas there)."""
+    text = (EXAMPLES / "qrels.txt").read_text().splitlines()
+    rows = [line.split() for line in text if line.strip() and not line.startswith("#")]
+    subtopics = tmp_path / "subtopics.txt"
+    subtopics.write_text("".join(f"{q} {1 + i % 2} {d} {r}\n" for i, (q, _, d, r) in enumerate(rows)))
+    args = [a for m in measures for a in ("-m", m)]
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            PROBE,
+            "--subtopics",
+            str(subtopics),
+            *args,
+            str(EXAMPLES / "qrels.txt"),
+            str(EXAMPLES / "run.txt"),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert r.stdout.count("\tall\t") == len(measures)
+    assert r.stderr.strip().splitlines()[-1] == "pandas not imported"
+
+
 def test_out_of_core_evaluation_does_not_import_pandas(tmp_path):
     """The partition pass builds its batches from numpy columns without pa.record_batch's own
     conversion (which imports pandas: it once cost the 10M-line shuffled run 0.28 s)."""
