@@ -279,18 +279,15 @@ class _Partitions:
         import numpy as np
         import pyarrow as pa
 
+        from ..io.arrow import own_type_array
+
         lineno = split.columns[3]
         if lines_before:
             lineno += lines_before  # (the split's own copy)
-        # the numpy columns as Arrow arrays of the schema's types, on their buffers: given to
-        # pa.record_batch as they are, they would go through pyarrow's pandas shim, which
-        # imports pandas (a quarter of a second)
-        columns = [
-            pa.Array.from_buffers(field.type, len(c), [None, pa.py_buffer(np.ascontiguousarray(c))])
-            if isinstance(c, np.ndarray)
-            else c
-            for c, field in zip(split.columns, self.schema)
-        ]
+        # the numpy columns as Arrow arrays on their buffers: given to pa.record_batch as they
+        # are, they would go through pyarrow's pandas shim, which imports pandas (a quarter of a
+        # second)
+        columns = [own_type_array(c) if isinstance(c, np.ndarray) else c for c in split.columns]
         batch = pa.record_batch(columns, schema=self.schema)
         self.rows += batch.num_rows
         start = 0

@@ -81,6 +81,15 @@ def from_numpy(x: np.ndarray) -> pa.Array:
     return pa.Array.from_buffers(types[x.dtype], len(x), [None, pa.py_buffer(x)])
 
 
+def own_type_array(x: np.ndarray) -> pa.Array:
+    """A 1-d numeric numpy array as an Arrow array of the same type (uint64 stays uint64, where
+    :func:`from_numpy` widens to int64), on its buffer; never through pyarrow's pandas shim."""
+    import pyarrow as pa
+
+    x = np.ascontiguousarray(x)
+    return pa.Array.from_buffers(pa.from_numpy_dtype(x.dtype), len(x), [None, pa.py_buffer(x)])
+
+
 def take_rows(values: pa.Array | pa.RecordBatch, rows: np.ndarray) -> pa.Array | pa.RecordBatch:
     """``values.take(rows)`` for integer positions ``rows``: checked here in two numpy passes
     (a ValueError when one is out of range), then taken without Arrow's own check, which about

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ..errors import InputError, UsageError
 from . import source
-from .arrow import to_numpy
+from .arrow import own_type_array, to_numpy
 from .trec import Qrels, Run, Source, read_source, refuse_bom
 
 if TYPE_CHECKING:
@@ -432,9 +432,7 @@ def parse_labelled_parquet(
             # shim: pandas imported, a quarter of a second), of the column's own type
             values = to_numpy(label, nulls_ok=True).copy()
             values[nulls] = 0
-            tab.cols["rel"] = pa.Array.from_buffers(
-                pa.from_numpy_dtype(values.dtype), len(values), [None, pa.py_buffer(values)]
-            )
+            tab.cols["rel"] = own_type_array(values)
         score = _floats(tab, "score", "score")
         runid = default_runid(src.name)
         if "runid" in tab.cols:

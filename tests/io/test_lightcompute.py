@@ -200,3 +200,13 @@ def test_to_numpy_widens_half_floats_and_refuses_what_is_not_a_number():
     assert got.dtype == np.float64 and got.tolist() == [0.5, 1.25, -2.0]
     with pytest.raises(TypeError, match="not a numeric"):
         to_numpy(pa.array(["a"]))
+
+
+def test_own_type_array_keeps_the_dtype():
+    import numpy as np
+
+    from irevalcli.io.arrow import own_type_array
+
+    for dtype, arrow in ((np.uint64, pa.uint64()), (np.int32, pa.int32()), (np.float64, pa.float64())):
+        got = own_type_array(np.array([3, 1, 2], dtype=dtype)[::-1])
+        assert got.type == arrow and got.to_pylist() == [2, 1, 3]
