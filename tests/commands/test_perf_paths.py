@@ -13,6 +13,8 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+import irevalcli.commands.main as cli
+import irevalcli.commands.process as process
 from irevalcli.engine.stream import prefetch
 from irevalcli.errors import InputError
 from irevalcli.io.arrow import binary_array, from_numpy, to_numpy, valid_mask
@@ -152,12 +154,17 @@ import json, os, sys
 import irevalcli.commands.main as cli
 import irevalcli.commands.process as process
 
+tuned = []  # what each call of process.tune_malloc returned
+tune = process.tune_malloc
+process.tune_malloc = lambda: tuned.append(tune()) or tuned[-1]
+
 def report(code):
     sys.stdout.flush()
     pool = sys.modules["pyarrow"].default_memory_pool().backend_name if "pyarrow" in sys.modules else None
     tops = sorted({m.split(".")[0] for m in sys.modules})
     blas = os.environ.get("OPENBLAS_NUM_THREADS")
-    print(json.dumps({"code": code, "modules": tops, "pool": pool, "blas": blas}), file=sys.stderr)
+    out = {"code": code, "modules": tops, "pool": pool, "blas": blas, "malloc": tuned}
+    print(json.dumps(out), file=sys.stderr)
     sys.stderr.flush()
     os._exit(0)
 
@@ -168,11 +175,12 @@ cli.entry()
 HEAVY = ("pandas", "rich", "scipy", "dask", "distributed", "matplotlib")
 
 
-def run_entry(args, env_pool=None, env_blas=None):
+def run_entry(args, env_pool=None, env_blas=None, env=None):
     import json
     import os
 
-    env = {k: v for k, v in os.environ.items() if k not in ("ARROW_DEFAULT_MEMORY_POOL", "OPENBLAS_NUM_THREADS")}
+    own = ("ARROW_DEFAULT_MEMORY_POOL", "OPENBLAS_NUM_THREADS", "GLIBC_TUNABLES", *process.MALLOC_USER_VARS)
+    env = {**{k: v for k, v in os.environ.items() if k not in own}, **(env or {})}
     if env_pool is not None:
         env["ARROW_DEFAULT_MEMORY_POOL"] = env_pool
     if env_blas is not None:
@@ -230,6 +238,40 @@ def test_ireval_process_runs_blas_on_one_thread_unless_told_otherwise():
     assert probe["blas"] == "1" and out.startswith("map")
     out, probe = run_entry(args, env_blas="2")
     assert probe["blas"] == "2" and out.startswith("map")
+
+
+def _glibc() -> bool:
+    import platform
+
+    return sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"
+
+
+@pytest.mark.skipif(not _glibc(), reason="the allocator tuned is GNU libc's")
+def test_ireval_process_tunes_malloc_once_it_has_work_unless_told_otherwise():
+    """The ireval process keeps large blocks in malloc's heaps (commands/process.py
+    MALLOC_OPTIONS: a streamed run's chunks no longer fault in new pages); not for --help, not
+    when the user tuned malloc through the environment, never for a caller of main() or the API."""
+    args = ["-m", "map", str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "run.txt")]
+    out, probe = run_entry(args)
+    assert probe["malloc"] == [True] and out.startswith("map")
+    for var in ("MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_"):
+        out, probe = run_entry(args, env={var: "1048576"})
+        assert probe["malloc"] == [False] and out.startswith("map")
+    out, probe = run_entry(args, env={"GLIBC_TUNABLES": "glibc.malloc.trim_threshold=1048576"})
+    assert probe["malloc"] == [False] and out.startswith("map")
+    out, probe = run_entry(["--help"])
+    assert probe["malloc"] == [] and out.startswith("Usage: ireval")
+    out, probe = run_entry(
+        ["compare", str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "run.txt"), str(EXAMPLES / "run2.txt")]
+    )
+    assert probe["malloc"] == [True] and probe["code"] == 0
+
+
+def test_main_called_in_process_leaves_malloc_alone(monkeypatch, capsys):
+    calls = []
+    monkeypatch.setattr(process, "tune_malloc", lambda: calls.append(1))
+    assert cli.main(["-m", "map", str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "run.txt")]) == 0
+    assert capsys.readouterr().out.startswith("map") and calls == []
 
 
 def test_prefetch_keeps_order():
