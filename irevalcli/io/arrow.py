@@ -90,6 +90,31 @@ def own_type_array(x: np.ndarray) -> pa.Array:
     return pa.Array.from_buffers(pa.from_numpy_dtype(x.dtype), len(x), [None, pa.py_buffer(x)])
 
 
+def zeros_for_nulls(arr: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """A numeric array with its nulls as 0, of its own type (``fill_null(0)`` without pyarrow's
+    pandas shim, through which a Python fill value goes)."""
+    import pyarrow as pa
+
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+    values = to_numpy(arr, nulls_ok=True).copy()
+    if arr.null_count:
+        values[~valid_mask(arr)] = 0
+    return own_type_array(values)
+
+
+def repeated_text(value: str, n: int) -> pa.Array:
+    """A string array of ``n`` times ``value`` (``pa.array([value] * n, pa.string())`` without
+    a Python list, nor pyarrow's pandas shim); large_string when its bytes need 64-bit offsets."""
+    import pyarrow as pa
+
+    data = value.encode("utf-8", "surrogateescape")
+    wide = len(data) * n >= 1 << 31
+    offsets = np.arange(n + 1, dtype=np.int64 if wide else np.int32) * len(data)
+    kind = pa.large_string() if wide else pa.string()
+    return pa.Array.from_buffers(kind, n, [None, pa.py_buffer(offsets), pa.py_buffer(data * n)])
+
+
 def take_rows(values: pa.Array | pa.RecordBatch, rows: np.ndarray) -> pa.Array | pa.RecordBatch:
     """``values.take(rows)`` for integer positions ``rows``: checked here in two numpy passes
     (a ValueError when one is out of range), then taken without Arrow's own check, which about

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import DuplicateDocError, InputError, UsageError
 from ..machine import cpus
+from .arrow import repeated_text, zeros_for_nulls
 from .source import is_url
 from .trec import Qrels, Run, Source
 
@@ -293,13 +294,21 @@ def _with_hive(data: bytes, name: str, hive: Sequence[tuple[str, str]], fill_lab
     changed = False
     for key, value in hive:
         if key not in table.column_names:
-            table = table.append_column(key, pa.array([value] * table.num_rows, pa.string()))
+            table = table.append_column(key, repeated_text(value, table.num_rows))
             changed = True
     if fill_label is not None and fill_label in table.column_names:
         col = table.column(fill_label)
         if col.null_count:
-            zero = pa.scalar("0" if pa.types.is_string(col.type) or pa.types.is_large_string(col.type) else 0)
-            filled = col.fill_null(zero.cast(col.type) if not pa.types.is_dictionary(col.type) else zero)
+            # (a Python fill value goes through pyarrow's pandas shim: numbers and text without it)
+            if pa.types.is_integer(col.type) or pa.types.is_floating(col.type):
+                filled = zeros_for_nulls(col)
+            elif pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
+                import pyarrow.compute as pc
+
+                filled = pc.coalesce(col.combine_chunks(), repeated_text("0", len(col)).cast(col.type))
+            else:
+                zero = pa.scalar(0)
+                filled = col.fill_null(zero.cast(col.type) if not pa.types.is_dictionary(col.type) else zero)
             table = table.set_column(table.column_names.index(fill_label), fill_label, filled)
             changed = True
     if not changed:

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ..errors import InputError, UsageError
 from . import source
-from .arrow import own_type_array, to_numpy
+from .arrow import to_numpy, zeros_for_nulls
 from .trec import Qrels, Run, Source, read_source, refuse_bom
 
 if TYPE_CHECKING:
@@ -428,11 +428,9 @@ def parse_labelled_parquet(
             if not (pa.types.is_integer(label.type) or pa.types.is_floating(label.type)):
                 raise NotPlain
             nulls = to_numpy(label.is_null())
-            # the nulls as 0 in numpy (fill_null(pa.scalar(0)) went through pyarrow's pandas
-            # shim: pandas imported, a quarter of a second), of the column's own type
-            values = to_numpy(label, nulls_ok=True).copy()
-            values[nulls] = 0
-            tab.cols["rel"] = own_type_array(values)
+            # (fill_null(pa.scalar(0)) went through pyarrow's pandas shim: pandas imported, a
+            # quarter of a second)
+            tab.cols["rel"] = zeros_for_nulls(label)
         score = _floats(tab, "score", "score")
         runid = default_runid(src.name)
         if "runid" in tab.cols:

@@ -362,3 +362,32 @@ def test_bridge_nulls_and_binary():
 def test_bridge_widens_other_dtypes_without_truncating():
     assert from_numpy(np.array([1.5, -2.25], dtype=np.float32)).to_pylist() == [1.5, -2.25]
     assert from_numpy(np.array([7, 255], dtype=np.uint8)).to_pylist() == [7, 255]
+
+
+@pytest.mark.parametrize("label_type", [pa.int64(), pa.string()])
+def test_labelled_hive_dataset_with_missing_labels_does_not_import_pandas(tmp_path, label_type):
+    """A hive-partitioned labelled dataset whose files lack the topic column, and whose labels
+    have nulls: io.dataset adds the column and fills the labels without pyarrow's pandas shim
+    (a list-built string column and fill_null with a Python value both imported pandas)."""
+    import pyarrow.parquet as pq
+
+    for q in range(3):
+        part = tmp_path / "hive" / f"qid=q{q}"
+        part.mkdir(parents=True)
+        labels = [None if i == 3 else i % 2 for i in range(20)]
+        rel = pa.array(
+            [None if v is None else (str(v) if label_type == pa.string() else v) for v in labels], label_type
+        )
+        scores = pa.array(np.arange(20, 0, -1), pa.float64())
+        table = pa.table({"docno": pa.array([f"d{i}" for i in range(20)]), "score": scores, "rel": rel})
+        pq.write_table(table, part / "part.parquet")
+    r = subprocess.run(
+        [sys.executable, "-c", PROBE, "--labelled", "-q", "-m", "map", "-m", "auc", str(tmp_path / "hive")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    lines = r.stdout.splitlines()
+    assert [ln.split()[1] for ln in lines if ln.startswith("map")] == ["q0", "q1", "q2", "all"]
+    assert lines[-1].split() == ["auc", "all", "0.4111"]
+    assert r.stderr.strip().splitlines()[-1] == "pandas not imported"

@@ -210,3 +210,27 @@ def test_own_type_array_keeps_the_dtype():
     for dtype, arrow in ((np.uint64, pa.uint64()), (np.int32, pa.int32()), (np.float64, pa.float64())):
         got = own_type_array(np.array([3, 1, 2], dtype=dtype)[::-1])
         assert got.type == arrow and got.to_pylist() == [2, 1, 3]
+
+
+def test_zeros_for_nulls_is_fill_null_zero_of_the_same_type():
+    from irevalcli.io.arrow import zeros_for_nulls
+
+    for typ in (pa.int64(), pa.int8(), pa.uint16(), pa.float32(), pa.float64()):
+        arr = pa.array([1, None, 3, None], typ)
+        got = zeros_for_nulls(arr)
+        assert got.type == typ and got.null_count == 0
+        assert got.equals(arr.fill_null(pa.scalar(0).cast(typ)))
+        sliced = pa.chunked_array([arr.slice(1), pa.array([None, 7], typ)])
+        assert zeros_for_nulls(sliced).to_pylist() == [0, 3, 0, 0, 7]
+    plain = pa.array([4, 5], pa.int32())
+    assert zeros_for_nulls(plain).equals(plain)
+
+
+def test_repeated_text_is_the_list_built_array():
+    from irevalcli.io.arrow import repeated_text
+
+    for value, n in (("q7", 5), ("", 3), ("é", 2), ("x", 0)):
+        got = repeated_text(value, n)
+        got.validate(full=True)
+        assert got.type == pa.string() and got.to_pylist() == [value] * n
+    assert repeated_text("topic", 3).equals(pa.array(["topic"] * 3, pa.string()))
