@@ -747,6 +747,8 @@ def rank_permutation(
     ties: str = "docno",
     lineno: np.ndarray | None = None,
     rank: np.ndarray | None = None,
+    *,
+    numeric_ids: np.ndarray | None = None,
 ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
     """:func:`rank_order` as ``(base, pos, src)``: the order is ``base`` (None: the rows
     as they are) with ``order[pos] = src``, the rows of tied (topic, score) groups
@@ -762,13 +764,17 @@ def rank_permutation(
     ``ties="rank"`` orders by the run's ``rank`` column instead of the score (ascending:
     rank 1 first, as the file says), and rows of equal (topic, rank) by score descending,
     then docno descending: a run whose rank column is constant ranks as trec_eval does.
+
+    ``numeric_ids``: the value of every docno, when each is a canonical decimal
+    (:func:`_numeric_ids`): with ``ties="docno"`` tied rows are then ordered by those
+    values' text order (:func:`decimal_text_order`), without reading the docnos' bytes.
     """
     if ties == "rank":
         if rank is None:
             raise ValueError("ties='rank' needs the run's rank column")  # pragma: no cover (build_table checks)
         # ranks are at most 2**53 in magnitude (the readers check), so -rank is exact
         return _permutation(topic, -np.asarray(rank, dtype=np.float64), docno, ties, lineno, score)
-    return _permutation(topic, score, docno, ties, lineno, None)
+    return _permutation(topic, score, docno, ties, lineno, None, numeric_ids)
 
 
 def _permutation(
@@ -778,6 +784,7 @@ def _permutation(
     ties: str,
     lineno: np.ndarray | None,
     then_score: np.ndarray | None,
+    numeric_ids: np.ndarray | None = None,
 ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
     """:func:`rank_permutation` by (topic, ``score`` descending); tied rows by ``then_score``
     descending (when given), then docno descending, or by input order."""
@@ -826,6 +833,15 @@ def _permutation(
         return base, pos, rows[np.lexsort((line, gid))]
     if ties not in ("docno", "rank"):
         raise ValueError(f"unknown tie rule {ties!r}")  # pragma: no cover (the CLI offers TIE_RULES)
+    if numeric_ids is not None and then_score is None:
+        # docno descending as integers, packed with the group into one key sorted by numpy:
+        # half the time of Arrow's sort on the bytes, and no take of them (28k tied rows of a
+        # streamed chunk of MS MARCO passage ids: 0.9 against 1.6 + 0.35 ms)
+        key = decimal_text_order(numeric_ids[rows])
+        span = int(key.max()) + 1
+        if (int(gid[-1]) + 1) * span < 1 << (63 - max(len(rows) - 1, 1).bit_length()):
+            order, _ = _stable_sort(gid * span + (span - 1 - key))
+            return base, pos, rows[order]
     cols = {"g": from_numpy(gid), "d": docno.take(from_numpy(rows))}
     keys = [("g", "ascending"), ("d", "descending")]
     if then_score is not None:
@@ -911,12 +927,27 @@ def _numeric_ids(arr: pa.Array) -> np.ndarray | None:
     return ids if ids.min() >= 0 else None
 
 
+_POWERS_OF_10 = np.array([10**d for d in range(16)], dtype=np.int64)
+
+
+def decimal_text_order(values: np.ndarray) -> np.ndarray:
+    """Non-negative integer keys, below 16 * 10**w for values of at most w digits, that sort
+    as the canonical decimal texts of ``values`` (0 <= value < 10**15) sort bytewise: the
+    digits padded with zeros on the right to w, then the number of digits (a text that is a
+    prefix of another sorts first). Equal keys mean equal values; keys of one call compare."""
+    if not len(values):
+        return np.zeros(0, dtype=np.int64)
+    digits = np.searchsorted(_POWERS_OF_10[1:], values, side="right") + 1
+    width = int(digits.max())
+    return values * _POWERS_OF_10[width - digits] * 16 + digits
+
+
 def _doc_codes(
     qrels_docno: pa.Array, run_docno: pa.Array, want_dict: bool, ntopics: int
-) -> tuple[np.ndarray, np.ndarray, int, Any]:
+) -> tuple[np.ndarray, np.ndarray, int, Any, bool]:
     """Codes for qrels and run docnos in one code space: (qrels codes, run codes,
-    code bound, dictionary or None). Equal codes mean equal docnos; a qrels code of
-    -1 matches no run docno.
+    code bound, dictionary or None, whether the run codes are the docnos' values). Equal codes
+    mean equal docnos; a qrels code of -1 matches no run docno.
 
     Numeric docnos (MS MARCO passage ids) use their value, which avoids hashing
     millions of strings; otherwise, or when a measure needs the dictionary of
@@ -939,14 +970,14 @@ def _doc_codes(
                 if ok.any():
                     qids[ok] = to_numpy(pc.cast(q.filter(from_numpy(ok)).cast(pa.large_string()), pa.int64()))
             qids = np.where((qids >= 0) & (qids < bound), qids, -1)
-            return qids, ids, bound, None
+            return qids, ids, bound, None, True
     if not want_dict:
         fast = _sort_split_codes((qrels_docno, run_docno), with_dictionary=False)
         if fast is not None:
             (q_dcode, r_dcode), count = fast
-            return q_dcode, r_dcode, max(count, 1), None
+            return q_dcode, r_dcode, max(count, 1), None, False
     (q_dcode, r_dcode), doc_dict = _encode(qrels_docno, run_docno)
-    return q_dcode, r_dcode, max(len(doc_dict), 1), doc_dict if want_dict else None
+    return q_dcode, r_dcode, max(len(doc_dict), 1), doc_dict if want_dict else None, False
 
 
 def build_table(
@@ -980,7 +1011,7 @@ def build_table(
     _topics_with_results(topics, qrels, run, opts)
     topics.r_qcode = _NO_CODES  # (read: each code array let go once used, less at the peak)
     rows = _run_rows(run, topics, opts)
-    q_dcode, r_dcode, ndoc, docnos = _doc_codes(qrels.docno, rows.docno, doc_dict, topics.nq)
+    q_dcode, r_dcode, ndoc, docnos, rows.numeric = _doc_codes(qrels.docno, rows.docno, doc_dict, topics.nq)
     rows.dcode = r_dcode
     judged = _judgements(qrels, topics, q_dcode, ndoc)
     topics.q_qcode = _NO_CODES
@@ -1135,6 +1166,7 @@ class _Rows:
     rank: np.ndarray | None  # the run's rank column (--ties rank only)
     docno: pa.Array
     dcode: np.ndarray  # docno code (none until encoded)
+    numeric: bool
 
     def __init__(
         self, g: np.ndarray, score: np.ndarray, line: np.ndarray, rank: np.ndarray | None, docno: pa.Array
@@ -1145,6 +1177,7 @@ class _Rows:
         self.rank = rank
         self.docno = docno
         self.dcode = _NO_CODES
+        self.numeric = False  # dcode holds each docno's value (each a canonical decimal)
 
 
 def _run_rows(run: Run, topics: _Topics, opts: EvalOptions) -> _Rows:
@@ -1231,7 +1264,8 @@ def _rank_and_label(
     counts = np.bincount(rg, minlength=nq)
     starts = np.zeros(nq + 1, dtype=np.int64)
     np.cumsum(counts, out=starts[1:])
-    base, pos, src = rank_permutation(rg, rows.score, rows.docno, opts.ties, rline, rows.rank)
+    numeric = rows.dcode if rows.numeric else None
+    base, pos, src = rank_permutation(rg, rows.score, rows.docno, opts.ties, rline, rows.rank, numeric_ids=numeric)
     rg_ranked = rg[base] if base is not None else rg  # (ties stay within their topic)
     if opts.max_docs is not None:
         rg = rg_ranked

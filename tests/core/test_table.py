@@ -7,7 +7,15 @@ import random
 import numpy as np
 import pytest
 
-from irevalcli.core.table import EvalOptions, _numeric_ids, _permuted, build_table, rank_order, rank_permutation
+from irevalcli.core.table import (
+    EvalOptions,
+    _numeric_ids,
+    _permuted,
+    build_table,
+    decimal_text_order,
+    rank_order,
+    rank_permutation,
+)
 from irevalcli.engine.evaluate import evaluate_table
 from irevalcli.engine.job import Job
 from irevalcli.errors import DuplicateDocError
@@ -41,6 +49,43 @@ def test_numeric_ids_only_for_canonical_decimals():
     assert ids("0", "7", "123").tolist() == [0, 7, 123]
     assert ids("07") is None  # a leading zero: '07' and '7' are different docnos
     assert ids("-7") is None and ids("+7") is None and ids("7a") is None and ids("") is None
+
+
+def test_decimal_text_order_sorts_as_the_texts():
+    rng = np.random.default_rng(3)
+    values = np.concatenate(
+        (
+            [0, 1, 9, 10, 11, 19, 100, 101, 999, 10**14, 10**15 - 1, 99999999999999, 123456789012345],
+            rng.integers(0, 10**15, 2000),
+            rng.integers(0, 1000, 500),
+        )
+    ).astype(np.int64)
+    keys = decimal_text_order(values)
+    texts = [str(v).encode() for v in values.tolist()]
+    assert [texts[i] for i in np.argsort(keys, kind="stable")] == sorted(texts)
+    # equal keys exactly for equal values
+    assert len(np.unique(keys)) == len(np.unique(values))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_tied_numeric_docnos_rank_as_their_text(seed):
+    """Rows tied on (topic, score) are ordered by docno descending, bytewise: on the numeric
+    path by decimal_text_order of the values, on the others by Arrow's sort of the bytes."""
+    import pyarrow as pa
+
+    rng = np.random.default_rng(seed)
+    n = 300
+    topic = np.sort(rng.integers(0, 20, n))
+    score = rng.integers(0, 4, n).astype(np.float64)
+    # small ids: packed with their tie group into one sorted key; 15 digits: too wide for that
+    big = rng.integers(0, 10**15, 200) if seed % 2 else np.arange(1000, 1200)
+    ids = rng.choice(np.concatenate((np.arange(0, 120), big)), n, replace=False)
+    docno = pa.array([str(v).encode() for v in ids.tolist()], pa.large_binary())
+    by_bytes = rank_order(topic, score, docno)
+    base, pos, src = rank_permutation(topic, score, docno, numeric_ids=ids.astype(np.int64))
+    by_value = np.arange(n) if base is None else base.copy()
+    by_value[pos] = src
+    assert by_value.tolist() == by_bytes.tolist()
 
 
 def test_leading_zeros_never_match():
