@@ -52,7 +52,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..errors import DuplicateDocError, MeasureParamError, UnknownMeasureError, UsageError
+from ..errors import MeasureParamError, UnknownMeasureError, UsageError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -190,25 +190,6 @@ def _decode(b: bytes) -> str:
     return b.decode("utf-8", "surrogateescape")
 
 
-def _check_duplicates(run: Run, key: np.ndarray) -> None:
-    """A document twice in a topic has two ranks: refused, as evaluation refuses it."""
-    import numpy as np
-
-    order = np.argsort(key, kind="stable")  # equal keys keep their file order
-    dup = np.flatnonzero(key[order][1:] == key[order][:-1])
-    if not len(dup):
-        return
-    second = order[dup + 1]
-    i = int(second[np.argmin(run.lineno[second])])  # the earliest second occurrence in the file
-    first = int(order[dup[np.argmin(run.lineno[second])]])
-    raise DuplicateDocError(
-        run.name,
-        f"document '{_decode(run.docno[i].as_py())}' is retrieved twice for topic "
-        f"'{_decode(run.qid[i].as_py())}' (first at line {int(run.lineno[first])})",
-        int(run.lineno[i]),
-    )
-
-
 def rankings(run_a: Run, run_b: Run, ties: str = "docno", *, shared_only: bool = False) -> Rankings:
     """Rank both runs and code their topics and documents alike. A topic in one run only is
     an error naming it, unless ``shared_only`` (then it is left out and reported in ``only``)."""
@@ -216,7 +197,8 @@ def rankings(run_a: Run, run_b: Run, ties: str = "docno", *, shared_only: bool =
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from ..core.table import rank_order
+    from ..core.table import rank_order, refuse_repeated_documents
+    from ..io.arrow import to_numpy
 
     qid = pa.concat_arrays([run_a.qid.cast(pa.large_binary()), run_b.qid.cast(pa.large_binary())])
     doc = pa.concat_arrays([run_a.docno.cast(pa.large_binary()), run_b.docno.cast(pa.large_binary())])
@@ -224,16 +206,16 @@ def rankings(run_a: Run, run_b: Run, ties: str = "docno", *, shared_only: bool =
     denc = doc.dictionary_encode()
     names = qenc.dictionary.to_pylist()
     # topic codes in bytewise order of the ids, so rows sort by topic as the output lists them
-    by_name = pc.sort_indices(qenc.dictionary).to_numpy().astype(np.int64)
+    by_name = to_numpy(pc.sort_indices(qenc.dictionary)).astype(np.int64)
     recode = np.empty(len(names), dtype=np.int64)
     recode[by_name] = np.arange(len(names))
-    tq = recode[qenc.indices.to_numpy(zero_copy_only=False).astype(np.int64)]
-    td = denc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    tq = recode[to_numpy(qenc.indices).astype(np.int64)]
+    td = to_numpy(denc.indices).astype(np.int64)
     na = len(run_a)
     ndoc = max(len(denc.dictionary), 1)
     sides = []
     for run, t, d in ((run_a, tq[:na], td[:na]), (run_b, tq[na:], td[na:])):
-        _check_duplicates(run, t * ndoc + d)
+        refuse_repeated_documents(run, t * ndoc + d)
         order = rank_order(t, run.score, run.docno, ties, run.lineno, run.rank)
         if len(order) and (np.diff(t[order]) < 0).any():  # topics in output order, each ranked
             order = order[np.argsort(t[order], kind="stable")]

@@ -27,6 +27,7 @@ from .completion import complete_path
 from .options import Integer, debug_option, input_format_options, ties_option
 
 if TYPE_CHECKING:
+    import numpy as np
     import pyarrow as pa
 
     from ..io.trec import Qrels, Run
@@ -61,103 +62,83 @@ class Pool:
         return len(pc.unique(self.qid))
 
 
-def _top(run: Run, depth: int, ties: str = "docno") -> tuple[pa.Array, pa.Array, int]:
-    """The run's top ``depth`` (qid, docno) per topic, and how many topics it has."""
+def _top(key: np.ndarray, topic: np.ndarray, run: Run, depth: int, ties: str) -> np.ndarray:
+    """The (topic, docno) keys of the run's top ``depth`` rows of each topic (``topic``: each
+    row's topic code)."""
     import numpy as np
-    import pyarrow as pa
 
     from ..core.table import rank_order
 
-    enc = run.qid.dictionary_encode()
-    topic = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
     order = rank_order(topic, run.score, run.docno, ties, run.lineno, run.rank)
     t = topic[order]
-    starts = np.concatenate(([0], np.flatnonzero(t[1:] != t[:-1]) + 1)) if len(t) else np.zeros(0, np.int64)
-    block = np.repeat(starts, np.diff(np.concatenate((starts, [len(t)])))) if len(t) else np.zeros(0, np.int64)
-    keep = order[np.arange(len(t)) - block < depth]
-    sel = pa.array(keep, pa.int64())
-    return run.qid.take(sel), run.docno.take(sel), len(enc.dictionary)
-
-
-def _check_run(run: Run) -> None:
-    """A document twice in a topic would take two places in the top ``depth``: refuse it, as evaluation does."""
-    import numpy as np
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    from ..errors import DuplicateDocError
-
-    t = pa.table({"q": run.qid, "d": run.docno, "i": np.arange(len(run), dtype=np.int64)})
-    counts = t.group_by(["q", "d"]).aggregate([("i", "min"), ("i", "max"), ("i", "count")])
-    dup = counts.filter(pc.greater(counts["i_count"], 1))
-    if len(dup):
-        second = dup.sort_by("i_max")  # report the earliest second occurrence in file order
-        row = second.slice(0, 1).to_pylist()[0]
-        first_line, line = int(run.lineno[row["i_min"]]), int(run.lineno[row["i_max"]])
-        raise DuplicateDocError(
-            run.name,
-            f"document '{row['d'].decode('utf-8', 'surrogateescape')}' is retrieved twice for topic "
-            f"'{row['q'].decode('utf-8', 'surrogateescape')}' (first at line {first_line})",
-            line,
-        )
+    if not len(t):
+        return key[:0]
+    starts = np.concatenate(([0], np.flatnonzero(t[1:] != t[:-1]) + 1))
+    block = np.repeat(starts, np.diff(np.concatenate((starts, [len(t)]))))
+    return key[order[np.arange(len(t)) - block < depth]]
 
 
 def build_pool(runs: Sequence[Run], depth: int, qrels: Qrels | None = None, ties: str = "docno") -> Pool:
-    """The union of every run's top ``depth`` per topic, minus what ``qrels`` judges."""
+    """The union of every run's top ``depth`` per topic, minus what ``qrels`` judges.
+
+    Topics and docnos are numbered in bytewise order across the runs and the judgements
+    (``factorize_sorted``), so each (topic, docno) pair is one integer key, and the keys sort
+    as the pool is written: by topic, then docno. No Arrow grouping or join, whose Python
+    side imports pandas."""
     import numpy as np
     import pyarrow as pa
-    import pyarrow.compute as pc
+
+    from ..core.table import distinct, factorize_sorted, refuse_repeated_documents
+    from ..io.arrow import from_numpy
 
     if depth < 1:
         raise UsageError(f"--depth {depth}: must be at least 1")
-    parts = []
-    ntopics = []
+    sides: list[Run | Qrels] = [*runs, *([qrels] if qrels is not None else [])]
+    qcodes, qdict = factorize_sorted(*(x.qid.cast(pa.large_binary()) for x in sides))
+    dcodes, ddict = factorize_sorted(*(x.docno.cast(pa.large_binary()) for x in sides))
+    ndoc = max(len(ddict), 1)
+    keys, owner, ntopics = [], [], []
     for i, run in enumerate(runs):
-        _check_run(run)
-        q, d, nt = _top(run, depth, ties)
-        ntopics.append(nt)
-        parts.append(
-            pa.table(
-                {
-                    "qid": q.cast(pa.large_binary()),
-                    "docno": d.cast(pa.large_binary()),
-                    "run": pa.array(np.full(len(q), i, dtype=np.int64)),
-                }
-            )
-        )
-    top = pa.concat_tables(parts)
-    judged_rows = np.zeros(top.num_rows, dtype=bool)
-    if qrels is not None:
-        judged = pa.table({"qid": qrels.qid.cast(pa.large_binary()), "docno": qrels.docno.cast(pa.large_binary())})
-        top = top.append_column("row", pa.array(np.arange(top.num_rows, dtype=np.int64)))
-        hit = top.join(judged, keys=["qid", "docno"], join_type="inner")
-        judged_rows[hit["row"].to_numpy()] = True
-        top = top.drop_columns(["row"])
-    fresh = top.filter(pa.array(~judged_rows))
-    by_doc = fresh.group_by(["qid", "docno"]).aggregate([("run", "count_distinct"), ("run", "min")])
-    by_doc = by_doc.sort_by([("qid", "ascending"), ("docno", "ascending")])
-    only = by_doc.filter(pc.equal(by_doc["run_count_distinct"], 1))["run_min"].to_numpy()
-    pooled = np.bincount(fresh["run"].to_numpy(), minlength=len(runs))
-    unique = np.bincount(only, minlength=len(runs))
-    skipped = np.bincount(top["run"].to_numpy()[judged_rows], minlength=len(runs))
-    n_judged = 0
-    if judged_rows.any():
-        n_judged = top.filter(pa.array(judged_rows)).group_by(["qid", "docno"]).aggregate([]).num_rows
+        key = qcodes[i] * ndoc + dcodes[i]
+        refuse_repeated_documents(run, key)  # a document twice would take two places
+        top = _top(key, qcodes[i], run, depth, ties)
+        keys.append(top)
+        owner.append(np.full(len(top), i, dtype=np.int64))
+        ntopics.append(int(np.count_nonzero(np.bincount(qcodes[i], minlength=1))))
+    key = np.concatenate(keys) if keys else np.zeros(0, dtype=np.int64)
+    run_of = np.concatenate(owner) if owner else np.zeros(0, dtype=np.int64)
+    judged_rows = np.zeros(len(key), dtype=bool)
+    if qrels is not None and len(qrels.qid) and len(key):
+        pairs = distinct(qcodes[-1] * ndoc + dcodes[-1])
+        at = np.minimum(np.searchsorted(pairs, key), len(pairs) - 1)
+        judged_rows = pairs[at] == key
+    # the fresh rows by (key, run): each run lists a key once, so a key's rows are its runs
+    fresh_key, fresh_run = key[~judged_rows], run_of[~judged_rows]
+    order = np.lexsort((fresh_run, fresh_key))
+    fresh_key, fresh_run = fresh_key[order], fresh_run[order]
+    first = np.concatenate(([True], fresh_key[1:] != fresh_key[:-1])) if len(fresh_key) else np.zeros(0, dtype=bool)
+    starts = np.flatnonzero(first)
+    runs_per_key = np.diff(np.concatenate((starts, [len(fresh_key)])))
+    pooled = np.bincount(fresh_run, minlength=len(runs))
+    unique = np.bincount(fresh_run[starts[runs_per_key == 1]], minlength=len(runs))
+    skipped = np.bincount(run_of[judged_rows], minlength=len(runs))
+    n_judged = len(distinct(key[judged_rows]))
     contributions = [
         Contribution(run.name, run.runid, ntopics[i], int(pooled[i]), int(unique[i]), int(skipped[i]))
         for i, run in enumerate(runs)
     ]
-    return Pool(by_doc["qid"].combine_chunks(), by_doc["docno"].combine_chunks(), contributions, n_judged)
+    kept = fresh_key[starts]
+    return Pool(qdict.take(from_numpy(kept // ndoc)), ddict.take(from_numpy(kept % ndoc)), contributions, n_judged)
 
 
 def pool_bytes(pool: Pool, label: str = "-1") -> bytes:
     """``qid 0 docno LABEL`` lines, built with Arrow (no Python loop over lines)."""
     import numpy as np
-    import pyarrow as pa
     import pyarrow.compute as pc
 
     if not len(pool):
         return b""
+    from ..io.arrow import repeated_bytes
     from ..io.trec import space_lut
 
     for what, arr in (("topic", pool.qid), ("document", pool.docno)):
@@ -173,10 +154,10 @@ def pool_bytes(pool: Pool, label: str = "-1") -> bytes:
     n = len(pool)
     lines = pc.binary_join_element_wise(
         pool.qid,
-        pa.repeat(pa.scalar(b"0", pa.large_binary()), n),
+        repeated_bytes(b"0", n),
         pool.docno,
-        pa.repeat(pa.scalar(label.encode() + b"\n", pa.large_binary()), n),
-        pa.scalar(b" ", pa.large_binary()),
+        repeated_bytes(label.encode() + b"\n", n),
+        repeated_bytes(b" ", n),
     )
     offsets = np.frombuffer(lines.buffers()[1], dtype=np.int64)[lines.offset : lines.offset + n + 1]
     data = lines.buffers()[2]

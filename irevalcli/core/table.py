@@ -702,6 +702,26 @@ def check_qrels_duplicates(qrels: Qrels, order: np.ndarray | None = None, ks: np
         )
 
 
+def refuse_repeated_documents(run: Run, key: np.ndarray) -> None:
+    """Refuse a document listed twice for a topic of ``run`` (equal ``key``: one integer per row,
+    equal exactly when (topic, docno) is), naming the earliest line that repeats one, as the
+    evaluation does (:func:`_check_run_duplicates`), for the commands that rank a run without
+    a table (``similarity``, ``pool``)."""
+    order, ks = _stable_sort(key) if len(key) else (key, key)  # equal keys keep their file order
+    dup = np.flatnonzero(ks[1:] == ks[:-1])
+    if not len(dup):
+        return
+    second = order[dup + 1]
+    j = int(np.argmin(run.lineno[second]))  # the earliest second occurrence in the file
+    i, first = int(second[j]), int(order[dup[j]])
+    raise DuplicateDocError(
+        run.name,
+        f"document '{decode_id(run.docno[i].as_py())}' is retrieved twice for topic "
+        f"'{decode_id(run.qid[i].as_py())}' (first at line {int(run.lineno[first])})",
+        int(run.lineno[i]),
+    )
+
+
 def _stable_sort(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(order, key[order])`` for the stable ascending ``order`` of integer keys: non-negative
     keys small enough to leave room for a position are packed with it into one integer and

@@ -110,8 +110,21 @@ def repeated_text(value: str, n: int) -> pa.Array:
 
     data = value.encode("utf-8", "surrogateescape")
     wide = len(data) * n >= 1 << 31
-    offsets = np.arange(n + 1, dtype=np.int64 if wide else np.int32) * len(data)
-    kind = pa.large_string() if wide else pa.string()
+    return _repeated(data, n, pa.large_string() if wide else pa.string(), np.int64 if wide else np.int32)
+
+
+def repeated_bytes(value: bytes, n: int) -> pa.Array:
+    """A large_binary array of ``n`` times ``value`` (``pa.repeat(pa.scalar(value, ...), n)``
+    without pyarrow's pandas shim, through which ``pa.scalar`` goes)."""
+    import pyarrow as pa
+
+    return _repeated(value, n, pa.large_binary(), np.int64)
+
+
+def _repeated(data: bytes, n: int, kind: pa.DataType, offset: type) -> pa.Array:
+    import pyarrow as pa
+
+    offsets: np.ndarray = np.arange(n + 1, dtype=offset) * len(data)
     return pa.Array.from_buffers(kind, n, [None, pa.py_buffer(offsets), pa.py_buffer(data * n)])
 
 

@@ -391,3 +391,28 @@ def test_labelled_hive_dataset_with_missing_labels_does_not_import_pandas(tmp_pa
     assert [ln.split()[1] for ln in lines if ln.startswith("map")] == ["q0", "q1", "q2", "all"]
     assert lines[-1].split() == ["auc", "all", "0.4111"]
     assert r.stderr.strip().splitlines()[-1] == "pandas not imported"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["pool", "-k", "5", str(EXAMPLES / "run.txt"), str(EXAMPLES / "run2.txt")],
+        [
+            "pool",
+            "-k",
+            "5",
+            "--qrels",
+            str(EXAMPLES / "qrels.txt"),
+            str(EXAMPLES / "run.txt"),
+            str(EXAMPLES / "run2.txt"),
+        ],
+        ["similarity", str(EXAMPLES / "run.txt"), str(EXAMPLES / "run2.txt")],
+    ],
+)
+def test_pool_and_similarity_do_not_import_pandas(args):
+    """ireval pool grouped and joined with Arrow's Table.group_by and join, and built columns
+    with pa.array and pa.scalar; similarity converted with pyarrow's to_numpy: each imports
+    pandas (a quarter of a second and 30-40 MB). They now work on integer keys in numpy."""
+    r = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, check=True)
+    assert r.stdout
+    assert r.stderr.strip().splitlines()[-1] == "pandas not imported"

@@ -36,6 +36,10 @@ JUDGED = "1 0 d1 1\n2 0 d8 0\n"
 POOL_2 = "1 0 d1 -1\n1 0 d2 -1\n1 0 d3 -1\n1 0 d4 -1\n2 0 d8 -1\n2 0 d9 -1\n3 0 d7 -1\n"
 
 
+def qrels_for(tmp_path):
+    return write(tmp_path / "q.txt", "1 0 y 1\n2 0 x 1\n")
+
+
 @pytest.fixture
 def runs(tmp_path):
     return write(tmp_path / "a.txt", RUN_A), write(tmp_path / "b.txt", RUN_B), write(tmp_path / "j.txt", JUDGED)
@@ -117,6 +121,12 @@ def test_errors(cli, runs, tmp_path):
     with pytest.raises(DuplicateDocError) as err:
         build_pool([load_run(dup)], depth=5)
     assert str(err.value) == f"{dup}:2: document 'x' is retrieved twice for topic '1' (first at line 1)"
+    # three times: the line named is the first that repeats it, as the evaluation names it
+    thrice = write(tmp_path / "thrice.txt", "1 Q0 y 1 3 r\n2 Q0 x 1 3 r\n2 Q0 x 2 2 r\n2 Q0 x 3 1 r\n")
+    with pytest.raises(DuplicateDocError) as err:
+        build_pool([load_run(thrice)], depth=5)
+    assert str(err.value) == f"{thrice}:3: document 'x' is retrieved twice for topic '2' (first at line 2)"
+    assert cli(["-m", "map", qrels_for(tmp_path), thrice]).err == f"ireval: {err.value}\n"
     spaced = write(tmp_path / "s.csv", 'qid,docno,score\n1,"a b",1\n')
     with pytest.raises(OutputError) as err2:
         pool_bytes(build_pool([load_run(spaced)], depth=5))

@@ -234,3 +234,12 @@ def test_repeated_text_is_the_list_built_array():
         got.validate(full=True)
         assert got.type == pa.string() and got.to_pylist() == [value] * n
     assert repeated_text("topic", 3).equals(pa.array(["topic"] * 3, pa.string()))
+
+
+def test_repeated_bytes_is_the_repeated_scalar():
+    from irevalcli.io.arrow import repeated_bytes
+
+    for value, n in ((b"0", 4), (b"-1\n", 2), (b"", 3), (b" ", 0)):
+        got = repeated_bytes(value, n)
+        got.validate(full=True)
+        assert got.equals(pa.repeat(pa.scalar(value, pa.large_binary()), n))
