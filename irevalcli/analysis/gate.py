@@ -509,30 +509,15 @@ def unjudged_pairs(qrels: Any, run: Any, k: int, ties: str = "docno") -> tuple[A
     have no judgement >= 0 (what judged@k counts as unjudged), sorted by topic then docno,
     as two Arrow binary arrays."""
     import numpy as np
-    import pyarrow as pa
-    import pyarrow.compute as pc
 
-    from ..core.table import rank_order
+    from ..core.pairs import PairCodes, member, top_of_each_topic
 
-    enc = run.qid.dictionary_encode()
-    topic = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    order = rank_order(topic, run.score, run.docno, ties, run.lineno, run.rank)
-    t = topic[order]
-    n = len(t)
-    starts = np.concatenate(([0], np.flatnonzero(t[1:] != t[:-1]) + 1)) if n else np.zeros(0, np.int64)
-    first = np.repeat(starts, np.diff(np.concatenate((starts, [n])))) if n else np.zeros(0, np.int64)
-    sel = pa.array(order[np.arange(n) - first < k], pa.int64())
-    top = pa.table(
-        {"qid": run.qid.take(sel).cast(pa.large_binary()), "docno": run.docno.take(sel).cast(pa.large_binary())}
-    )
-    q_qid = qrels.qid.cast(pa.large_binary())
-    top = top.filter(pc.is_in(top["qid"], value_set=pc.unique(q_qid)))  # the judged topics only
-    judged = pa.table({"qid": q_qid, "docno": qrels.docno.cast(pa.large_binary())}).filter(
-        pa.array(np.asarray(qrels.rel) >= 0)
-    )
-    fresh = top.join(judged.group_by(["qid", "docno"]).aggregate([]), keys=["qid", "docno"], join_type="left anti")
-    fresh = fresh.sort_by([("qid", "ascending"), ("docno", "ascending")])
-    return fresh["qid"].combine_chunks(), fresh["docno"].combine_chunks()
+    codes = PairCodes([run, qrels])
+    top = codes.key[0][top_of_each_topic(codes.topic[0], run, k, ties)]
+    judged = codes.key[1][np.asarray(qrels.rel) >= 0]
+    # in the judged topics only, and not judged there
+    fresh = top[member(codes.topic_of(top), codes.topic[1]) & ~member(top, judged)]
+    return codes.ids(np.sort(fresh))
 
 
 def run_gate(spec: GateSpec, engine: str = "local", *, unjudged: bool = False) -> GateReport:

@@ -27,7 +27,6 @@ from .completion import complete_path
 from .options import Integer, debug_option, input_format_options, ties_option
 
 if TYPE_CHECKING:
-    import numpy as np
     import pyarrow as pa
 
     from ..io.trec import Qrels, Run
@@ -62,73 +61,42 @@ class Pool:
         return len(pc.unique(self.qid))
 
 
-def _top(key: np.ndarray, topic: np.ndarray, run: Run, depth: int, ties: str) -> np.ndarray:
-    """The (topic, docno) keys of the run's top ``depth`` rows of each topic (``topic``: each
-    row's topic code)."""
-    import numpy as np
-
-    from ..core.table import rank_order
-
-    order = rank_order(topic, run.score, run.docno, ties, run.lineno, run.rank)
-    t = topic[order]
-    if not len(t):
-        return key[:0]
-    starts = np.concatenate(([0], np.flatnonzero(t[1:] != t[:-1]) + 1))
-    block = np.repeat(starts, np.diff(np.concatenate((starts, [len(t)]))))
-    return key[order[np.arange(len(t)) - block < depth]]
-
-
 def build_pool(runs: Sequence[Run], depth: int, qrels: Qrels | None = None, ties: str = "docno") -> Pool:
-    """The union of every run's top ``depth`` per topic, minus what ``qrels`` judges.
-
-    Topics and docnos are numbered in bytewise order across the runs and the judgements
-    (``factorize_sorted``), so each (topic, docno) pair is one integer key, and the keys sort
-    as the pool is written: by topic, then docno. No Arrow grouping or join, whose Python
-    side imports pandas."""
+    """The union of every run's top ``depth`` per topic, minus what ``qrels`` judges: sets of
+    (topic, docno) keys (:mod:`irevalcli.core.pairs`), which sort as the pool is written."""
     import numpy as np
-    import pyarrow as pa
 
-    from ..core.table import distinct, factorize_sorted, refuse_repeated_documents
-    from ..io.arrow import from_numpy
+    from ..core.pairs import PairCodes, member, top_of_each_topic
+    from ..core.table import distinct, refuse_repeated_documents
 
     if depth < 1:
         raise UsageError(f"--depth {depth}: must be at least 1")
-    sides: list[Run | Qrels] = [*runs, *([qrels] if qrels is not None else [])]
-    qcodes, qdict = factorize_sorted(*(x.qid.cast(pa.large_binary()) for x in sides))
-    dcodes, ddict = factorize_sorted(*(x.docno.cast(pa.large_binary()) for x in sides))
-    ndoc = max(len(ddict), 1)
+    codes = PairCodes([*runs, *([qrels] if qrels is not None else [])])
     keys, owner, ntopics = [], [], []
     for i, run in enumerate(runs):
-        key = qcodes[i] * ndoc + dcodes[i]
-        refuse_repeated_documents(run, key)  # a document twice would take two places
-        top = _top(key, qcodes[i], run, depth, ties)
+        refuse_repeated_documents(run, codes.key[i])  # a document twice would take two places
+        top = codes.key[i][top_of_each_topic(codes.topic[i], run, depth, ties)]
         keys.append(top)
         owner.append(np.full(len(top), i, dtype=np.int64))
-        ntopics.append(int(np.count_nonzero(np.bincount(qcodes[i], minlength=1))))
+        ntopics.append(len(distinct(codes.topic[i])))
     key = np.concatenate(keys) if keys else np.zeros(0, dtype=np.int64)
     run_of = np.concatenate(owner) if owner else np.zeros(0, dtype=np.int64)
-    judged_rows = np.zeros(len(key), dtype=bool)
-    if qrels is not None and len(qrels.qid) and len(key):
-        pairs = distinct(qcodes[-1] * ndoc + dcodes[-1])
-        at = np.minimum(np.searchsorted(pairs, key), len(pairs) - 1)
-        judged_rows = pairs[at] == key
+    judged_rows = member(key, codes.key[-1]) if qrels is not None else np.zeros(len(key), dtype=bool)
     # the fresh rows by (key, run): each run lists a key once, so a key's rows are its runs
     fresh_key, fresh_run = key[~judged_rows], run_of[~judged_rows]
     order = np.lexsort((fresh_run, fresh_key))
     fresh_key, fresh_run = fresh_key[order], fresh_run[order]
-    first = np.concatenate(([True], fresh_key[1:] != fresh_key[:-1])) if len(fresh_key) else np.zeros(0, dtype=bool)
-    starts = np.flatnonzero(first)
+    starts = np.flatnonzero(np.concatenate(([True], fresh_key[1:] != fresh_key[:-1]))) if len(fresh_key) else order
     runs_per_key = np.diff(np.concatenate((starts, [len(fresh_key)])))
     pooled = np.bincount(fresh_run, minlength=len(runs))
     unique = np.bincount(fresh_run[starts[runs_per_key == 1]], minlength=len(runs))
     skipped = np.bincount(run_of[judged_rows], minlength=len(runs))
-    n_judged = len(distinct(key[judged_rows]))
     contributions = [
         Contribution(run.name, run.runid, ntopics[i], int(pooled[i]), int(unique[i]), int(skipped[i]))
         for i, run in enumerate(runs)
     ]
-    kept = fresh_key[starts]
-    return Pool(qdict.take(from_numpy(kept // ndoc)), ddict.take(from_numpy(kept % ndoc)), contributions, n_judged)
+    qid, docno = codes.ids(fresh_key[starts])
+    return Pool(qid, docno, contributions, len(distinct(key[judged_rows])))
 
 
 def pool_bytes(pool: Pool, label: str = "-1") -> bytes:

@@ -407,12 +407,16 @@ def test_labelled_hive_dataset_with_missing_labels_does_not_import_pandas(tmp_pa
             str(EXAMPLES / "run2.txt"),
         ],
         ["similarity", str(EXAMPLES / "run.txt"), str(EXAMPLES / "run2.txt")],
+        ["gate", "--config", str(EXAMPLES / "gate.toml"), "--min-judged", "10=0.1", "--unjudged-out", "UJ"],
     ],
 )
-def test_pool_and_similarity_do_not_import_pandas(args):
-    """ireval pool grouped and joined with Arrow's Table.group_by and join, and built columns
-    with pa.array and pa.scalar; similarity converted with pyarrow's to_numpy: each imports
-    pandas (a quarter of a second and 30-40 MB). They now work on integer keys in numpy."""
+def test_pool_similarity_and_unjudged_pairs_do_not_import_pandas(args, tmp_path):
+    """ireval pool and gate's unjudged pairs grouped and joined with Arrow's Table.group_by and
+    join, and built columns with pa.array and pa.scalar; similarity converted with pyarrow's
+    to_numpy: each imports pandas (a quarter of a second and 30-40 MB). They now work on
+    (topic, docno) integer keys in numpy (core.pairs)."""
+    if args[0] == "gate":
+        args = [*args[:-1], str(tmp_path / "unjudged.txt"), str(EXAMPLES / "run2.txt")]
     r = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, check=True)
     assert r.stdout
     assert r.stderr.strip().splitlines()[-1] == "pandas not imported"
