@@ -10,6 +10,7 @@ in the trec format leaves pandas unimported.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -126,6 +127,45 @@ def _repeated(data: bytes, n: int, kind: pa.DataType, offset: type) -> pa.Array:
 
     offsets: np.ndarray = np.arange(n + 1, dtype=offset) * len(data)
     return pa.Array.from_buffers(kind, n, [None, pa.py_buffer(offsets), pa.py_buffer(data * n)])
+
+
+def string_array(values: Sequence[str | None]) -> pa.Array:
+    """A string array of ``values`` (None: null), built from its buffers: ``pa.array`` of a list
+    goes through pyarrow's pandas shim. UnicodeEncodeError when a value is not UTF-8 (a lone
+    surrogate); large_string when its bytes need 64-bit offsets."""
+    import pyarrow as pa
+
+    n = len(values)
+    texts = ["" if v is None else v for v in values]
+    joined = "".join(texts)
+    if joined.isascii():
+        data = joined.encode("ascii")
+        lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n)
+    else:
+        encoded = [t.encode("utf-8") for t in texts]
+        data = b"".join(encoded)
+        lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=n)
+    wide = len(data) >= 1 << 31
+    offsets = np.zeros(n + 1, dtype=np.int64 if wide else np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    kind = pa.large_string() if wide else pa.string()
+    return pa.Array.from_buffers(kind, n, [_validity(values), pa.py_buffer(offsets), pa.py_buffer(data)])
+
+
+def float_array(values: Sequence[float | None]) -> pa.Array:
+    """A float64 array of ``values`` (None: null), from numpy: no pandas shim."""
+    import pyarrow as pa
+
+    x = np.fromiter((np.nan if v is None else v for v in values), dtype=np.float64, count=len(values))
+    return pa.Array.from_buffers(pa.float64(), len(x), [_validity(values), pa.py_buffer(x)])
+
+
+def _validity(values: Sequence[object]) -> pa.Buffer | None:
+    """The validity bitmap of ``values`` (None: a null), or None when none is null."""
+    import pyarrow as pa
+
+    valid = np.fromiter((v is not None for v in values), dtype=bool, count=len(values))
+    return None if valid.all() else pa.py_buffer(np.packbits(valid, bitorder="little"))
 
 
 def take_rows(values: pa.Array | pa.RecordBatch, rows: np.ndarray) -> pa.Array | pa.RecordBatch:

@@ -222,12 +222,14 @@ def format_parquet(
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from ..io.arrow import float_array
+
     qid, meas, val, txt = _tidy(results, per_query=per_query, summary=summary)
     table = pa.table(
         {
             "qid": _string_array(qid),
             "measure": _string_array(meas),
-            "value": pa.array(val, pa.float64()),
+            "value": float_array(val),
             "text": _string_array(txt),
         }
     )
@@ -241,14 +243,14 @@ def format_parquet(
 def _string_array(values: list) -> pa.Array:
     """A Parquet string column. Ids are bytes, and a string column holds UTF-8: a byte that
     is not UTF-8 is written as its ``\\xNN`` escape (as messages print it)."""
-    import pyarrow as pa
+    from ..io.arrow import string_array
 
     try:
-        return pa.array(values, pa.string())
-    except (UnicodeEncodeError, pa.ArrowException):
+        return string_array(values)
+    except UnicodeEncodeError:
         from .cells import undecodable_escaped
 
-        return pa.array([None if v is None else undecodable_escaped(v) for v in values], pa.string())
+        return string_array([None if v is None else undecodable_escaped(v) for v in values])
 
 
 def _tidy(results: Results, *, per_query: bool, summary: bool) -> tuple[list, list, list, list]:
@@ -373,7 +375,9 @@ def format_parquet_runs(
         cols["measure"] += meas
         cols["value"] += val
         cols["text"] += txt
-    table = pa.table({k: pa.array(v, pa.float64()) if k == "value" else _string_array(v) for k, v in cols.items()})
+    from ..io.arrow import float_array
+
+    table = pa.table({k: float_array(v) if k == "value" else _string_array(v) for k, v in cols.items()})
     if meta:
         table = table.replace_schema_metadata({"ireval": json.dumps(meta)})
     buf = io.BytesIO()

@@ -420,3 +420,16 @@ def test_pool_similarity_and_unjudged_pairs_do_not_import_pandas(args, tmp_path)
     r = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, check=True)
     assert r.stdout
     assert r.stderr.strip().splitlines()[-1] == "pandas not imported"
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "json", "csv", "markdown"])
+def test_output_formats_do_not_import_pandas(fmt, tmp_path):
+    """The parquet table was built with pa.array of Python lists (pyarrow's pandas shim: a
+    quarter of a second); its columns now come from their buffers (io.arrow.string_array,
+    float_array). Two runs and -q: every column of the tidy table."""
+    out = tmp_path / f"out.{fmt}"
+    q, r, r2 = (str(EXAMPLES / f) for f in ("qrels.txt", "run.txt", "run2.txt"))
+    args = ["-q", "-m", "all_trec", "--format", fmt, "--output", str(out), q, r, r2]
+    res = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, check=True)
+    assert out.stat().st_size > 0
+    assert res.stderr.strip().splitlines()[-1] == "pandas not imported"

@@ -243,3 +243,18 @@ def test_repeated_bytes_is_the_repeated_scalar():
         got = repeated_bytes(value, n)
         got.validate(full=True)
         assert got.equals(pa.repeat(pa.scalar(value, pa.large_binary()), n))
+
+
+def test_string_and_float_arrays_are_the_list_built_arrays():
+    from irevalcli.io.arrow import float_array, string_array
+
+    for values in (["q1", None, "", "é t", "all"], [], [None], ["a" * 300, "b"]):
+        got = string_array(values)
+        got.validate(full=True)
+        assert got.equals(pa.array(values, pa.string()))
+    with pytest.raises(UnicodeEncodeError):
+        string_array(["ok", "\udcff"])
+    for floats in ([0.5, None, 1e300, -0.0], [], [None, None], [float("inf")]):
+        got = float_array(floats)
+        got.validate(full=True)
+        assert got.equals(pa.array(floats, pa.float64()))
