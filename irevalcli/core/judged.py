@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import DuplicateDocError, InputError, NoQueriesError
-from ..io.arrow import decode_id
+from ..io.arrow import binary_array, decode_id, from_numpy
 from ..io.judgements import Judgements
 from .table import (
     PLACEHOLDER_DOCNO,
@@ -77,8 +77,6 @@ def _offsets(counts: np.ndarray) -> np.ndarray:
 
 def _rank(j: Judgements, run: Run, opts: EvalOptions, *, docno_ascending: bool) -> _Ranked:
     """Topics (the judged ones, strcmp order) and their rankings, with -c, -D and -M applied."""
-    import pyarrow as pa
-
     (j_qcode, r_qcode), qid_dict = factorize_sorted(j.qid, run.qid)
     judged = only_query_topics(np.unique(j_qcode), qid_dict, opts, j.name)
     topic_of_code = np.full(len(qid_dict), -1, dtype=np.int64)
@@ -94,8 +92,8 @@ def _rank(j: Judgements, run: Run, opts: EvalOptions, *, docno_ascending: bool) 
         raise NoQueriesError(f"{run.name}: the run shares no topic with {j.name}: nothing to evaluate")
     if missing.any() and not opts.complete:
         raise missing_topic_error(run.name, qids[int(np.argmax(missing))], j.name)
-    run_docno = run.docno.filter(pa.array(keep_run)) if not keep_run.all() else run.docno
-    extra = [pa.array([PLACEHOLDER_DOCNO], pa.large_binary())] if missing.any() else []
+    run_docno = run.docno.filter(from_numpy(keep_run)) if not keep_run.all() else run.docno
+    extra = [binary_array([PLACEHOLDER_DOCNO])] if missing.any() else []
     codes, doc_dict = factorize_sorted(j.docno, run_docno, *extra)
 
     rg = r_topic[keep_run]

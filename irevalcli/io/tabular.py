@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ..errors import InputError, UsageError
 from . import source
-from .arrow import to_numpy, zeros_for_nulls
+from .arrow import repeated_text, to_numpy, zeros_for_nulls
 from .trec import Qrels, Run, Source, read_source, refuse_bom
 
 if TYPE_CHECKING:
@@ -662,13 +662,11 @@ def _read_tabular(
 ) -> _Table:
     """The roles' columns of a tabular file; a ``constants`` column the file lacks is every
     row's value (as a hive directory gives it), in every format alike."""
-    import pyarrow as pa
-
     values = dict(constants)
     reader = _TableReader(src, kind, required, optional, columns, what, tuple(values))
     tab = reader.read()
     for role, col in reader.constant_roles.items():
-        tab.cols[role] = pa.array([values[col]] * tab.nrows, pa.string())
+        tab.cols[role] = repeated_text(values[col], tab.nrows)  # (pa.array of a list imports pandas)
     return tab
 
 

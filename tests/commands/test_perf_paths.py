@@ -433,3 +433,22 @@ def test_output_formats_do_not_import_pandas(fmt, tmp_path):
     res = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, check=True)
     assert out.stat().st_size > 0
     assert res.stderr.strip().splitlines()[-1] == "pandas not imported"
+
+
+def test_text_hive_layouts_and_prefs_judgements_do_not_import_pandas(tmp_path):
+    """A hive directory of CSV files (its topic column from the directory names) and -R
+    qrels_prefs judgements with -c placeholders built their columns with pa.array of Python
+    values (pyarrow's pandas shim): now io.arrow.repeated_text, from_numpy and binary_array."""
+    for q in ("401", "402"):
+        part = tmp_path / "hive" / f"qid={q}"
+        part.mkdir(parents=True)
+        (part / "part.csv").write_text("docno,score\nD15613,3\nD41875,2\nD1,1\n")
+    qrels = tmp_path / "qp.txt"
+    qrels.write_text((EXAMPLES / "qrels.txt").read_text() + "zz 0 dx 1\n")
+    for args in (
+        ["-c", "-q", "-m", "map", "-m", "num_ret", str(EXAMPLES / "qrels.txt"), str(tmp_path / "hive")],
+        ["-R", "qrels_prefs", "-c", "-m", "all_prefs", str(qrels), str(EXAMPLES / "run.txt")],
+    ):
+        r = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, check=True)
+        assert r.stdout.startswith(("num_ret", "runid"))
+        assert r.stderr.strip().splitlines()[-1] == "pandas not imported"
