@@ -251,3 +251,38 @@ def test_measures_use_only_the_tables_public_api():
             ):
                 bad.append(f"{mod}:{node.lineno} reads .{node.attr}")
     assert bad == []
+
+
+# pyarrow calls that go through its pandas shim and import pandas (a quarter of a second and
+# 30-40 MB) even when nothing else needs it: pa.array and pa.scalar of Python or numpy values,
+# Array.to_numpy(zero_copy_only=...), fill_null. io.arrow builds the same arrays from their
+# buffers (from_numpy, own_type_array, binary_array, string_array, float_array, repeated_text,
+# repeated_bytes, zeros_for_nulls, to_numpy). Allowed only where pandas is the input already.
+PANDAS_SHIM_ALLOWED = {
+    "irevalcli.io.frames": "DataFrame columns",
+    "irevalcli.engine.dask_engine": "Dask partitions are pandas",
+    "irevalcli.io.dataset": "a dictionary-typed label column's fill (pa.scalar(0) of its value type)",
+}
+
+
+def _pandas_shim_calls(mod: str) -> list[tuple[int, str]]:
+    path, _ = MODULES[mod]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+            continue
+        f = node.func
+        named = isinstance(f.value, ast.Name) and f.value.id == "pa" and f.attr in ("array", "scalar")
+        to_numpy = f.attr == "to_numpy" and any(k.arg == "zero_copy_only" for k in node.keywords)
+        if named or to_numpy or f.attr == "fill_null":
+            found.append((node.lineno, ast.unparse(node)[:60]))
+    return found
+
+
+@pytest.mark.parametrize("mod", sorted(m for m in MODULES if m not in PANDAS_SHIM_ALLOWED))
+def test_no_pyarrow_call_through_its_pandas_shim(mod):
+    assert _pandas_shim_calls(mod) == []
+
+
+def test_the_pandas_shim_allowances_are_used():
+    assert [m for m in PANDAS_SHIM_ALLOWED if not _pandas_shim_calls(m)] == []
