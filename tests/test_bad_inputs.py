@@ -1559,6 +1559,12 @@ from irevalcli.commands.main import main
 for args in sys.argv[1:]:
     main(args.split())
 sys.stdout.flush()
+# a joined thread leaves /proc/self/task a moment after join() returns (seen once on a loaded
+# machine): wait for it; a pool's workers stay, and the count then stays above the baseline
+import time
+deadline = time.monotonic() + 5
+while len(os.listdir("/proc/self/task")) > before and time.monotonic() < deadline:
+    time.sleep(0.01)
 print("threads", before, len(os.listdir("/proc/self/task")), file=sys.stderr)
 """
 
