@@ -126,6 +126,23 @@ def install() -> list[tuple[int, Any]]:
     return saved
 
 
+def hold() -> Any:
+    """Block SIGINT, SIGTERM and SIGHUP in the main thread until :func:`release`: one that
+    arrives while the handlers are being installed waits, and is delivered where the caller
+    turns it into an exit (before, a signal sent once SIGTERM's handler was in place could
+    land before SIGHUP's, or before the caller's ``try``: killed by SIGHUP, or a traceback).
+    Returns what :func:`release` restores; None where signals cannot be blocked."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        return None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, terminating_signals())
+
+
+def release(held: Any) -> None:
+    """Undo :func:`hold` (again: nothing more); a signal held meanwhile is delivered now."""
+    if held is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
 def restore(saved: list[tuple[int, Any]]) -> None:
     if sys.unraisablehook is _swallowed and threading.current_thread() is threading.main_thread():
         sys.unraisablehook = _state["unraisable"] or sys.__unraisablehook__

@@ -346,12 +346,15 @@ def run(body: Callable[[], int], args: Sequence[str], *, own_process: bool = Fal
     debug = "--debug" in args
     guard_standard_streams()
     signals.reset()
-    saved = signals.install()
     guard = NativeImportGuard()
-    sys.meta_path.insert(0, guard)
+    saved: list[tuple[int, Any]] = []
+    held = signals.hold()  # a signal sent while the handlers go in waits for the try below
     try:
         # A signal that arrives while the ending is being reported is recorded, never raised.
         try:
+            saved = signals.install()
+            sys.meta_path.insert(0, guard)
+            signals.release(held)  # (one held is raised here, and ends the command below)
             with warnings.catch_warnings():
                 if not debug:
                     # numpy's floating-point warnings (inf - inf in a measure, say) would print
@@ -362,6 +365,7 @@ def run(body: Callable[[], int], args: Sequence[str], *, own_process: bool = Fal
             return signal_outcome() or ExitStatus.TERMINATED
     finally:
         signals.finish()
+        signals.release(held)  # (if an error came first: from now on signals are only recorded)
         try:
             sys.meta_path.remove(guard)
         except ValueError:

@@ -352,3 +352,35 @@ def test_a_signal_swallowed_by_a_finaliser_is_raised_again_silently():
     ordinary code. restore() puts the previous unraisable hook back."""
     res = subprocess.run([sys.executable, "-c", SWALLOWED], capture_output=True, text=True, timeout=120)
     assert (res.returncode, res.stdout, res.stderr) == (0, f"raised {int(signal.SIGTERM)}\nTrue\n", "")
+
+
+HANDLERS_GO_IN = """
+import os, signal, sys
+import irevalcli.signals as signals
+import irevalcli.commands.process as process
+
+sig = getattr(signal, sys.argv[1])
+real = signals.install
+
+def install():  # the signal comes while the handlers go in: before them, or just after
+    if sys.argv[2] == "before":
+        os.kill(os.getpid(), sig)
+    saved = real()
+    if sys.argv[2] == "after":
+        os.kill(os.getpid(), sig)
+    return saved
+
+signals.install = install
+sys.exit(process.run(lambda: 0, [], own_process=True))
+"""
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="signals are held with pthread_sigmask")
+@pytest.mark.parametrize("when", ["before", "after"])
+@pytest.mark.parametrize(("sig", "code", "line"), [("SIGTERM", 143, "terminated"), ("SIGHUP", 129, "hung up (SIGHUP)")])
+def test_a_signal_while_the_handlers_go_in_is_one_line_and_one_exit(sig, code, line, when):
+    """Seen under load in the burst test: a signal sent as soon as SIGTERM's handler showed in
+    /proc landed before SIGHUP's handler (killed by SIGHUP, no line) or before run()'s try (a
+    traceback, exit 1). The signals are now held until the handlers are in place."""
+    r = subprocess.run([sys.executable, "-c", HANDLERS_GO_IN, sig, when], capture_output=True, text=True, env=_env())
+    assert (r.returncode, r.stdout, r.stderr) == (code, "", f"ireval: {line}\n")
