@@ -538,11 +538,10 @@ def measures_command(names: tuple[str, ...], fmt: str = "text") -> None:
     click.echo(describe_names(names, width) if names else listing(width), nl=False)
 
 
-def _invoke(cmd: click.Command, args: list[str], prog_name: str, *, own_process: bool = False) -> None:
+def _invoke(cmd: click.Command, args: list[str], prog_name: str) -> None:
     # Not cmd.main(): click's own handler turns a broken pipe into exit 1 (the
     # failed-gate code) and prints a blank line on Ctrl-C. Shell completion is
     # answered in entry(), only when a shell asks (completion.requested).
-    # own_process: the ireval process (entry()), whose allocator is tuned for its work
     from ..errors import IN_CLI
     from ..output.files import COMMAND_INPUTS, command_inputs
 
@@ -560,8 +559,6 @@ def _invoke(cmd: click.Command, args: list[str], prog_name: str, *, own_process:
                 # now: --help and a usage error end in make_context, without the byte source)
                 from ..io.source import reading_session
 
-                if own_process:  # (after --help and usage errors, which allocate next to nothing)
-                    process.tune_malloc()
                 with reading_session():
                     cmd.invoke(ctx)
             finally:
@@ -605,7 +602,7 @@ def main(argv: list[str] | None = None, *, own_process: bool = False) -> int:
     """Entry point: parse, run, and turn every error into one line and an exit code
     (:func:`.process.run`)."""
     args = list(sys.argv[1:] if argv is None else argv)
-    return process.run(lambda: _main(args, own_process), args, own_process=own_process)
+    return process.run(lambda: _main(args), args, own_process=own_process)
 
 
 def _wants_version(args: list[str]) -> bool:
@@ -695,19 +692,19 @@ def _check_o_slip(args: list[str]) -> None:
             )
 
 
-def _main(args: list[str], own_process: bool = False) -> int:
+def _main(args: list[str]) -> int:
     """The command the arguments name, run; click's own endings made ours."""
     try:
         if _wants_version(args):
             click.echo(f"ireval {__version__} (trec_eval 10.0 semantics)")
         elif args and args[0] in SUBCOMMANDS:
-            _invoke(load_subcommand(args[0]), args[1:], f"ireval {args[0]}", own_process=own_process)
+            _invoke(load_subcommand(args[0]), args[1:], f"ireval {args[0]}")
         else:
             slip = _command_suggestion(args)
             if slip is not None:
                 raise click.UsageError(slip)
             _check_o_slip(args)
-            _invoke(eval_command, args, "ireval", own_process=own_process)
+            _invoke(eval_command, args, "ireval")
         return ExitStatus.OK
     except click.exceptions.Exit as exc:  # --help
         return int(exc.exit_code or 0)
@@ -744,6 +741,9 @@ GC_THRESHOLD = (100_000, 10, 10)
 BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "1")
 
 
+HELP_OR_VERSION = {"-h", "--help", "-v", "--version"}  # a first argument that needs no tuned malloc
+
+
 def entry() -> None:
     import gc
 
@@ -752,6 +752,8 @@ def entry() -> None:
     os.environ.setdefault(*BLAS_THREADS)
     from ..io import lightcompute
 
+    if not set(sys.argv[1:2]) & HELP_OR_VERSION:  # (ctypes: 3 ms, before the signal handlers)
+        process.tune_malloc()
     lightcompute.install()  # the kernels without pyarrow.compute's 35 ms import (see there)
     if os.environ.get(COMPLETE_VAR):  # (completion.py and click's completion imported only then)
         from .completion import complete, requested
