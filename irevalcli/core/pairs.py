@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..io.arrow import from_numpy
-from .table import distinct, factorize_sorted, rank_order
+from .table import distinct, factorize_sorted, rank_order, top_rows
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -47,12 +47,12 @@ def top_of_each_topic(topic: np.ndarray, run: Any, depth: int, ties: str = "docn
     """The positions of ``run``'s top ``depth`` rows of each topic (``topic``: each row's topic
     code), ranked as trec_eval ranks them under the ``ties`` rule."""
     order = rank_order(topic, run.score, run.docno, ties, run.lineno, run.rank)
-    t = topic[order]
-    if not len(t):
+    if not len(order):
         return order
-    starts = np.concatenate(([0], np.flatnonzero(t[1:] != t[:-1]) + 1))
-    first = np.repeat(starts, np.diff(np.concatenate((starts, [len(t)]))))
-    return order[np.arange(len(t)) - first < depth]
+    t = topic[order]  # ascending: rank_order ranks topic by topic
+    starts = np.zeros(int(t[-1]) + 2, dtype=np.int64)  # each topic code's first ranked row
+    np.cumsum(np.bincount(t), out=starts[1:])
+    return order[top_rows(t, starts, depth)]
 
 
 def member(keys: np.ndarray, of: np.ndarray) -> np.ndarray:

@@ -707,19 +707,31 @@ def refuse_repeated_documents(run: Run, key: np.ndarray) -> None:
     equal exactly when (topic, docno) is), naming the earliest line that repeats one, as the
     evaluation does (:func:`_check_run_duplicates`), for the commands that rank a run without
     a table (``similarity``, ``pool``)."""
-    order, ks = _stable_sort(key) if len(key) else (key, key)  # equal keys keep their file order
+    found = _first_repeat(key, run.lineno)
+    if found is not None:
+        first, i = found
+        doc, topic = decode_id(run.docno[i].as_py()), decode_id(run.qid[i].as_py())
+        raise retrieved_twice_error(run.name, doc, topic, int(run.lineno[first]), int(run.lineno[i]))
+
+
+def retrieved_twice_error(run_name: str, doc: str, topic: str, first: int, line: int) -> DuplicateDocError:
+    """The error for a document listed twice for a topic: at ``line``, first at ``first``."""
+    return DuplicateDocError(
+        run_name, f"document '{doc}' is retrieved twice for topic '{topic}' (first at line {first})", line
+    )
+
+
+def _first_repeat(key: np.ndarray, line: np.ndarray) -> tuple[int, int] | None:
+    """(the row of the first occurrence, the row of the repeat) for the earliest line that
+    repeats a ``key`` (equal keys: the same (topic, docno)), or None when no key repeats."""
+    korder = np.lexsort((line, key))  # equal keys in line order
+    ks = key[korder]
     dup = np.flatnonzero(ks[1:] == ks[:-1])
     if not len(dup):
-        return
-    second = order[dup + 1]
-    j = int(np.argmin(run.lineno[second]))  # the earliest second occurrence in the file
-    i, first = int(second[j]), int(order[dup[j]])
-    raise DuplicateDocError(
-        run.name,
-        f"document '{decode_id(run.docno[i].as_py())}' is retrieved twice for topic "
-        f"'{decode_id(run.qid[i].as_py())}' (first at line {int(run.lineno[first])})",
-        int(run.lineno[i]),
-    )
+        return None
+    a, b = korder[dup], korder[dup + 1]
+    j = int(np.argmin(line[b]))
+    return int(a[j]), int(b[j])
 
 
 def _stable_sort(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -1301,11 +1313,7 @@ def _rank_and_label(
         # without a dictionary of docnos, the docno of a row that has the code
         at = code if docnos is not None else int(np.argmax(read_dcode == code))
         doc = decode_id((docnos if docnos is not None else read_docno)[at].as_py())
-        return DuplicateDocError(
-            run_name,
-            f"document '{doc}' is retrieved twice for topic '{topics.qids[topic]}' (first at line {first})",
-            line,
-        )
+        return retrieved_twice_error(run_name, doc, topics.qids[topic], first, line)
 
     rkey = rg * ndoc + r_dcode
     # rows in topic order (ranked, or read so): each topic's rows are starts[g]:starts[g + 1]
@@ -1359,13 +1367,10 @@ def _check_run_duplicates(
         cand = np.sort(rkey)  # (numpy's hash-based unique is far slower here)
         if not (cand[1:] == cand[:-1]).any():
             return
-    korder = np.lexsort((rline, rkey))  # equal keys in line order
-    ks = rkey[korder]
-    dup = np.flatnonzero(ks[1:] == ks[:-1])
-    a, b = korder[dup], korder[dup + 1]
-    j = int(np.argmin(rline[b]))
-    first = int(a[j])
-    raise retrieved_twice(int(r_dcode[first]), int(rg[first]), int(rline[first]), int(rline[b[j]]))
+    found = _first_repeat(rkey, rline)
+    if found is not None:
+        first, second = found
+        raise retrieved_twice(int(r_dcode[first]), int(rg[first]), int(rline[first]), int(rline[second]))
 
 
 def _blocks_may_repeat(code: np.ndarray, topic: np.ndarray, ndoc: int, starts: np.ndarray | None = None) -> bool:
