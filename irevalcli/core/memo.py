@@ -53,7 +53,9 @@ def _entry(obj: Any) -> dict[Hashable, Any] | None:
 def _forget(key: int) -> None:
     got = _MEMO.get(key)
     if got is not None and got[0]() is None:
-        del _MEMO[key]
+        # (pop: a streamed run's parts are scored in two threads, and the other may have
+        # dropped the entry meanwhile; a KeyError here would be printed from the collector)
+        _MEMO.pop(key, None)
 
 
 def once(obj: Any, name: Hashable, compute: Callable[[], _T]) -> _T:

@@ -807,7 +807,7 @@ def test_parsed_chunks_keep_order_and_errors_and_join_their_workers(tmp_path, mo
     got = []
     with pytest.raises((InputError, ZeroDivisionError)) as err:
         with stream.ParsedChunks(stream.ChunkReader(str(path), chunk_bytes=512), str(path)) as batches:
-            for run, _, _ in batches:
+            for run, *_ in batches:
                 got.extend(run.lineno.tolist())
                 if fail == "consumer" and len(got) > 1000:
                     raise ZeroDivisionError
@@ -836,7 +836,7 @@ def test_parsed_chunks_give_the_same_batches_with_any_number_of_workers(tmp_path
     path = write(tmp_path / "run", "".join(lines))
 
     def rows(batches):
-        return [(b.qid.to_pylist(), b.docno.to_pylist(), b.score.tolist(), b.lineno.tolist()) for b, _, _ in batches]
+        return [(b.qid.to_pylist(), b.docno.to_pylist(), b.score.tolist(), b.lineno.tolist()) for b, *_ in batches]
 
     expected = rows(stream.topic_batches(stream.ChunkReader(str(path), chunk_bytes=700), str(path)))
     with stream.ParsedChunks(stream.ChunkReader(str(path), chunk_bytes=700), str(path), workers=workers) as batches:
@@ -936,9 +936,51 @@ def test_first_chunks_grow_to_the_chunk_size(tmp_path, monkeypatch):
     assert sum(sizes) == path.stat().st_size
 
     def rows(batches):  # (the batches end elsewhere: the rows are the same)
-        return [row for b, _, _ in batches for row in zip(b.qid.to_pylist(), b.docno.to_pylist(), b.lineno.tolist())]
+        return [row for b, *_ in batches for row in zip(b.qid.to_pylist(), b.docno.to_pylist(), b.lineno.tolist())]
 
     expected = rows(stream.topic_batches(stream.ChunkReader(str(path), chunk_bytes=4096), str(path)))
     monkeypatch.setattr(stream, "FIRST_CHUNK_BYTES", 300)
     with stream.ParsedChunks(stream.ChunkReader(str(path), chunk_bytes=4096), str(path)) as batches:
         assert rows(batches) == expected
+
+
+@pytest.mark.parametrize("dup", [None, "late", "two"])
+def test_chunks_of_whole_topics_are_scored_in_the_workers_and_errors_come_in_turn(tmp_path, monkeypatch, dup):
+    """A chunk that holds whole topics is scored by the worker that parsed it
+    (ParsedChunks.score_with), beside the parsing of the next, so the command runs as many busy
+    threads as cores: the results are the whole file's. A worker's scoring that fails (a
+    document retrieved twice) is scored again by the consumer in its turn, so the error names
+    the file's lines and the earliest duplicate, as the whole table does."""
+    import threading
+
+    from irevalcli.engine import stream
+
+    rng = random.Random(7)
+    topics = range(1, 400)
+    q = write(tmp_path / "q", "".join(f"{t} 0 d{d} {rng.randint(0, 2)}\n" for t in topics for d in range(0, 12, 2)))
+    lines = [f"{t} Q0 d{d} {d} {rng.choice([1.5, 2.0, rng.random()])} r\n" for t in topics for d in range(10)]
+    if dup in ("late", "two"):
+        lines[2900] = lines[2903].replace(" 3 ", " 0 ")  # topic 291 retrieves d3 twice: lines 2901 and 2904
+    if dup == "two":
+        lines[3501] = lines[3502]  # and topic 351 d2 twice (a later chunk)
+    r = write(tmp_path / "r", "".join(lines))
+    where = []
+    real = stream.score_part
+
+    def scoring(*args, **kw):
+        where.append(threading.current_thread().name)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(stream, "score_part", scoring)
+    measures = ["map", "ndcg_cut.10", "P.5"]
+    if dup is None:
+        whole, streamed = both(q, r, measures, chunk=4096)
+        assert trec(streamed) == trec(whole)
+    else:
+        with pytest.raises(DuplicateDocError) as err:
+            evaluate(q, r, measures, stream=True, chunk_bytes=4096)
+        with pytest.raises(DuplicateDocError) as expected:
+            evaluate(q, r, measures, stream=False)
+        assert str(err.value) == str(expected.value)
+        assert "2901" in str(err.value) and "2904" in str(err.value)
+    assert where.count("ireval-parse") > 10  # (the first chunks may come before the consumer's word)
