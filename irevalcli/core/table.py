@@ -951,12 +951,14 @@ def _numeric_ids(arr: pa.Array) -> np.ndarray | None:
     if not ((first - np.uint8(ord("1")) <= 8) | ((first == ord("0")) & (lengths == 1))).all():
         return None
     try:
-        # a view, not a cast: no UTF-8 validation; the int64 cast refuses any byte that is
-        # not a digit (so any text that is not UTF-8) just the same
-        ids = to_numpy(pc.cast(arr.view(pa.large_string()), pa.int64()))
+        # a view, not a cast: no UTF-8 validation; the integer cast refuses any byte that is
+        # not a digit (so any text that is not UTF-8) just the same. To uint64, not int64: the
+        # same values for these texts (no sign: checked above) in half the time (Arrow's signed
+        # parse: 3.7 against 1.8 ms for a streamed chunk's 202k MS MARCO passage ids)
+        ids = to_numpy(pc.cast(arr.view(pa.large_string()), pa.uint64()))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
-    return ids if ids.min() >= 0 else None
+    return ids.view(np.int64)  # (below 10**15)
 
 
 _POWERS_OF_10 = np.array([10**d for d in range(16)], dtype=np.int64)
@@ -1000,7 +1002,7 @@ def _doc_codes(
                 ok = valid_mask(ok) & to_numpy(ok, nulls_ok=True)
                 qids = np.full(len(q), -1, dtype=np.int64)
                 if ok.any():
-                    qids[ok] = to_numpy(pc.cast(q.filter(from_numpy(ok)).cast(pa.large_string()), pa.int64()))
+                    qids[ok] = to_numpy(pc.cast(q.filter(from_numpy(ok)).cast(pa.large_string()), pa.uint64()))
             qids = np.where((qids >= 0) & (qids < bound), qids, -1)
             return qids, ids, bound, None, True
     if not want_dict:

@@ -49,6 +49,20 @@ def test_numeric_ids_only_for_canonical_decimals():
     assert ids("0", "7", "123").tolist() == [0, 7, 123]
     assert ids("07") is None  # a leading zero: '07' and '7' are different docnos
     assert ids("-7") is None and ids("+7") is None and ids("7a") is None and ids("") is None
+    assert ids("-0") is None and ids("0x1") is None and ids("1" * 16) is None
+
+
+def test_numeric_ids_are_the_texts_values_as_int64():
+    """Read through Arrow's unsigned parse (half the time of its signed one), the values are
+    the texts' own, as int64, from 1 to 15 digits."""
+    import pyarrow as pa
+
+    rng = np.random.default_rng(11)
+    values = np.concatenate(([0, 9, 10, 10**15 - 1], 10 ** rng.integers(0, 15, 3000) + rng.integers(0, 10**6, 3000)))
+    values = values[values < 10**15]
+    got = _numeric_ids(pa.array([str(v).encode() for v in values.tolist()], pa.large_binary()))
+    assert got.dtype == np.int64
+    assert got.tolist() == values.tolist()
 
 
 def test_decimal_text_order_sorts_as_the_texts():
