@@ -346,8 +346,9 @@ Taken = tuple[Any, int, bool, bool, int, int, Any]
 
 
 def topic_batches(reader: ChunkReader, name: str) -> Generator[Batch, None, None]:
-    """(run rows of complete topics, rows per topic, topic ids) from a grouped run file,
-    its chunks parsed in this thread (:class:`ParsedChunks` parses them in two).
+    """:data:`Batch` items (run rows of complete topics, rows per topic, topic ids, and None:
+    nothing scored them) from a grouped run file, its chunks parsed in this thread
+    (:class:`ParsedChunks` parses them in two, and may score them there).
 
     A chunk's short last topic is carried to the next chunk as bytes; a long one may go on in
     the next chunk, so its parsed rows are kept (zero-copy slices) and joined to the next
