@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from ..errors import DuplicateDocError, MissingTopicError, NoQueriesError, UsageError
-from ..io.arrow import binary_array, decode_id, from_numpy, to_numpy, valid_mask
+from ..io.arrow import LEAST_OF_DIGITS, MAX_DIGITS, binary_array, decode_id, from_numpy, to_numpy, valid_mask
 from ..records import FrozenRecord, Record
 from .memo import once, same_sort
 
@@ -942,7 +942,7 @@ def _numeric_ids(arr: pa.Array) -> np.ndarray | None:
     arr = arr.cast(pa.large_binary())
     offsets = np.frombuffer(arr.buffers()[1], dtype=np.int64, count=arr.offset + len(arr) + 1)[arr.offset :]
     lengths = np.diff(offsets)
-    if lengths.min() < 1 or lengths.max() > 15:
+    if lengths.min() < 1 or lengths.max() > MAX_DIGITS:
         return None
     # every byte a digit, checked first on the bytes (a sixth of the parse's time): the cast
     # then cannot fail, and a failing one costs far more than a whole one (word-like docnos:
@@ -954,12 +954,9 @@ def _numeric_ids(arr: pa.Array) -> np.ndarray | None:
     # takes half the time of its signed one (1.8 against 3.7 ms for those 202k ids)
     ids = to_numpy(pc.cast(arr.view(pa.large_string()), pa.uint64())).view(np.int64)  # (below 10**15)
     # no leading zero: a value with fewer digits than its text ("07" is not "7")
-    if not (ids >= _LOWEST[lengths]).all():
+    if not (ids >= LEAST_OF_DIGITS[lengths]).all():
         return None
     return ids
-
-
-_LOWEST = np.array([0, 0, *(10 ** (d - 1) for d in range(2, 16))], dtype=np.int64)  # the least value of d digits
 
 
 _POWERS_OF_10 = np.array([10**d for d in range(16)], dtype=np.int64)

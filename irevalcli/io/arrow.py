@@ -18,6 +18,12 @@ import numpy as np
 if TYPE_CHECKING:
     import pyarrow as pa
 
+# Canonical decimal ids (no sign, no leading zero, at most MAX_DIGITS digits) can stand for
+# their texts: a text of d digits is canonical when its value is at least LEAST_OF_DIGITS[d]
+# (the docnos of core.table, the ids of a log read as numbers in io.dataset).
+MAX_DIGITS = 15
+LEAST_OF_DIGITS = np.array([0, 0, *(10 ** (d - 1) for d in range(2, MAX_DIGITS + 1))], dtype=np.int64)
+
 _NUMPY_OF = {
     "int8": np.int8,
     "int16": np.int16,

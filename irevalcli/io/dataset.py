@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import DuplicateDocError, InputError, UsageError
 from ..machine import cpus
-from .arrow import repeated_text, zeros_for_nulls
+from .arrow import LEAST_OF_DIGITS, MAX_DIGITS, repeated_text, zeros_for_nulls
 from .source import is_url
 from .trec import Qrels, Run, Source
 
@@ -626,12 +626,8 @@ def _read_labelled(ds: Dataset, columns: Mapping[str, str] | None, ranks: bool) 
 
 # ---------------------------------------------------------------- impression logs read as numbers
 
-# Canonical decimal ids (no sign, no leading zero, at most MAX_DIGITS digits) are read as
-# their values: a text of n digits is canonical when its value is at least LOWEST[n].
-MAX_DIGITS = 15
 # A log's arrays of at least this many bytes are mapped pages of their own (see _pages).
 MAPPED_BYTES = 1 << 22
-LOWEST = [0, 0, *(10 ** (n - 1) for n in range(2, MAX_DIGITS + 1))]
 
 
 def decimal_ids(ids: pa.Array) -> tuple[np.ndarray, np.ndarray] | None:
@@ -666,7 +662,7 @@ def decimal_ids(ids: pa.Array) -> tuple[np.ndarray, np.ndarray] | None:
     if int(digits.min()) < 1 or int(digits.max()) > MAX_DIGITS or int(v.min()) < 0:
         return None
     # ('+5', '05', '-0' parse to values with fewer digits than their texts)
-    if not bool((v >= np.asarray(LOWEST, dtype=np.int64)[digits]).all()):
+    if not bool((v >= LEAST_OF_DIGITS[digits]).all()):
         return None
     return v, digits
 
