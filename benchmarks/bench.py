@@ -79,6 +79,7 @@ class Sample:
     rss_mib: float
     rc: int
     timed_out: bool = False
+    sys: float = 0.0  # the kernel's part of ``cpu`` (page faults, copies from the page cache)
 
 
 # Every tool runs with Python allowed to cache bytecode, as an installed package has it
@@ -91,8 +92,9 @@ RUN_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"
 # (wait4's ru_maxrss) counts the memory of the process image it replaced at exec: a child
 # forked (or vforked) from this benchmark, 65+ MiB once pandas is loaded, reported C
 # trec_eval's 7-35 MiB as 65 MiB. The launcher (python -S -I, nothing imported) forks and
-# execs the command, reaps it with wait4 and reports wall, CPU and peak RSS; its own few MiB
-# (LAUNCHER_FLOOR_MIB, measured once) are the floor under every figure.
+# execs the command, reaps it with wait4 and reports wall, CPU (and the kernel's part of it)
+# and peak RSS; its own few MiB (LAUNCHER_FLOOR_MIB, measured once) are the floor under every
+# figure.
 LAUNCHER = r"""
 import os, signal, sys, time
 out = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
@@ -116,7 +118,7 @@ signal.signal(signal.SIGALRM, on_alarm)
 signal.setitimer(signal.ITIMER_REAL, timeout)
 _, status, ru = os.wait4(pid, 0)
 wall = time.perf_counter() - t0
-print(wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, os.waitstatus_to_exitcode(status), len(killed))
+print(wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, os.waitstatus_to_exitcode(status), len(killed), ru.ru_stime)
 """
 
 
@@ -126,8 +128,15 @@ def run_once(cmd: list[str], stdout_path: str, timeout: float, env: dict | None 
     done = subprocess.run([*launcher, *cmd], capture_output=True, text=True, env=env, check=False)
     if done.returncode != 0 or not done.stdout.strip():
         raise RuntimeError(f"launcher failed for {cmd}: {done.stderr.strip()}")
-    wall, cpu, rss_kib, rc, killed = done.stdout.split()
-    return Sample(wall=float(wall), cpu=float(cpu), rss_mib=int(rss_kib) / 1024.0, rc=int(rc), timed_out=killed != "0")
+    wall, cpu, rss_kib, rc, killed, sys_cpu = done.stdout.split()
+    return Sample(
+        wall=float(wall),
+        cpu=float(cpu),
+        rss_mib=int(rss_kib) / 1024.0,
+        rc=int(rc),
+        timed_out=killed != "0",
+        sys=float(sys_cpu),
+    )
 
 
 def launcher_floor_mib() -> float:

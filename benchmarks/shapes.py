@@ -9,15 +9,16 @@ whether it meets the issue's target.
 | dl50 | `-q -m all_trec QRELS run1 ... run50` (50 variants of the DL run) | fifty calls of C trec_eval, one per run (one `sh` loop) | <= 0.5x |
 | startup | `ireval --help`, `ireval -v` | (none) | <= 0.1 s each |
 | robust04 | `-m map -m ndcg_cut.10` | C trec_eval | <= 1.0x; peak <= 150 MiB |
-| msmarco | `-m map -m ndcg_cut.10`, 7M lines | one pyarrow CSV read of qid, docno, score (2 threads); C trec_eval (memory, one run) | <= 1.2x; memory <= 0.4x trec_eval's |
+| msmarco | `-m map -m ndcg_cut.10`, 7M lines | one pyarrow CSV read of qid, docno, score (2 threads); C trec_eval (memory, one run); ireval's parse alone (drivers/parse_alone.py: shown, no verdict) | <= 1.2x; memory <= 0.4x trec_eval's |
 | big | `-m map -m ndcg_cut.10`, 10M lines / 100k topics, grouped by topic and shuffled | C trec_eval 10.0 on the shuffled run, one run (it takes many minutes) | <= 0.02x |
 | api_robust04, api_msmarco | `evaluate(qrels_df, run_df)` | pytrec_eval from the same DataFrames | <= 0.5x time, <= 1x memory; <= 1.5x the path |
 | log | `--labelled` on one Parquet file, 5M rows (local engine) | benchmarks/log_baseline.py | faster |
 | log50 | the same, 50M rows | benchmarks/log_baseline.py | faster; >= 3M rows/s; <= 17 s; peak <= 2x the table's Arrow size |
 
-Every command is its own process (bench.run_once: wall, user+sys CPU, peak RSS by wait4);
-the commands of a shape run in turn, the round repeated ``--reps`` times in rotated order
-after ``--warmup`` warm-up rounds. A command can run fewer times than that (C trec_eval on
+Every command is its own process (bench.run_once: wall, user+sys CPU and its sys part, peak
+RSS by wait4); the commands of a shape run in turn, the round repeated ``--reps`` times in
+rotated order after ``--warmup`` warm-up rounds, and each time ratio is also given round by
+round (lowest, median, highest: :func:`spread`). A command can run fewer times than that (C trec_eval on
 the big run: one timed run, no warm-up, killed after ``--slow-timeout`` seconds; the 50M-row
 log's commands: ``--log50-reps`` runs, no warm-up). For the API shapes the time is the
 evaluation's own (from the DataFrames, or the paths, to the summary), measured inside the
@@ -89,6 +90,7 @@ class Cmd:
     expect: float = 1.0  # about how long one run takes, idle (seconds, at the data's size): the estimate
     walls: list[float] = field(default_factory=list)
     cpus: list[float] = field(default_factory=list)
+    syss: list[float] = field(default_factory=list)  # the kernel's part of each CPU time (nan: inner)
     rss: list[float] = field(default_factory=list)
     own: list[float] = field(default_factory=list)  # inner: the evaluation's own peak (MiB above the DataFrames)
     out: str = ""
@@ -100,6 +102,9 @@ class Cmd:
 
     def cpu(self) -> float:
         return statistics.median(self.cpus) if self.cpus else float("nan")
+
+    def sys(self) -> float:
+        return statistics.median(self.syss) if self.syss else float("nan")
 
     def peak(self) -> float:
         return max(self.rss) if self.rss else float("nan")
@@ -290,9 +295,13 @@ def build(args: argparse.Namespace, tmp: str, *, dry: bool = False) -> list[Shap
         cmds = [
             Cmd("ireval", [ireval, *MAP_NDCG, *files], expect=0.2 + 1.0 * f),
             Cmd("pyarrow CSV read", [PY, str(HERE / "drivers" / "csv_read.py"), files[1]], expect=0.2 + 0.4 * f),
+            # ireval's own chunked read and parse, nothing scored: how much of ireval's time is
+            # the parse (its checks included) and how much the evaluation (no verdict)
+            Cmd("ireval's parse alone", [PY, str(HERE / "drivers" / "parse_alone.py"), files[1]], expect=0.2 + 0.4 * f),
         ]
         targets = [
             Target("time", "ireval", "pyarrow CSV read", "<= 1.2"),
+            Target("time", "ireval's parse alone", "pyarrow CSV read"),
             Target("memory", "ireval", te_label, "<= 0.4"),
         ]
         if te:  # for its memory: one run is enough
@@ -463,11 +472,12 @@ def measure(shapes: list[Shape], args: argparse.Namespace, tmp: str) -> None:
                     print(f"  {shape.name:<13} {cmd.label:<28} {cmd.error}", file=sys.stderr, flush=True)
                     continue
                 cmd.out = Path(path).read_text(errors="replace")
-                wall, cpu = s.wall, s.cpu
+                wall, cpu, sys_cpu = s.wall, s.cpu, s.sys
                 own = None
                 if cmd.inner:
                     got = json.loads(cmd.out.strip().splitlines()[-1])
                     wall, cpu, own = got["eval_wall"], got["eval_cpu"], got.get("eval_peak_mib")
+                    sys_cpu = float("nan")  # (the process's, not the evaluation's own)
                 tag = "warm-up" if i < warmup else "timed"
                 print(
                     f"  {shape.name:<13} {cmd.label:<28} {wall:8.3f} s  cpu {cpu:8.3f} s  rss {s.rss_mib:8.1f} MiB ({tag})",
@@ -477,6 +487,7 @@ def measure(shapes: list[Shape], args: argparse.Namespace, tmp: str) -> None:
                 if i >= warmup:
                     cmd.walls.append(wall)
                     cmd.cpus.append(cpu)
+                    cmd.syss.append(sys_cpu)
                     cmd.rss.append(s.rss_mib)
                     if own is not None:
                         cmd.own.append(own)
@@ -663,9 +674,11 @@ def render(shapes: list[Shape], args: argparse.Namespace, meta: dict[str, str], 
         f"{meta['load_after']} (other work on the machine inflates wall times much more than CPU times).",
         f"- References: {meta['refs']}.",
         f"- Median of {args.reps} interleaved runs after {args.warmup} warm-up round(s), unless the runs column "
-        "says fewer. Wall and CPU (user+sys) in seconds, peak RSS in MiB, each command's own (started by a small "
+        "says fewer. Wall and CPU (user+sys; of it sys: the kernel's part, pages faulted in and cleared, "
+        "copies from the page cache) in seconds, peak RSS in MiB, each command's own (started by a small "
         f"launcher, bench.LAUNCHER, whose {meta['floor']} MiB are the floor under every peak). For the API shapes "
-        "the time is the evaluation's own, measured in the process (drivers/frames.py).",
+        "the time is the evaluation's own, measured in the process (drivers/frames.py). Each time ratio is also "
+        "given round by round under the tables (its two commands run one after the other in each round).",
     ]
     if any(s.arrow_bytes for s in shapes):
         out.append(
@@ -681,17 +694,18 @@ def render(shapes: list[Shape], args: argparse.Namespace, meta: dict[str, str], 
         "",
         *(f"- **{s.name}**: {s.title}" for s in shapes),
         "",
-        "| shape | command | runs | wall (s) | CPU (s) | peak RSS (MiB) |",
-        "|---|---|---:|---:|---:|---:|",
+        "| shape | command | runs | wall (s) | CPU (s) | of it sys (s) | peak RSS (MiB) |",
+        "|---|---|---:|---:|---:|---:|---:|",
     ]
     for shape in shapes:
         for cmd in shape.cmds:
             if not cmd.walls:
-                out.append(f"| {shape.name} | {cmd.label} | 0 | {cmd.error or 'not run'} | | |")
+                out.append(f"| {shape.name} | {cmd.label} | 0 | {cmd.error or 'not run'} | | | |")
             else:
+                sys_cpu = "" if math.isnan(cmd.sys()) else f"{cmd.sys():.3f}"
                 out.append(
                     f"| {shape.name} | {cmd.label} | {len(cmd.walls)} | {cmd.wall():.3f} | "
-                    f"{cmd.cpu():.3f} | {cmd.peak():.0f} |"
+                    f"{cmd.cpu():.3f} | {sys_cpu} | {cmd.peak():.0f} |"
                 )
     out += ["", "| shape | ratio | value | CPU | target | verdict |", "|---|---|---:|---:|---|---|"]
     for shape in shapes:
@@ -699,11 +713,32 @@ def render(shapes: list[Shape], args: argparse.Namespace, meta: dict[str, str], 
             what, value, cpu, v = verdict(shape, t, args)
             out.append(f"| {shape.name} | {what} | {value} | {cpu} | {_fmt_target(t)} | {v} |")
     notes = [n for s in shapes for n in agreement(s)]
+    notes += [n for s in shapes for n in spread(s)]
     notes += [f"{s.name}: {c.label}: {c.error}" for s in shapes for c in s.cmds if c.error]
     if notes:
         out += ["", *(f"- {n}" for n in notes)]
     out.append("")
     return "\n".join(out)
+
+
+def spread(shape: Shape) -> list[str]:
+    """For each time ratio whose two commands ran in the same rounds: the ratio round by round
+    (each round runs the shape's commands one after the other), lowest, median and highest. A
+    ratio of medians hides how far one round's can be from another's on a shared machine."""
+    notes = []
+    for t in shape.targets:
+        if t.what != "time" or not t.den:
+            continue
+        a = shape.cmd(t.num)
+        b = next((c for c in shape.cmds if c.label == t.den), None)
+        if b is None or a.inner or b.inner or len(a.walls) < 2 or len(a.walls) != len(b.walls):
+            continue
+        per = sorted(x / y for x, y in zip(a.walls, b.walls))
+        notes.append(
+            f"{shape.name}: {t.num} / {t.den}, round by round: {per[0]:.2f} to {per[-1]:.2f} "
+            f"(median {statistics.median(per):.2f}, {len(per)} rounds)"
+        )
+    return notes
 
 
 def summary_lines(shapes: list[Shape], args: argparse.Namespace) -> list[str]:

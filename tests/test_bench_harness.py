@@ -102,3 +102,25 @@ def test_per_command_runs(harness):
     _, shapes = harness
     assert shapes.Cmd("a", []).runs(reps=3, warmup=1) == 4
     assert shapes.Cmd("te", [], reps=1, warmup=False).runs(reps=3, warmup=1) == 1
+
+
+def test_spread_gives_each_rounds_ratio(harness):
+    _, shapes = harness
+    shape = _shape(shapes, [1.2, 1.0, 3.0], [1.0, 2.0, 2.0])
+    shape.targets = [
+        shapes.Target("time", "ireval", "C trec_eval", "<= 1.2"),
+        shapes.Target("memory", "ireval", "C trec_eval", "<= 0.4"),  # (not a time: no spread)
+    ]
+    # rounds: 1.2 / 1.0, 1.0 / 2.0, 3.0 / 2.0; the ratio of the medians (1.2 / 2.0) is none of them
+    assert shapes.spread(shape) == ["big: ireval / C trec_eval, round by round: 0.50 to 1.50 (median 1.20, 3 rounds)"]
+    shape.cmds[1].walls = [5.0]  # one timed run of the reference (C trec_eval on the big run): no rounds to pair
+    assert shapes.spread(shape) == []
+
+
+def test_launcher_reports_the_kernels_part_of_the_cpu(harness, tmp_path):
+    bench, _ = harness
+    out = tmp_path / "out"
+    # reading a file the kernel copies: sys time, a part of the CPU time
+    s = bench.run_once([sys.executable, "-c", "open(__import__('sys').executable, 'rb').read()"], str(out), 60.0)
+    assert s.rc == 0 and not s.timed_out
+    assert 0.0 <= s.sys <= s.cpu
