@@ -723,8 +723,9 @@ def render(shapes: list[Shape], args: argparse.Namespace, meta: dict[str, str], 
 
 def spread(shape: Shape) -> list[str]:
     """For each time ratio whose two commands ran in the same rounds: the ratio round by round
-    (each round runs the shape's commands one after the other), lowest, median and highest. A
-    ratio of medians hides how far one round's can be from another's on a shared machine."""
+    (each round runs the shape's commands one after the other), lowest, median and highest, and
+    the range of each command's sys time. A ratio of medians hides how far one round's can be
+    from another's on a shared machine, and the kernel's part is the one that varies most."""
     notes = []
     for t in shape.targets:
         if t.what != "time" or not t.den:
@@ -734,10 +735,13 @@ def spread(shape: Shape) -> list[str]:
         if b is None or a.inner or b.inner or len(a.walls) < 2 or len(a.walls) != len(b.walls):
             continue
         per = sorted(x / y for x, y in zip(a.walls, b.walls))
-        notes.append(
+        note = (
             f"{shape.name}: {t.num} / {t.den}, round by round: {per[0]:.2f} to {per[-1]:.2f} "
             f"(median {statistics.median(per):.2f}, {len(per)} rounds)"
         )
+        if all(not math.isnan(x) for x in a.syss + b.syss) and a.syss and b.syss:
+            note += f"; sys {min(a.syss):.2f}-{max(a.syss):.2f} s against {min(b.syss):.2f}-{max(b.syss):.2f} s"
+        notes.append(note)
     return notes
 
 

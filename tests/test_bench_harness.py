@@ -113,6 +113,8 @@ def test_spread_gives_each_rounds_ratio(harness):
     ]
     # rounds: 1.2 / 1.0, 1.0 / 2.0, 3.0 / 2.0; the ratio of the medians (1.2 / 2.0) is none of them
     assert shapes.spread(shape) == ["big: ireval / C trec_eval, round by round: 0.50 to 1.50 (median 1.20, 3 rounds)"]
+    shape.cmds[0].syss, shape.cmds[1].syss = [0.2, 0.3, 0.25], [0.1, 0.7, 0.4]
+    assert shapes.spread(shape)[0].endswith("(median 1.20, 3 rounds); sys 0.20-0.30 s against 0.10-0.70 s")
     shape.cmds[1].walls = [5.0]  # one timed run of the reference (C trec_eval on the big run): no rounds to pair
     assert shapes.spread(shape) == []
 
