@@ -3,25 +3,18 @@ where topics begin and parsed in its two threads (``irevalcli.engine.stream.Pars
 with nothing judged and nothing scored. Beside the msmarco shape's pyarrow CSV read, it shows
 how much of ireval's time is its parse, checks included, and how much is the evaluation.
 
-The process is set up as the ``ireval`` command sets up its own (``commands.main.entry``):
+The process is set up as the ``ireval`` command sets up its own (``commands.main.own_process``:
 the same allocators, one BLAS thread, the same collector threshold, the light
-``pyarrow.compute`` and the same exit without the interpreter's teardown."""
+``pyarrow.compute``) and ends as it does, without the interpreter's teardown."""
 
 from __future__ import annotations
 
-import gc
-import os
 import sys
 
 from irevalcli.commands import process
-from irevalcli.commands.main import ARROW_POOL, BLAS_THREADS, GC_THRESHOLD
-from irevalcli.io import lightcompute
+from irevalcli.commands.main import own_process
 
-gc.set_threshold(*GC_THRESHOLD)
-os.environ.setdefault(*ARROW_POOL)
-os.environ.setdefault(*BLAS_THREADS)
-process.tune_malloc()
-lightcompute.install()
+own_process()
 
 from irevalcli.engine.stream import ChunkReader, ParsedChunks  # noqa: E402  (numpy and pyarrow: after the set-up)
 

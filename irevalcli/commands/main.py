@@ -744,7 +744,11 @@ BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "1")
 HELP_OR_VERSION = {"-h", "--help", "-v", "--version"}  # a first argument that needs no tuned malloc
 
 
-def entry() -> None:
+def own_process(*, malloc: bool = True) -> None:
+    """Set up a process that is ireval's own, before numpy and pyarrow are imported: the
+    collector's threshold, Arrow's allocator, one BLAS thread, the C library's malloc tuned
+    (``malloc``) and the light ``pyarrow.compute``. The ``ireval`` command, and the benchmark
+    driver that times its parse alone (benchmarks/drivers/parse_alone.py)."""
     import gc
 
     gc.set_threshold(*GC_THRESHOLD)
@@ -752,9 +756,13 @@ def entry() -> None:
     os.environ.setdefault(*BLAS_THREADS)
     from ..io import lightcompute
 
-    if not set(sys.argv[1:2]) & HELP_OR_VERSION:  # (ctypes: 3 ms, before the signal handlers)
+    if malloc:  # (ctypes: 3 ms, before the signal handlers)
         process.tune_malloc()
     lightcompute.install()  # the kernels without pyarrow.compute's 35 ms import (see there)
+
+
+def entry() -> None:
+    own_process(malloc=not set(sys.argv[1:2]) & HELP_OR_VERSION)
     if os.environ.get(COMPLETE_VAR):  # (completion.py and click's completion imported only then)
         from .completion import complete, requested
 
