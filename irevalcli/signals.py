@@ -10,6 +10,16 @@ short; one later than that is raised again (the first may have been swallowed: a
 handler that raises inside a finaliser is ignored), so the process never stays deaf. Once
 the command has ended (:func:`finish`), signals are only recorded: the exit is under way.
 
+:func:`committing` is where a command's output files take their place (the renames), and
+:func:`commit` where its standard output has been written and flushed. Once they have, the
+command has done what it was asked, and the exit must not say otherwise: a
+signal that arrives during the renames or after them, while the command finishes (its
+standard output, its exit status), is not raised and does not decide the exit
+(:func:`deciding`). A replaced output under "ireval: interrupted" and exit 130 would tell a
+script to distrust a complete file, or leave it with the new file of one output and the old
+of another. Only a signal :data:`REPEAT_AFTER` seconds after the first of these is raised, so
+the process is never deaf (its standard output blocked on a reader that stalled).
+
 :func:`deferred` holds the signals for a short critical section (a temporary file created
 and not yet named; a directory being removed) and acts on them when it ends. It works by
 the same handler, not by masking: Python runs signal handlers in the main thread whichever
@@ -49,14 +59,23 @@ def terminating_signals() -> list[int]:
 # Every signal received since reset(), in order; the first decides the exit.
 received: list[int] = []
 REPEAT_AFTER = 1.0  # seconds: a signal this long after the one raised is raised again
-_state: dict[str, Any] = {"raised": None, "holding": 0, "finished": False, "unraisable": None}
+# committed: len(received) when the outputs took their place (signals from there on are
+# late); late: when the first late signal came
+_state: dict[str, Any] = {
+    "raised": None,
+    "holding": 0,
+    "finished": False,
+    "unraisable": None,
+    "committed": None,
+    "late": None,
+}
 REDELIVER_AFTER = 0.05  # seconds: a signal swallowed by a finaliser is delivered again after this
 
 
 def reset() -> None:
     """Forget the signals of an earlier run (one command line call in a long-lived process)."""
     received.clear()
-    _state.update(raised=None, holding=0, finished=False)
+    _state.update(raised=None, holding=0, finished=False, committed=None, late=None)
 
 
 def finish() -> None:
@@ -64,13 +83,35 @@ def finish() -> None:
     _state["finished"] = True
 
 
+def deciding() -> list[int]:
+    """The signals that decide the exit: every one received, but those that came once the
+    outputs were in place (:func:`committing`), unless one of those was raised."""
+    committed = _state["committed"]
+    return received if committed is None else received[:committed]
+
+
 def on_signal(signum: int, frame: Any) -> None:
     """The handler: record the signal; raise it unless held by :func:`deferred`, the command
-    has ended, or one was raised less than :data:`REPEAT_AFTER` seconds ago."""
+    has ended, the outputs are in place (:func:`committing`), or one was raised less than
+    :data:`REPEAT_AFTER` seconds ago."""
     received.append(signum)
-    if _state["holding"] or _state["finished"] or not _may_raise():
+    if not _state["holding"]:
+        _decide(signum)
+
+
+def _decide(signum: int) -> None:
+    """What the command line's handler does with a signal it is not holding."""
+    if _state["finished"]:
         return
-    _raise(signum)
+    if _state["committed"] is not None:
+        now = time.monotonic()
+        if _state["late"] is None:
+            _state["late"] = now
+        if now - _state["late"] < REPEAT_AFTER:
+            return
+        _state["committed"] = None  # insisted on: the exit is the signal's after all
+    if _may_raise():
+        _raise(signum)
 
 
 def _may_raise() -> bool:
@@ -189,11 +230,37 @@ def deferred() -> Iterator[None]:
                 _act(arrived[0], theirs)
 
 
+@contextmanager
+def committing() -> Iterator[None]:
+    """Hold SIGINT, SIGTERM and SIGHUP (:func:`deferred`) while a command's outputs take
+    their place; once the block has ended without an error, they have: a signal that
+    arrived during it, or arrives later, no longer decides the exit (see the module's
+    docstring). A block that fails (a rename refused) commits nothing."""
+    with deferred():
+        mark = len(received)
+        yield
+        commit(mark)
+
+
+def commit(mark: int | None = None) -> None:
+    """The command's output is complete (written to standard output and flushed; or, with
+    ``mark``, in place since that many signals had been received: :func:`committing`)."""
+    if _state["committed"] is None:
+        _state["committed"] = len(received) if mark is None else mark
+
+
+def interrupted() -> None:
+    """A ``KeyboardInterrupt`` (or click's Abort) that no handler recorded ends the command
+    as SIGINT would: it is the exit's signal."""
+    if not deciding():
+        _state["committed"] = None
+        received.insert(0, signal.SIGINT)
+
+
 def _act(signum: int, theirs: dict[int, Any]) -> None:
     """What the handler in place would have done with ``signum``."""
     if signum not in theirs:  # on_signal is the handler (the command line)
-        if not _state["finished"] and _may_raise():
-            _raise(signum)
+        _decide(signum)
         return
     handler = theirs[signum]
     if callable(handler):

@@ -322,9 +322,10 @@ def signal_outcome() -> ExitStatus | None:
     """The exit status (after printing the line) if a signal arrived, else None."""
     import signal
 
-    if not signals.received:
+    deciding = signals.deciding()  # (not one that came once the outputs were in place)
+    if not deciding:
         return None
-    first = signals.received[0]
+    first = deciding[0]
     if first == signal.SIGINT:
         say(("\n" if isatty(sys.stderr) else "") + "ireval: interrupted")
         return ExitStatus.INTERRUPTED
@@ -385,15 +386,12 @@ def _run(body: Callable[[], int], debug: bool) -> int:  # noqa: C901  one except
         say(f"ireval: {exc.line}")
         return ExitStatus.USAGE_OR_INPUT
     except (click.Abort, KeyboardInterrupt):
-        if not signals.received:
-            import signal
-
-            signals.received.append(signal.SIGINT)
+        signals.interrupted()
         return signal_outcome() or ExitStatus.INTERRUPTED
     except signals.Terminated:
         return signal_outcome() or ExitStatus.TERMINATED
     except IrevalError as exc:
-        if signals.received:
+        if signals.deciding():
             return signal_outcome() or ExitStatus.INTERNAL
         if debug:
             import traceback
@@ -405,7 +403,7 @@ def _run(body: Callable[[], int], debug: bool) -> int:  # noqa: C901  one except
         silence_broken_pipe()
         return signal_outcome() or ExitStatus.OK
     except OSError as exc:
-        if signals.received:
+        if signals.deciding():
             return signal_outcome() or ExitStatus.INTERNAL
         if exc.errno in _WRITE_ERRNOS:  # click.echo to a full stdout (--help, 'ireval measures')
             silence_broken_pipe()

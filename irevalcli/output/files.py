@@ -308,6 +308,7 @@ def write_stdout(data: bytes | Iterable[bytes], fmt: str = "") -> None:
         for piece in _pieces(data):
             out.write(piece)
         out.flush()
+        signals.commit()  # all of it is written: a signal from now on does not say otherwise
     except BrokenPipeError:
         # The reader went away (``| head``) and wants no more. Carry on, so the exit
         # code still tells the truth (a failed gate stays 1).
@@ -379,15 +380,18 @@ def write_files(
         for path, data, option, _target_path, _st, in_place in targets:
             if in_place:  # a device or FIFO cannot be rolled back: after every temporary file, before any rename
                 write_special(path, data, option=option)
-        while temps:
-            tmp, target, path, option = temps[0]
-            try:
-                os.replace(tmp, target)
-            except PermissionError:
-                raise OutputError(f"{option} {path}: permission denied") from None
-            except OSError as exc:
-                raise OutputError(f"{option} {path}: cannot write ({exc.strerror or exc})") from None
-            temps.pop(0)
+        # All the renames or none: a signal now is held until they are done, and then no longer
+        # decides the exit (the outputs are in place: the command did what it was asked).
+        with signals.committing():
+            while temps:
+                tmp, target, path, option = temps[0]
+                try:
+                    os.replace(tmp, target)
+                except PermissionError:
+                    raise OutputError(f"{option} {path}: permission denied") from None
+                except OSError as exc:
+                    raise OutputError(f"{option} {path}: cannot write ({exc.strerror or exc})") from None
+                temps.pop(0)
     finally:
         with signals.deferred():  # the clean-up runs to the end, whatever arrives
             for tmp, _, _, _ in temps:

@@ -231,8 +231,9 @@ def _signal_during_run(d: Path, tmps: list[Path], sigs: list[int], delays: list[
     for (proc, _fifo, out), sig in zip(procs, sigs):
         stdout, stderr = proc.communicate(timeout=60)
         assert stdout == b""
-        # 0: finished before the signal; killed by it (-2, -15): the signal came after main()
-        # returned, while the interpreter shut down. Either way the whole new file is there.
+        # 0: finished before the signal, or the signal came once the file was in place (it no
+        # longer decides the exit: signals.committing); killed by it (-2, -15): it came after
+        # main() returned, while the interpreter shut down. Either way the whole new file is there.
         if proc.returncode in (0, -signal.SIGINT, -signal.SIGTERM, -signal.SIGHUP):
             assert stderr == b""
             assert out.read_bytes().startswith(b"num_ret") and out.read_bytes().endswith(b"\n")

@@ -393,3 +393,80 @@ def test_a_signal_while_the_handlers_go_in_is_one_line_and_one_exit(sig, code, l
     traceback, exit 1). The signals are now held until the handlers are in place."""
     r = subprocess.run([sys.executable, "-c", HANDLERS_GO_IN, sig, when], capture_output=True, text=True, env=_env())
     assert (r.returncode, r.stdout, r.stderr) == (code, "", f"ireval: {line}\n")
+
+
+# ---- a signal once the outputs are in place: the exit says what was done (CI, 2026-12-07) ------------
+
+COMMITTED = r"""
+import os, signal, sys, time
+import irevalcli.signals as signals
+import irevalcli.commands.process as process
+import irevalcli.output.files as files
+
+where = sys.argv[1]
+a, b = "a.txt", "b.txt"
+term = lambda: signal.raise_signal(signal.SIGTERM)
+real_replace, real_fsync = os.replace, os.fsync
+renamed = []
+
+def replace(src, dst):  # the signal lands just after a rename
+    real_replace(src, dst)
+    renamed.append(dst)
+    if where == "after-first-rename" and len(renamed) == 1:
+        term()
+
+def fsync(fd):  # the signal lands while a temporary file is written: before any rename
+    real_fsync(fd)
+    if where == "before-rename":
+        term()
+
+files.os.replace, files.os.fsync = replace, fsync
+signals.REPEAT_AFTER = 0.2
+
+def pieces():
+    yield b"one\n"
+    if where == "during-stdout":
+        term()
+    yield b"two\n"
+
+def body():
+    if where.endswith("stdout"):
+        files.write_stdout(pieces())
+    else:
+        files.write_files([(a, b"new a\n", "--output"), (b, b"new b\n", "--counts")])
+    if where in ("after-write", "after-stdout", "insisted"):
+        term()
+    if where == "insisted":  # a second signal, well after the first: never deaf
+        time.sleep(0.3)
+        term()
+        time.sleep(5)
+    return 0
+
+sys.exit(process.run(body, [], own_process=True))
+"""
+
+
+COMMITTED_CASES = [
+    ("before-rename", 143, "ireval: terminated\n", "old a\n", b""),
+    ("after-first-rename", 0, "", "new a\n", b""),
+    ("after-write", 0, "", "new a\n", b""),
+    ("insisted", 143, "ireval: terminated\n", "new a\n", b""),
+    ("during-stdout", 143, "ireval: terminated\n", "old a\n", b"one\n"),
+    ("after-stdout", 0, "", "old a\n", b"one\ntwo\n"),
+]
+
+
+@pytest.mark.parametrize(("where", "code", "err", "a", "out"), COMMITTED_CASES, ids=[c[0] for c in COMMITTED_CASES])
+def test_a_signal_once_the_outputs_are_in_place_does_not_decide_the_exit(tmp_path, where, code, err, a, out):
+    """A SIGTERM that CI's signal test sent just after ``--output`` was renamed into place was
+    raised there: exit 143 and "ireval: terminated" over a complete new file (and with two
+    files, one new and one old). Now the renames are one held block, and a signal during or
+    after them, or after standard output is written and flushed, leaves the exit to the
+    command; one sent :data:`signals.REPEAT_AFTER` after that is raised (never deaf)."""
+    (tmp_path / "a.txt").write_text("old a\n")
+    (tmp_path / "b.txt").write_text("old b\n")
+    r = subprocess.run([sys.executable, "-c", COMMITTED, where], capture_output=True, cwd=tmp_path, env=_env())
+    assert (r.returncode, r.stderr.decode(), r.stdout) == (code, err, out)
+    assert (tmp_path / "a.txt").read_text() == a
+    assert (tmp_path / "b.txt").read_text() == a.replace("a", "b")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "b.txt"]  # no temporary file left
