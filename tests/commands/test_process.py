@@ -290,6 +290,7 @@ def test_spill_directory_is_removed_under_repeated_sigterm(tmp_path):
 
 def test_deferred_hands_a_signal_to_the_callers_handler_after_the_block():
     seen: list[int] = []
+    before = list(signals.received)  # (an earlier in-process command's, kept until the next one)
     old = signal.signal(signal.SIGTERM, lambda s, f: seen.append(s))
     try:
         with signals.deferred():
@@ -299,7 +300,7 @@ def test_deferred_hands_a_signal_to_the_callers_handler_after_the_block():
                 signal.raise_signal(signal.SIGTERM)
             assert seen == []
         assert seen == [signal.SIGTERM]
-        assert signals.received == []
+        assert signals.received == before  # the caller's handler keeps its own record
     finally:
         signal.signal(signal.SIGTERM, old)
 
