@@ -376,7 +376,7 @@ def write_files(
     try:
         for path, data, option, target, st, in_place in targets:
             if not in_place:
-                temps.append(_write_temp(path, data, option, target, st))
+                _write_temp(path, data, option, target, st, temps)
         for path, data, option, _target_path, _st, in_place in targets:
             if in_place:  # a device or FIFO cannot be rolled back: after every temporary file, before any rename
                 write_special(path, data, option=option)
@@ -402,17 +402,26 @@ def write_files(
 
 
 def _write_temp(
-    path: str, data: bytes | Iterable[bytes], option: str, target: str, st: os.stat_result | None
-) -> tuple[str, str, str, str]:
+    path: str,
+    data: bytes | Iterable[bytes],
+    option: str,
+    target: str,
+    st: os.stat_result | None,
+    temps: list[tuple[str, str, str, str]],
+) -> None:
+    """Write ``data`` to a new temporary file beside ``target``, added to ``temps`` (tmp,
+    target, path, option) the moment it exists, so that the caller removes it whatever
+    happens next: a signal that lands between this function's end and an append by its
+    caller would have left it behind."""
     directory = os.path.dirname(target) or "."
     mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_umask()
     import tempfile  # (2 ms of start-up when the output goes to stdout)
 
-    tmp = None
     fh = None
     try:
-        with signals.deferred():  # a signal cannot land between creating the file and knowing its name
+        with signals.deferred():  # a signal cannot land between creating the file and recording its name
             fd, tmp = tempfile.mkstemp(prefix=".ireval-", suffix=".tmp", dir=directory)
+            temps.append((tmp, target, path, option))
             fh = os.fdopen(fd, "wb")
         with fh:
             for piece in _pieces(data):
@@ -425,22 +434,15 @@ def _write_temp(
                 except OSError:
                     pass
             os.fsync(fh.fileno())
-        done, tmp = tmp, None
-        return done, target, path, option
     except PermissionError:
         raise OutputError(f"{option} {path}: permission denied") from None
     except OSError as exc:
         raise OutputError(f"{option} {path}: cannot write ({exc.strerror or exc})") from None
     finally:
-        with signals.deferred():  # the clean-up runs to the end, whatever arrives
-            if fh is not None:
+        if fh is not None:
+            with signals.deferred():  # the clean-up runs to the end, whatever arrives
                 try:
                     fh.close()
-                except OSError:
-                    pass
-            if tmp is not None:
-                try:
-                    os.unlink(tmp)
                 except OSError:
                     pass
 

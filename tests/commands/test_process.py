@@ -421,7 +421,23 @@ def fsync(fd):  # the signal lands while a temporary file is written: before any
     if where == "before-rename":
         term()
 
-files.os.replace, files.os.fsync = replace, fsync
+class Closing:  # the signal lands as the temporary file is closed the second time, in the clean-up
+    def __init__(self, f):
+        self.f, self.closes = f, 0
+    def __getattr__(self, name):
+        return getattr(self.f, name)
+    def __enter__(self):
+        return self
+    def __exit__(self, *exc):
+        self.close()
+    def close(self):
+        self.f.close()
+        self.closes += 1
+        if where == "temp-closed" and self.closes == 2:
+            term()
+
+real_fdopen = os.fdopen
+files.os.replace, files.os.fsync, files.os.fdopen = replace, fsync, lambda *a: Closing(real_fdopen(*a))
 signals.REPEAT_AFTER = 0.2
 
 def pieces():
@@ -449,6 +465,7 @@ sys.exit(process.run(body, [], own_process=True))
 
 COMMITTED_CASES = [
     ("before-rename", 143, "ireval: terminated\n", "old a\n", b""),
+    ("temp-closed", 143, "ireval: terminated\n", "old a\n", b""),
     ("after-first-rename", 0, "", "new a\n", b""),
     ("after-write", 0, "", "new a\n", b""),
     ("insisted", 143, "ireval: terminated\n", "new a\n", b""),
@@ -463,7 +480,11 @@ def test_a_signal_once_the_outputs_are_in_place_does_not_decide_the_exit(tmp_pat
     raised there: exit 143 and "ireval: terminated" over a complete new file (and with two
     files, one new and one old). Now the renames are one held block, and a signal during or
     after them, or after standard output is written and flushed, leaves the exit to the
-    command; one sent :data:`signals.REPEAT_AFTER` after that is raised (never deaf)."""
+    command; one sent :data:`signals.REPEAT_AFTER` after that is raised (never deaf).
+
+    temp-closed: the same stress run left a ``.ireval-*.tmp`` file behind once. A signal that
+    landed after the temporary file's writer had let go of its name, and before its caller had
+    recorded it, skipped its removal; the name is now recorded the moment the file exists."""
     (tmp_path / "a.txt").write_text("old a\n")
     (tmp_path / "b.txt").write_text("old b\n")
     r = subprocess.run([sys.executable, "-c", COMMITTED, where], capture_output=True, cwd=tmp_path, env=_env())
