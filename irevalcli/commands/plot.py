@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from .. import signals
 from ..errors import UsageError
 from ..output.cells import undecodable_escaped
 from ..output.files import no_short_output_option
@@ -46,14 +47,15 @@ def _matplotlib() -> Any:
     import shutil
     import tempfile
 
-    private = tempfile.mkdtemp(prefix="ireval-matplotlib-")
     saved = os.environ.get("MPLCONFIGDIR")
-    here = None
+    private = here = None
     try:
-        here = os.open(".", os.O_RDONLY)
-    except OSError:
-        pass
-    try:
+        with signals.deferred():  # a signal cannot land between making it and this finally owning it
+            private = tempfile.mkdtemp(prefix="ireval-matplotlib-")
+        try:
+            here = os.open(".", os.O_RDONLY)
+        except OSError:
+            pass
         os.environ["MPLCONFIGDIR"] = private
         os.chdir(private)
         import matplotlib
@@ -61,14 +63,16 @@ def _matplotlib() -> Any:
     except ImportError:
         raise UsageError("ireval plot needs matplotlib: pip install 'matplotlib>=3.5'") from None
     finally:
-        if here is not None:
-            os.fchdir(here)
-            os.close(here)
-        if saved is None:
-            os.environ.pop("MPLCONFIGDIR", None)
-        else:
-            os.environ["MPLCONFIGDIR"] = saved
-        shutil.rmtree(private, ignore_errors=True)
+        with signals.deferred():  # back in the working directory, and the directory gone, whatever arrives
+            if here is not None:
+                os.fchdir(here)
+                os.close(here)
+            if saved is None:
+                os.environ.pop("MPLCONFIGDIR", None)
+            else:
+                os.environ["MPLCONFIGDIR"] = saved
+            if private is not None:
+                shutil.rmtree(private, ignore_errors=True)
     return matplotlib
 
 

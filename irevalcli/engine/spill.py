@@ -137,19 +137,23 @@ def spill_directory() -> Iterator[str]:
     import shutil
     import tempfile
 
+    path = None
     try:
-        with signals.deferred():  # a signal cannot land between creating it and knowing its name
-            path = tempfile.mkdtemp(prefix="ireval-spill-")
-    except OSError as exc:
-        raise TemporaryFilesError(
-            f"cannot create a temporary directory for the run's partitions under {tempfile.gettempdir()} "
-            f"({exc.strerror or exc}); set TMPDIR to a writable directory, or raise --memory-limit"
-        ) from None
-    try:
+        try:
+            # A signal cannot land between creating it and knowing its name; one held meanwhile
+            # is raised at the end of the block, where the finally below already owns it.
+            with signals.deferred():
+                path = tempfile.mkdtemp(prefix="ireval-spill-")
+        except OSError as exc:
+            raise TemporaryFilesError(
+                f"cannot create a temporary directory for the run's partitions under {tempfile.gettempdir()} "
+                f"({exc.strerror or exc}); set TMPDIR to a writable directory, or raise --memory-limit"
+            ) from None
         yield path
     finally:
-        with signals.deferred():  # held until it is gone (a second signal is never raised)
-            shutil.rmtree(path, ignore_errors=True)
+        if path is not None:
+            with signals.deferred():  # held until it is gone (a second signal is never raised)
+                shutil.rmtree(path, ignore_errors=True)
 
 
 def _disk_error(exc: OSError, path: str) -> TemporaryFilesError:

@@ -176,3 +176,41 @@ def test_output_dash_is_standard_output(cli):
         "ireval: --format svg contradicts --output x.png, whose name says png; "
         "drop --format or give a name that matches it\n",
     )
+
+
+PLOT_SIGNALLED = r"""
+import os, signal, sys, tempfile
+from irevalcli.commands.main import entry
+
+real = tempfile.mkdtemp
+
+def mkdtemp_then_signal(**kw):  # the signal lands just after the directory is made
+    path = real(**kw)
+    if kw.get("prefix") == "ireval-matplotlib-":
+        os.kill(os.getpid(), signal.SIGTERM)
+        for _ in range(1000):
+            pass
+    return path
+
+tempfile.mkdtemp = mkdtemp_then_signal
+sys.argv = ["ireval", *sys.argv[1:]]
+entry()
+"""
+
+
+def test_a_signal_as_matplotlibs_private_directory_is_made_leaves_nothing(tmp_path):
+    """matplotlib's private configuration directory was made before the block that removes
+    it: a signal landing in between left it under TMPDIR."""
+    import os
+    import subprocess
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MPL", "MATPLOTLIB", "IREVAL_TEST_"))}
+    env["TMPDIR"] = str(tmp)
+    args = ["plot", "pr", "qrels.txt", "bm25.txt", "--output", str(tmp_path / "pr.svg")]
+    res = subprocess.run(
+        [sys.executable, "-c", PLOT_SIGNALLED, *args], cwd=GOLDEN, env=env, capture_output=True, timeout=300
+    )
+    assert (res.returncode, res.stdout, res.stderr) == (143, b"", b"ireval: terminated\n")
+    assert list(tmp.iterdir()) == [] and not (tmp_path / "pr.svg").exists()

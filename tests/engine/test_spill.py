@@ -617,6 +617,33 @@ def test_help_mentions_the_limit_without_importing_arrow():
     assert res.stdout.rstrip().endswith("False False")
 
 
+@pytest.mark.parametrize(
+    ("sig", "code", "line"), [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")]
+)
+def test_a_signal_as_the_spill_directory_is_made_leaves_nothing(
+    cli, tmp_path, tmpdir_env, monkeypatch, sig, code, line
+):
+    """The signal lands just after mkdtemp made the directory: it is held, and raised at the
+    end of that block, which used to be outside the clean-up (the empty directory stayed
+    under TMPDIR)."""
+    import tempfile
+
+    real = tempfile.mkdtemp
+
+    def mkdtemp_then_signal(**kw):
+        path = real(**kw)
+        os.kill(os.getpid(), sig)
+        for _ in range(1000):  # give the interpreter every chance to run the handler here
+            pass
+        return path
+
+    monkeypatch.setattr(tempfile, "mkdtemp", mkdtemp_then_signal)
+    q, r = _random_files(tmp_path, 3)
+    res = cli(["-c", "-m", "map", "--stream", "--memory-limit", "1K", str(q), str(r)])
+    assert (res.code, res.out, res.err) == (code, b"", f"ireval: {line}\n")
+    assert list(tmpdir_env.iterdir()) == []
+
+
 def test_no_temporary_directory_is_one_line(cli, tmp_path, tmpdir_env, monkeypatch):
     """TMPDIR not writable: one line naming it, exit 2; the API names memory_limit."""
     import tempfile
