@@ -236,8 +236,8 @@ def committing() -> Iterator[None]:
     their place; once the block has ended without an error, they have: a signal that
     arrived during it, or arrives later, no longer decides the exit (see the module's
     docstring). A block that fails (a rename refused) commits nothing."""
+    mark = len(received)  # (one between here and the hold is raised: nothing is committed)
     with deferred():
-        mark = len(received)
         yield
         commit(mark)
 

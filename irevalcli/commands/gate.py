@@ -915,9 +915,8 @@ def gate_command(
         from .pool import Pool, pool_bytes
 
         pairs = pool_bytes(Pool(report.unjudged[0], report.unjudged[1], [], 0))
-        if is_stdout(output):
-            write_files([(unjudged_out, pairs, "--unjudged-out")])
-            write_output(data, output, fmt)
+        if is_stdout(output):  # the file, and the report on standard output: one last output
+            write_files([(unjudged_out, pairs, "--unjudged-out")], stdout=(data, fmt or ""))
         else:  # both files, all or nothing
             write_files([(output, data, "--output"), (unjudged_out, pairs, "--unjudged-out")])  # type: ignore[list-item]
     else:

@@ -240,7 +240,7 @@ def pool_command(
     """Build a judgment pool: the union of each RUN's top N documents per topic."""
     from ..api import load_qrels, load_run
     from ..io.tabular import expand_runs, parse_column_map
-    from ..output.files import check_not_input, check_output_path, is_stdout, write_files, write_stdout
+    from ..output.files import check_not_input, check_output_path, is_stdout, write_files
     from ..settings import EvalSettings
 
     if depth < 1:
@@ -277,10 +277,7 @@ def pool_command(
         )
         if path is not None and not is_stdout(path)
     ]
-    write_files(files, inputs=inputs)
-    if is_stdout(output):
-        write_stdout(data)
-    elif counts_path is not None and is_stdout(counts_path):
-        write_stdout(counts_csv(pool))
+    to_stdout = data if is_stdout(output) else counts_csv(pool) if counts_path and is_stdout(counts_path) else None
+    write_files(files, inputs=inputs, stdout=None if to_stdout is None else (to_stdout, ""))
     if not quiet:
         sys.stderr.write(counts_text(pool, depth))

@@ -27,6 +27,7 @@ import re
 import stat
 import sys
 from collections.abc import Iterable, Sequence
+from contextlib import nullcontext
 from contextvars import ContextVar
 from typing import Any
 
@@ -306,7 +307,7 @@ def write_stdout(data: bytes | Iterable[bytes], fmt: str = "") -> None:
         raise OutputError("cannot write to standard output: it is closed")
     try:
         for piece in _pieces(data):
-            out.write(piece)
+            write_all(out, piece)
         out.flush()
         signals.commit()  # all of it is written: a signal from now on does not say otherwise
     except BrokenPipeError:
@@ -319,6 +320,17 @@ def write_stdout(data: bytes | Iterable[bytes], fmt: str = "") -> None:
         if isinstance(exc, OSError) and exc.errno == 9:  # EBADF: started with stdout closed (>&-)
             reason = "it is closed"
         raise OutputError(f"cannot write to standard output: {reason}") from None
+
+
+def write_all(fh: Any, piece: bytes) -> None:
+    """Write all of ``piece``. A buffered writer's ``write`` comes back short when a signal
+    interrupts a large write to a pipe and its handler returns (a signal recorded, not
+    raised: once the output is complete, :func:`irevalcli.signals.commit`): the rest is
+    written, not lost."""
+    view = memoryview(piece)
+    while view:
+        n = fh.write(view)
+        view = view[len(view) if n is None else n :]
 
 
 def _isatty(stream: Any) -> bool:
@@ -354,12 +366,19 @@ def write_atomic(
 
 
 def write_files(
-    files: Sequence[tuple[str, bytes | Iterable[bytes], str]], *, inputs: Iterable[str | None] = ()
+    files: Sequence[tuple[str, bytes | Iterable[bytes], str]],
+    *,
+    inputs: Iterable[str | None] = (),
+    stdout: tuple[bytes | Iterable[bytes], str] | None = None,
 ) -> None:
-    """Write each (path, data, option) of ``files``: every check first (no output is an
-    input, no two outputs are the same file), then every regular file to a temporary
-    file beside it, then devices and FIFOs, then the renames. A failure before the
-    renames leaves every regular file as it was."""
+    """Write each (path, data, option) of ``files``, and ``stdout`` (data, format) if given:
+    every check first (no output is an input, no two outputs are the same file), then
+    every regular file to a temporary file beside it, then devices and FIFOs, then
+    standard output, then the renames. A failure or a signal before the renames leaves
+    every regular file as it was; once they are done the output is complete, and a
+    signal no longer decides the exit (:func:`irevalcli.signals.committing`). So this is
+    a command's last output: one call with all of it (``pool --output --counts``, or a
+    file and the report on standard output)."""
     inputs = [*inputs, *COMMAND_INPUTS.get()]
     targets = []
     seen: dict[tuple[int, int] | str, str] = {}
@@ -380,9 +399,11 @@ def write_files(
         for path, data, option, _target_path, _st, in_place in targets:
             if in_place:  # a device or FIFO cannot be rolled back: after every temporary file, before any rename
                 write_special(path, data, option=option)
+        if stdout is not None:  # nor can standard output
+            write_stdout(*stdout)
         # All the renames or none: a signal now is held until they are done, and then no longer
         # decides the exit (the outputs are in place: the command did what it was asked).
-        with signals.committing():
+        with signals.committing() if targets or stdout is not None else nullcontext():
             while temps:
                 tmp, target, path, option = temps[0]
                 try:
@@ -452,7 +473,7 @@ def write_special(path: str, data: bytes | Iterable[bytes], *, option: str = "--
     try:
         with open(path, "wb") as fh:
             for piece in _pieces(data):
-                fh.write(piece)
+                write_all(fh, piece)
     except BrokenPipeError:
         pass  # its reader went away: like ``| head`` on stdout
     except PermissionError:
