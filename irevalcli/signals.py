@@ -236,6 +236,7 @@ def committing() -> Iterator[None]:
     their place; once the block has ended without an error, they have: a signal that
     arrived during it, or arrives later, no longer decides the exit (see the module's
     docstring). A block that fails (a rename refused) commits nothing."""
+    raise_pending()
     mark = len(received)  # (one between here and the hold is raised: nothing is committed)
     with deferred():
         yield
@@ -245,8 +246,19 @@ def committing() -> Iterator[None]:
 def commit(mark: int | None = None) -> None:
     """The command's output is complete (written to standard output and flushed; or, with
     ``mark``, in place since that many signals had been received: :func:`committing`)."""
+    if mark is None:
+        raise_pending()
     if _state["committed"] is None:
         _state["committed"] = len(received) if mark is None else mark
+
+
+def raise_pending() -> None:
+    """Raise a signal that came before the output was complete and was never raised (it
+    landed in a finaliser, and its second delivery is still to come): committed first, it
+    would no longer decide the exit, and the command would end 0 as if none had come."""
+    quiet = _state["raised"] is None and _state["committed"] is None
+    if received and quiet and not _state["finished"] and not _state["holding"]:
+        _raise(received[0])
 
 
 def interrupted() -> None:

@@ -52,12 +52,13 @@ def _matplotlib() -> Any:
     try:
         with signals.deferred():  # a signal cannot land between making it and this finally owning it
             private = tempfile.mkdtemp(prefix="ireval-matplotlib-")
-        try:
-            here = os.open(".", os.O_RDONLY)
+        try:  # (O_PATH: a working directory that can be entered but not read comes back too)
+            here = os.open(".", getattr(os, "O_PATH", os.O_RDONLY))
         except OSError:
             pass
         os.environ["MPLCONFIGDIR"] = private
-        os.chdir(private)
+        if here is not None:  # no way back: stay (a matplotlibrc there may then be read)
+            os.chdir(private)
         import matplotlib
         import matplotlib.font_manager
     except ImportError:

@@ -214,3 +214,39 @@ def test_a_signal_as_matplotlibs_private_directory_is_made_leaves_nothing(tmp_pa
     )
     assert (res.returncode, res.stdout, res.stderr) == (143, b"", b"ireval: terminated\n")
     assert list(tmp.iterdir()) == [] and not (tmp_path / "pr.svg").exists()
+
+
+PLOT_NO_WAY_BACK = r"""
+import os, sys
+from irevalcli.commands.main import entry
+
+real = os.open
+
+def refuse_dot(path, flags, *a, **k):  # a working directory that cannot be opened to come back to
+    if path == ".":
+        raise PermissionError(13, "Permission denied")
+    return real(path, flags, *a, **k)
+
+os.open = refuse_dot
+sys.argv = ["ireval", *sys.argv[1:]]
+entry()
+"""
+
+
+def test_plot_where_the_working_directory_cannot_be_opened(tmp_path):
+    """plot moved into matplotlib's private directory even when it could not open the working
+    directory to come back to, then removed the directory it was in: relative paths failed
+    ("qrels.txt: no such file"). It now stays where it is."""
+    import os
+    import shutil
+    import subprocess
+
+    for name in ("qrels.txt", "bm25.txt"):
+        shutil.copy(GOLDEN / name, tmp_path / name)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MPL", "MATPLOTLIB", "IREVAL_TEST_"))}
+    args = ["plot", "pr", "qrels.txt", "bm25.txt", "--output", "pr.svg"]
+    res = subprocess.run(
+        [sys.executable, "-c", PLOT_NO_WAY_BACK, *args], cwd=tmp_path, env=env, capture_output=True, timeout=300
+    )
+    assert (res.returncode, res.stderr) == (0, b"")
+    assert (tmp_path / "pr.svg").read_bytes().startswith(b"<?xml")

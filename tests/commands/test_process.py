@@ -446,7 +446,14 @@ def pieces():
         term()
     yield b"two\n"
 
+class Finaliser:
+    def __del__(self):  # the signal is raised here, where Python swallows it (delivered again in 50 ms)
+        term()
+
 def body():
+    if where == "swallowed":
+        f = Finaliser()
+        del f
     if where.startswith("both"):  # files and standard output: one last output (pool, gate)
         files.write_files([(a, b"new a\n", "--output"), (b, b"new b\n", "--counts")], stdout=(pieces(), ""))
     elif where.endswith("stdout"):
@@ -468,6 +475,7 @@ sys.exit(process.run(body, [], own_process=True))
 COMMITTED_CASES = [
     ("before-rename", 143, "ireval: terminated\n", "old a\n", b""),
     ("temp-closed", 143, "ireval: terminated\n", "old a\n", b""),
+    ("swallowed", 143, "ireval: terminated\n", "old a\n", b""),
     ("after-first-rename", 0, "", "new a\n", b""),
     ("after-write", 0, "", "new a\n", b""),
     ("insisted", 143, "ireval: terminated\n", "new a\n", b""),
@@ -489,6 +497,10 @@ def test_a_signal_once_the_outputs_are_in_place_does_not_decide_the_exit(tmp_pat
     both-: files and standard output are one last output; a signal while standard output is
     written decides the exit, and the files stay as they were (review: pool wrote its files,
     committing, and then the pool to a stalled pipe, where a SIGTERM cut it short under exit 0).
+
+    swallowed: a signal that landed in a finaliser before the output, and was to be delivered
+    again 50 ms later, came after the renames and was dropped (exit 0): it is raised before
+    them.
 
     temp-closed: the same stress run left a ``.ireval-*.tmp`` file behind once. A signal that
     landed after the temporary file's writer had let go of its name, and before its caller had
