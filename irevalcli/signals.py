@@ -13,12 +13,13 @@ the command has ended (:func:`finish`), signals are only recorded: the exit is u
 :func:`committing` is where a command's output files take their place (the renames), and
 :func:`commit` where its standard output has been written and flushed. Once they have, the
 command has done what it was asked, and the exit must not say otherwise: a
-signal that arrives during the renames or after them, while the command finishes (its
-standard output, its exit status), is not raised and does not decide the exit
-(:func:`deciding`). A replaced output under "ireval: interrupted" and exit 130 would tell a
-script to distrust a complete file, or leave it with the new file of one output and the old
-of another. Only a signal :data:`REPEAT_AFTER` seconds after the first of these is raised, so
-the process is never deaf (its standard output blocked on a reader that stalled).
+signal that arrives during the renames or after them, while the command finishes (a line
+on stderr, its exit status), is not raised and does not decide the exit (:func:`deciding`).
+A replaced output under "ireval: interrupted" and exit 130 would tell a script to distrust a
+complete file, or leave it with the new file of one output and the old of another. A signal
+that came before and was never raised (swallowed in a finaliser) is raised before the
+commit (:func:`raise_pending`). Only a signal :data:`REPEAT_AFTER` seconds after the first
+late one is raised, so the process is never deaf (its stderr blocked on a stalled reader).
 
 :func:`deferred` holds the signals for a short critical section (a temporary file created
 and not yet named; a directory being removed) and acts on them when it ends. It works by
